@@ -1,0 +1,1 @@
+"""The HTTP layer: parse requests, call the search layer, format responses."""

@@ -1,0 +1,71 @@
+"""Request-size limit as a pure ASGI middleware."""
+
+from __future__ import annotations
+
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from app.api.errors import error_response
+
+
+class BodySizeLimit:
+    """Refuse request bodies over ``max_bytes`` with 413 ``payload_too_large``.
+
+    A declared ``Content-Length`` is checked before anything is read. A body without
+    one (chunked) is read here up to the limit, then handed on.
+    """
+
+    def __init__(self, app: ASGIApp, max_bytes: int) -> None:
+        self.app = app
+        self.max_bytes = max_bytes
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        declared = None
+        for key, value in scope.get("headers", ()):
+            if key == b"content-length":
+                try:
+                    declared = int(value)
+                except ValueError:
+                    declared = -1
+                break
+        if declared is not None:
+            if declared < 0 or declared > self.max_bytes:
+                await self._refuse(scope, receive, send)
+                return
+            await self.app(scope, receive, send)
+            return
+        if scope.get("method") in ("GET", "HEAD", "OPTIONS", "DELETE"):
+            await self.app(scope, receive, send)
+            return
+        chunks: list[bytes] = []
+        received = 0
+        while True:
+            message = await receive()
+            if message["type"] != "http.request":
+                return  # client went away
+            chunk = message.get("body", b"")
+            received += len(chunk)
+            if received > self.max_bytes:
+                await self._refuse(scope, receive, send)
+                return
+            chunks.append(chunk)
+            if not message.get("more_body", False):
+                break
+        body = b"".join(chunks)
+        replayed = False
+
+        async def replay() -> Message:
+            nonlocal replayed
+            if not replayed:
+                replayed = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()
+
+        await self.app(scope, replay, send)
+
+    async def _refuse(self, scope: Scope, receive: Receive, send: Send) -> None:
+        response = error_response(
+            413, "payload_too_large", f"request body is over the limit of {self.max_bytes} bytes")
+        await response(scope, receive, send)

@@ -1,0 +1,38 @@
+"""Service settings, read from environment variables (and an optional ``.env`` file).
+
+| variable | default | meaning |
+| --- | --- | --- |
+| ``MAPS_DIR`` | ``maps`` | folder whose map files are loaded at startup |
+| ``MAX_MAP_CELLS`` | 16000000 | largest map accepted (width x height), checked before decoding |
+| ``MAX_MAP_BYTES`` | 268435456 | largest map file accepted, in bytes |
+| ``MAX_EXPANDED`` | 16000000 | hard cap on nodes one search may expand |
+| ``MAX_BODY_BYTES`` | 1048576 | largest request body accepted |
+| ``SEARCH_THREADS`` | number of CPUs | searches that run at once (each owns one scratch buffer) |
+| ``LOG_LEVEL`` | ``info`` | logging level |
+"""
+
+from __future__ import annotations
+
+import os
+from functools import lru_cache
+from pathlib import Path
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_file=".env", env_ignore_empty=True, extra="ignore")
+
+    maps_dir: Path = Path("maps")
+    max_map_cells: int = Field(16_000_000, ge=1)
+    max_map_bytes: int = Field(256 * 1024 * 1024, ge=1)
+    max_expanded: int = Field(16_000_000, ge=1)
+    max_body_bytes: int = Field(1024 * 1024, ge=256)
+    search_threads: int = Field(default_factory=lambda: os.cpu_count() or 1, ge=1)
+    log_level: str = "info"
+
+
+@lru_cache
+def get_settings() -> Settings:
+    return Settings()

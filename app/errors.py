@@ -1,0 +1,57 @@
+"""Domain errors. Each carries a stable machine-readable ``code`` and an HTTP status.
+
+Nothing here imports FastAPI: the search and map layers raise these, and the HTTP
+layer (``app.api.errors``) turns them into the JSON error envelope
+``{"error": {"code": ..., "message": ...}}``.
+"""
+
+from __future__ import annotations
+
+
+class ServiceError(Exception):
+    """Base class: an expected, client-visible failure."""
+
+    code: str = "error"
+    status: int = 400
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+class InvalidRequest(ServiceError):
+    code = "invalid_request"
+    status = 422
+
+
+class MapNotFound(ServiceError):
+    code = "map_not_found"
+    status = 404
+
+
+class OutOfBounds(ServiceError):
+    code = "out_of_bounds"
+    status = 422
+
+
+class StartBlocked(ServiceError):
+    code = "start_blocked"
+    status = 422
+
+
+class GoalBlocked(ServiceError):
+    code = "goal_blocked"
+    status = 422
+
+
+class NotReady(ServiceError):
+    code = "not_ready"
+    status = 503
+
+
+class MapLoadError(Exception):
+    """A map file could not be read; ``reason`` says why (logged and listed by /health)."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason

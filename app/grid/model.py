@@ -1,0 +1,102 @@
+"""The map as data: an immutable walkability grid shared by every search.
+
+Coordinates are ``(x, y)``: ``x`` is the column, ``y`` the row, origin at the top-left
+cell as stored in the file. Arrays are indexed ``[y, x]``.
+
+Internally the grid is stored with a one-cell blocked border (``passable`` has shape
+``(height + 2, width + 2)``), so the search kernels never test bounds: a neighbour
+outside the map is simply a blocked cell. The padded flat index of ``(x, y)`` is
+``(y + 1) * stride + (x + 1)`` with ``stride = width + 2``; it orders cells exactly
+like the unpadded row-major index ``y * width + x``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass, field
+
+import numpy as np
+
+MAP_NAME_PATTERN = r"^[A-Za-z0-9_-]{1,64}$"
+_MAP_NAME_RE = re.compile(MAP_NAME_PATTERN)
+
+
+def is_valid_map_name(name: str) -> bool:
+    """Map names are 1-64 characters of ``[A-Za-z0-9_-]`` (no dots, no slashes)."""
+    return bool(_MAP_NAME_RE.fullmatch(name))
+
+
+@dataclass(frozen=True, eq=False)
+class Grid:
+    """A named, read-only walkability grid.
+
+    Build one with :meth:`Grid.from_walkable`; never mutate its arrays (they are
+    flagged non-writeable). Searches keep their scratch state elsewhere, so one
+    ``Grid`` serves any number of concurrent searches.
+    """
+
+    name: str
+    width: int
+    height: int
+    passable: np.ndarray  # uint8 (height + 2, width + 2): 1 walkable, 0 blocked; border is 0
+    walkable_count: int
+    sha256: str
+    revision: int = 1
+    source: str = ""
+    flat: np.ndarray = field(init=False, repr=False)  # passable.ravel(), a read-only view
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "flat", self.passable.reshape(-1))
+
+    @classmethod
+    def from_walkable(
+        cls, name: str, walkable: np.ndarray, *, source: str = "", revision: int = 1
+    ) -> Grid:
+        """Build a grid from a ``(height, width)`` boolean-like array (truthy = walkable)."""
+        walkable = np.asarray(walkable)
+        if walkable.ndim != 2 or walkable.shape[0] < 1 or walkable.shape[1] < 1:
+            raise ValueError(f"walkable must be a non-empty 2-D array, got shape {walkable.shape}")
+        height, width = walkable.shape
+        padded = np.zeros((height + 2, width + 2), dtype=np.uint8)
+        padded[1:-1, 1:-1] = walkable.astype(bool)
+        padded.flags.writeable = False
+        inner = np.ascontiguousarray(padded[1:-1, 1:-1])
+        digest = hashlib.sha256()
+        digest.update(np.array([width, height], dtype="<u4").tobytes())
+        digest.update(inner.tobytes())
+        return cls(
+            name=name,
+            width=int(width),
+            height=int(height),
+            passable=padded,
+            walkable_count=int(inner.sum(dtype=np.int64)),
+            sha256=digest.hexdigest(),
+            revision=revision,
+            source=source,
+        )
+
+    @property
+    def stride(self) -> int:
+        """Row length of the padded array."""
+        return self.width + 2
+
+    @property
+    def walkable(self) -> np.ndarray:
+        """Read-only ``(height, width)`` view: 1 walkable, 0 blocked."""
+        return self.passable[1:-1, 1:-1]
+
+    @property
+    def cell_count(self) -> int:
+        return self.width * self.height
+
+    def in_bounds(self, x: int, y: int) -> bool:
+        return 0 <= x < self.width and 0 <= y < self.height
+
+    def is_walkable(self, x: int, y: int) -> bool:
+        """True if ``(x, y)`` is inside the map and walkable."""
+        return self.in_bounds(x, y) and bool(self.passable[y + 1, x + 1])
+
+    def index(self, x: int, y: int) -> int:
+        """Padded flat index of an in-bounds cell."""
+        return (y + 1) * self.stride + (x + 1)

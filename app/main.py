@@ -1,0 +1,45 @@
+"""The FastAPI application: ``uvicorn app.main:app``."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI
+
+from app import __version__
+from app.api.errors import install_error_handlers
+from app.api.limits import BodySizeLimit
+from app.api.routes import health, maps, paths
+from app.config import Settings, get_settings
+from app.service import ServiceState
+
+
+def create_app(settings: Settings | None = None) -> FastAPI:
+    settings = settings or get_settings()
+    logging.basicConfig(level=settings.log_level.upper(),
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        state = ServiceState(settings)
+        app.state.service = state
+        state.start()
+        yield
+
+    app = FastAPI(
+        title="gridpath",
+        version=__version__,
+        summary="Authoritative grid pathfinding for multiplayer game servers.",
+        lifespan=lifespan,
+    )
+    app.add_middleware(BodySizeLimit, max_bytes=settings.max_body_bytes)
+    install_error_handlers(app)
+    app.include_router(health.router)
+    app.include_router(maps.router)
+    app.include_router(paths.router)
+    return app
+
+
+app = create_app()

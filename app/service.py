@@ -1,0 +1,54 @@
+"""The running service's state: settings, the map store, the scratch pool, readiness.
+
+Start-up (loading every map and compiling the kernels) runs in a background thread,
+so the port opens at once and ``GET /health`` answers 503 until the service is ready.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+
+from app.config import Settings
+from app.errors import NotReady
+from app.grid import MapStore
+from app.search import ScratchPool
+from app.search.warmup import warm_up
+
+log = logging.getLogger(__name__)
+
+
+class ServiceState:
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.pool = ScratchPool(settings.search_threads)
+        self.store = MapStore()
+        self.ready = threading.Event()
+        self.startup_error: str | None = None
+
+    def start(self) -> threading.Thread:
+        """Load maps and warm the kernels in a background thread."""
+        thread = threading.Thread(target=self._start, name="gridpath-startup", daemon=True)
+        thread.start()
+        return thread
+
+    def _start(self) -> None:
+        began = time.perf_counter()
+        try:
+            s = self.settings
+            self.store = MapStore.from_dir(s.maps_dir, max_cells=s.max_map_cells,
+                                           max_bytes=s.max_map_bytes)
+            compile_s = warm_up()
+        except Exception as exc:  # never leave the service hanging in "starting"
+            log.exception("start-up failed")
+            self.startup_error = f"start-up failed: {exc}"
+            return
+        self.ready.set()
+        log.info("ready in %.2f s: %d maps loaded, %d failed, kernels warm in %.2f s",
+                 time.perf_counter() - began, len(self.store), len(self.store.errors), compile_s)
+
+    def require_ready(self) -> MapStore:
+        if not self.ready.is_set():
+            raise NotReady("the service is starting: maps are loading and kernels compiling")
+        return self.store
