@@ -95,11 +95,12 @@ def parse_movingai(data: bytes, *, max_cells: int) -> np.ndarray:
         raise MapLoadError(f"bad Moving AI header: size {width}x{height} is empty")
     if width * height > max_cells:
         raise MapLoadError(f"map is {width}x{height} = {width * height} cells, over the limit of {max_cells}")
-    rows = [line.rstrip(b"\r") for line in lines[row:row + height]]
-    trailing = [line.strip() for line in lines[row + height:]]
-    if len(rows) < height or any(trailing):
-        got = len(rows) + sum(1 for t in trailing if t)
-        raise MapLoadError(f"expected {height} map rows, found {got}")
+    body = [line.rstrip(b"\r") for line in lines[row:]]
+    while body and not body[-1].strip():
+        body.pop()  # blank lines at the end of the file
+    if len(body) != height:
+        raise MapLoadError(f"expected {height} map rows, found {len(body)}")
+    rows = body
     grid = np.frombuffer(b"".join(rows), dtype=np.uint8)
     for y, line in enumerate(rows):
         if len(line) != width:

@@ -1,0 +1,43 @@
+# gridpath: two commands on a fresh machine: `make run` and `make test`.
+PYTHON ?= python3
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+HOST   ?= 127.0.0.1
+PORT   ?= 8000
+
+.PHONY: run test bench install dev warmup clean
+
+## run: create .venv, install, serve the maps in maps/ on $(HOST):$(PORT)
+run: $(VENV)/.installed
+	$(BIN)/uvicorn app.main:app --host $(HOST) --port $(PORT)
+
+## test: create .venv, install the dev extras, run the whole suite
+test: $(VENV)/.installed-dev
+	$(BIN)/python -m pytest
+
+## bench: Moving AI scenarios through the kernel (needs ../shared/benchmarks/movingai)
+bench: $(VENV)/.installed
+	$(BIN)/python -m bench.movingai
+
+## warmup: compile the kernels into numba's on-disk cache
+warmup: $(VENV)/.installed
+	$(BIN)/python -m app.search.warmup
+
+install: $(VENV)/.installed
+dev: $(VENV)/.installed-dev
+
+$(VENV)/bin/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+$(VENV)/.installed: pyproject.toml | $(VENV)/bin/python
+	$(BIN)/python -m pip install --quiet -e .
+	touch $@
+
+$(VENV)/.installed-dev: pyproject.toml | $(VENV)/bin/python
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $(VENV)/.installed $@
+
+clean:
+	rm -rf $(VENV) .pytest_cache .hypothesis build *.egg-info
+	find . -name __pycache__ -type d -prune -exec rm -rf {} +

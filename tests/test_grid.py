@@ -1,0 +1,67 @@
+"""The Grid model and the MapStore registry."""
+
+from __future__ import annotations
+
+import logging
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from app.errors import MapNotFound
+from app.grid import Grid, MapStore, is_valid_map_name
+
+
+def test_grid_padding_and_index():
+    grid = Grid.from_walkable("g", np.array([[1, 0, 1]], dtype=bool))
+    assert grid.passable.shape == (3, 5)
+    assert grid.passable[0].sum() == 0 and grid.passable[:, 0].sum() == 0
+    assert grid.index(0, 0) == grid.stride + 1
+    assert not grid.passable.flags.writeable and not grid.flat.flags.writeable
+
+
+def test_grid_hash_depends_on_content_and_shape():
+    a = Grid.from_walkable("a", np.ones((2, 3), dtype=bool))
+    b = Grid.from_walkable("b", np.ones((3, 2), dtype=bool))
+    c = Grid.from_walkable("c", np.ones((2, 3), dtype=bool))
+    assert a.sha256 != b.sha256 and a.sha256 == c.sha256
+
+
+@pytest.mark.parametrize("name,ok", [("arena", True), ("a-b_C9", True), ("../etc", False),
+                                     ("a.b", False), ("", False), ("x" * 65, False),
+                                     ("sp ace", False)])
+def test_map_names(name, ok):
+    assert is_valid_map_name(name) is ok
+
+
+def test_store_loads_good_maps_and_lists_failures(tmp_path, caplog):
+    Image.new("L", (4, 3), 255).save(tmp_path / "good.png")
+    (tmp_path / "broken.png").write_bytes(b"not an image")
+    (tmp_path / "empty.map").write_bytes(b"")
+    (tmp_path / "good.map").write_text("type octile\nheight 1\nwidth 1\nmap\n.\n")
+    (tmp_path / "bad name.png").write_bytes(b"")
+    (tmp_path / "notes.txt").write_text("ignored")
+    with caplog.at_level(logging.ERROR):
+        store = MapStore.from_dir(tmp_path, max_cells=1000, max_bytes=10_000)
+    assert store.names() == ["good"]
+    assert store.get("good").source == "good.map"  # files load in name order; first wins
+    failures = {e.file: e.reason for e in store.errors}
+    assert set(failures) == {"bad name.png", "broken.png", "empty.map", "good.png"}
+    assert "already taken" in failures["good.png"]
+    assert "empty" in failures["empty.map"]
+    for name in failures:
+        assert name in caplog.text
+
+
+def test_store_missing_directory(tmp_path):
+    store = MapStore.from_dir(tmp_path / "nope", max_cells=10, max_bytes=10)
+    assert len(store) == 0 and "does not exist" in store.errors[0].reason
+
+
+def test_store_get_and_put():
+    store = MapStore()
+    with pytest.raises(MapNotFound):
+        store.get("x")
+    grid = Grid.from_walkable("x", np.ones((1, 1), dtype=bool))
+    store.put(grid)
+    assert store.get("x") is grid and "x" in store

@@ -1,0 +1,271 @@
+"""find_path and the A* kernel: hand-made grids, then properties against scipy's Dijkstra."""
+
+from __future__ import annotations
+
+import math
+import threading
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from app.errors import GoalBlocked, OutOfBounds, StartBlocked
+from app.grid import Grid
+from app.search import SearchScratch, find_path
+from app.search import _kernels
+from tests.conftest import make_grid
+from tests.reference import SQRT2, path_cost, reference_costs, step_is_legal
+
+
+def assert_legal(grid: Grid, path: np.ndarray) -> None:
+    cells = [tuple(c) for c in path.tolist()]
+    for a, b in zip(cells, cells[1:]):
+        assert step_is_legal(np.asarray(grid.walkable), a, b), f"illegal step {a} -> {b}"
+
+
+# --- hand-made grids -------------------------------------------------------------------
+
+def test_straight_line():
+    grid = make_grid(".....")
+    result = find_path(grid, (0, 0), (4, 0))
+    assert result.found and result.reason is None
+    assert result.path.tolist() == [[0, 0], [1, 0], [2, 0], [3, 0], [4, 0]]
+    assert result.cost == 4.0
+
+
+def test_diagonal_costs_sqrt2():
+    grid = make_grid("""
+        ...
+        ...
+        ...
+    """)
+    result = find_path(grid, (0, 0), (2, 2))
+    assert result.path.tolist() == [[0, 0], [1, 1], [2, 2]]
+    assert result.cost == pytest.approx(2 * SQRT2, abs=1e-12)
+
+
+def test_corner_cutting_is_refused():
+    # The only diagonal (0,1)->(1,0) squeezes between two walls: not allowed.
+    grid = make_grid("""
+        #.
+        .#
+    """)
+    result = find_path(grid, (0, 1), (1, 0))
+    assert not result.found and result.reason == "unreachable"
+    assert result.path.shape == (0, 2) and result.cost is None
+
+
+def test_corner_cutting_with_one_wall_goes_around():
+    grid = make_grid("""
+        ..
+        #.
+    """)
+    result = find_path(grid, (0, 0), (1, 1))
+    assert result.path.tolist() == [[0, 0], [1, 0], [1, 1]]
+    assert result.cost == 2.0
+
+
+def test_unreachable_goal():
+    grid = make_grid("""
+        ..#..
+        ..#..
+        ..#..
+    """)
+    result = find_path(grid, (0, 0), (4, 2))
+    assert not result.found and result.reason == "unreachable"
+    assert result.expanded == 6  # the whole left region, and nothing more
+
+
+def test_start_equals_goal():
+    grid = make_grid("...")
+    result = find_path(grid, (1, 0), (1, 0))
+    assert result.found and result.cost == 0.0
+    assert result.path.tolist() == [[1, 0]]
+
+
+@pytest.mark.parametrize("text,start,goal,cost", [
+    ("......", (0, 0), (5, 0), 5.0),            # 1xN
+    (".\n.\n.\n.", (0, 0), (0, 3), 3.0),        # Nx1
+    (".", (0, 0), (0, 0), 0.0),                 # 1x1
+])
+def test_thin_maps(text, start, goal, cost):
+    result = find_path(make_grid(text), start, goal)
+    assert result.found and result.cost == cost
+    assert len(result.path) == int(cost) + 1
+
+
+def test_diagonal_free_only_route():
+    # A zig-zag corridor: every diagonal shortcut would cut a corner.
+    grid = make_grid("""
+        ..####
+        #..###
+        ##..##
+        ###..#
+        ####..
+    """)
+    result = find_path(grid, (0, 0), (5, 4))
+    assert result.found
+    assert result.cost == 9.0  # 9 straight steps, no diagonal is legal
+    steps = np.diff(result.path, axis=0)
+    assert (np.abs(steps).sum(axis=1) == 1).all()
+    assert_legal(grid, result.path)
+
+
+def test_detour_around_wall():
+    grid = make_grid("""
+        .....
+        .###.
+        .....
+    """)
+    result = find_path(grid, (0, 1), (4, 1))
+    assert result.cost == 6.0  # the diagonals off (0, 1) would cut the wall's corner
+    assert_legal(grid, result.path)
+
+
+@pytest.mark.parametrize("start,goal,error", [
+    ((-1, 0), (1, 1), OutOfBounds), ((0, 0), (3, 0), OutOfBounds), ((0, 5), (0, 0), OutOfBounds),
+    ((1, 0), (0, 0), StartBlocked), ((0, 0), (1, 0), GoalBlocked),
+])
+def test_bad_endpoints_raise(start, goal, error):
+    grid = make_grid("""
+        .#.
+        ...
+    """)
+    with pytest.raises(error):
+        find_path(grid, start, goal)
+
+
+def test_limit_reached():
+    grid = make_grid("." * 50)
+    result = find_path(grid, (0, 0), (49, 0), max_expanded=10)
+    assert not result.found and result.reason == "limit_reached"
+    assert result.expanded == 10
+    assert find_path(grid, (0, 0), (49, 0), max_expanded=50).found
+
+
+def test_tie_break_is_documented_rule():
+    # Open 3x3, (0,0)->(2,1): cost 1 + sqrt2 either way; the frontier prefers larger g,
+    # then the smaller (y, x) index, which picks the diagonal first here.
+    grid = make_grid("...\n...\n...")
+    assert find_path(grid, (0, 0), (2, 1)).path.tolist() == [[0, 0], [1, 1], [2, 1]]
+
+
+def test_scratch_reuse_never_leaks_state():
+    grid = make_grid("""
+        .....
+        .###.
+        .#...
+        .#.##
+        .....
+    """)
+    scratch = SearchScratch()
+    queries = [((0, 0), (4, 4)), ((2, 2), (0, 4)), ((4, 0), (2, 3)), ((0, 0), (4, 4))]
+    fresh = [find_path(grid, s, g, scratch=SearchScratch()) for s, g in queries]
+    reused = [find_path(grid, s, g, scratch=scratch) for s, g in queries]
+    for a, b in zip(fresh, reused):
+        assert a.path.tolist() == b.path.tolist() and a.cost == b.cost and a.expanded == b.expanded
+
+
+def test_generation_wraparound_resets_state(monkeypatch):
+    from app.search import scratch as scratch_module
+    monkeypatch.setattr(scratch_module, "_MAX_GENERATION", 3)
+    grid = make_grid("...\n.#.\n...")
+    scratch = SearchScratch()
+    expected = find_path(grid, (0, 0), (2, 2), scratch=SearchScratch()).path.tolist()
+    for _ in range(8):
+        assert find_path(grid, (0, 0), (2, 2), scratch=scratch).path.tolist() == expected
+    assert scratch.generation <= 3
+
+
+def test_kernels_release_the_gil_and_cache():
+    for kernel in (_kernels.astar_octile, _kernels.reconstruct_path, _kernels.line_of_sight,
+                   _kernels.smooth_path, _kernels.turning_points):
+        assert kernel.targetoptions.get("nogil") is True
+        assert kernel._cache is not None and type(kernel._cache).__name__ != "NullCache"
+
+
+def test_grid_is_read_only_and_unchanged():
+    grid = make_grid("....\n.##.\n....")
+    before = grid.passable.copy()
+    find_path(grid, (0, 0), (3, 2))
+    assert not grid.passable.flags.writeable
+    assert (grid.passable == before).all()
+
+
+def test_concurrent_searches_agree():
+    rng = np.random.default_rng(7)
+    walkable = rng.random((60, 60)) > 0.3
+    walkable[0, 0] = walkable[59, 59] = True
+    grid = Grid.from_walkable("concurrent", walkable)
+    cells = np.argwhere(walkable)[:, ::-1]
+    queries = [(tuple(cells[i]), tuple(cells[j]))
+               for i, j in rng.integers(0, len(cells), size=(40, 2))]
+    expected = [find_path(grid, s, g, scratch=SearchScratch()) for s, g in queries]
+    results: dict[int, list] = {}
+
+    def worker(k: int) -> None:
+        scratch = SearchScratch()
+        results[k] = [find_path(grid, s, g, scratch=scratch) for s, g in queries]
+
+    threads = [threading.Thread(target=worker, args=(k,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for k in range(4):
+        for a, b in zip(expected, results[k]):
+            assert a.path.tolist() == b.path.tolist() and a.cost == b.cost
+
+
+# --- properties against an independent reference ------------------------------------
+
+@st.composite
+def grid_and_query(draw):
+    width = draw(st.integers(1, 14))
+    height = draw(st.integers(1, 14))
+    density = draw(st.sampled_from([0.0, 0.1, 0.25, 0.4]))
+    seed = draw(st.integers(0, 2**32 - 1))
+    rng = np.random.default_rng(seed)
+    walkable = rng.random((height, width)) >= density
+    cells = np.argwhere(walkable)
+    if len(cells) == 0:
+        walkable[0, 0] = True
+        cells = np.argwhere(walkable)
+    i = draw(st.integers(0, len(cells) - 1))
+    j = draw(st.integers(0, len(cells) - 1))
+    start = (int(cells[i][1]), int(cells[i][0]))
+    goal = (int(cells[j][1]), int(cells[j][0]))
+    return walkable, start, goal
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(grid_and_query())
+def test_matches_scipy_dijkstra(case):
+    walkable, start, goal = case
+    grid = Grid.from_walkable("prop", walkable)
+    result = find_path(grid, start, goal)
+    expected = reference_costs(walkable, start)[goal[1], goal[0]]
+    if math.isinf(expected):
+        assert not result.found and result.reason == "unreachable"
+        return
+    assert result.found
+    assert abs(result.cost - expected) <= 1e-9
+    cells = [tuple(c) for c in result.path.tolist()]
+    assert cells[0] == start and cells[-1] == goal
+    for a, b in zip(cells, cells[1:]):
+        assert step_is_legal(walkable, a, b)
+    assert abs(path_cost(cells) - result.cost) <= 1e-9
+    again = find_path(grid, start, goal, scratch=SearchScratch())
+    assert again.path.tolist() == result.path.tolist() and again.expanded == result.expanded
+
+
+@settings(max_examples=100, deadline=None)
+@given(grid_and_query())
+def test_reverse_query_has_equal_cost(case):
+    walkable, start, goal = case
+    grid = Grid.from_walkable("prop", walkable)
+    forward, backward = find_path(grid, start, goal), find_path(grid, goal, start)
+    assert forward.found == backward.found
+    if forward.found:
+        assert abs(forward.cost - backward.cost) <= 1e-9
