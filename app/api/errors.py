@@ -57,6 +57,8 @@ async def _validation_error(request: Request, exc: Exception) -> Response:
 
 async def _http_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, StarletteHTTPException)
+    if exc.status_code == 400:  # FastAPI could not even decode the body (e.g. not UTF-8)
+        return error_response(422, "invalid_request", "request body is not valid JSON")
     code = _HTTP_CODES.get(exc.status_code, "http_error")
     message = exc.detail if isinstance(exc.detail, str) else code.replace("_", " ")
     if exc.status_code == 404 and message == "Not Found":

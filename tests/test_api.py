@@ -1,0 +1,206 @@
+"""The HTTP API through the real app (lifespan, routers, error handlers)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from fastapi.testclient import TestClient
+
+from app.config import Settings
+from app.main import create_app
+from tests.reference import path_cost, reference_line_of_sight, step_is_legal
+
+
+def walkable_of(client, name):
+    from app.grid import load_map
+    from tests.conftest import MAPS_DIR
+    return np.asarray(load_map(MAPS_DIR / f"{name}.png", max_cells=10**8, max_bytes=10**9).walkable)
+
+
+def test_health_lists_maps(client):
+    response = client.get("/health")
+    assert response.status_code == 200
+    body = response.json()
+    assert body["status"] == "ok"
+    assert {"arena", "maze", "field"} <= set(body["maps"])
+    assert body["errors"] == []
+
+
+def test_maps_listing(client):
+    maps = {m["name"]: m for m in client.get("/maps").json()["maps"]}
+    assert {"arena", "maze", "field"} <= set(maps)
+    assert max(m["width"] * m["height"] for m in maps.values()) >= 128 * 128
+    for m in maps.values():
+        assert 0 < m["walkable"] < m["width"] * m["height"]
+        assert m["revision"] == 1 and len(m["sha256"]) == 64
+
+
+@pytest.mark.parametrize("name", ["arena", "maze", "field"])
+def test_path_on_each_demo_map(client, name):
+    info = {m["name"]: m for m in client.get("/maps").json()["maps"]}[name]
+    walkable = walkable_of(client, name)
+    cells = np.argwhere(walkable)
+    start = [int(cells[0][1]), int(cells[0][0])]
+    goal = [int(cells[-1][1]), int(cells[-1][0])]
+    response = client.post("/path", json={"map": name, "start": start, "goal": goal})
+    assert response.status_code == 200
+    body = response.json()
+    assert list(body) == ["map", "revision", "found", "reason", "cost", "path", "waypoints",
+                          "expanded"]
+    assert body["map"] == name and body["found"] is True and body["reason"] is None
+    assert body["revision"] == info["revision"]
+    path = [tuple(c) for c in body["path"]]
+    assert path[0] == tuple(start) and path[-1] == tuple(goal)
+    assert all(step_is_legal(walkable, a, b) for a, b in zip(path, path[1:]))
+    assert math.isclose(body["cost"], path_cost(path), abs_tol=1e-9)
+    waypoints = [tuple(c) for c in body["waypoints"]]
+    assert waypoints[0] == tuple(start) and waypoints[-1] == tuple(goal)
+    assert set(waypoints) <= set(path)
+    assert all(reference_line_of_sight(walkable, a, b) for a, b in zip(waypoints, waypoints[1:]))
+    assert body["expanded"] >= len(path)
+
+
+def test_same_request_same_bytes(client):
+    request = {"map": "field", "start": [1, 1], "goal": [200, 180]}
+    first = client.post("/path", json=request).content
+    assert all(client.post("/path", json=request).content == first for _ in range(3))
+
+
+def test_smooth_false_gives_turning_points(client):
+    request = {"map": "arena", "start": [1, 1], "goal": [62, 62]}
+    smoothed = client.post("/path", json=request).json()
+    raw = client.post("/path", json={**request, "smooth": False}).json()
+    assert raw["path"] == smoothed["path"]
+    assert len(raw["waypoints"]) >= len(smoothed["waypoints"])
+
+
+def test_start_equals_goal(client):
+    body = client.post("/path", json={"map": "arena", "start": [1, 1], "goal": [1, 1]}).json()
+    assert body["found"] and body["cost"] == 0 and body["path"] == [[1, 1]]
+    assert body["waypoints"] == [[1, 1]]
+
+
+def test_unreachable(tmp_path):
+    (tmp_path / "split.map").write_text("type octile\nheight 1\nwidth 3\nmap\n.@.\n")
+    app = create_app(Settings(maps_dir=tmp_path))
+    with TestClient(app) as c:
+        from tests.conftest import wait_ready
+        wait_ready(c)
+        response = c.post("/path", json={"map": "split", "start": [0, 0], "goal": [2, 0]})
+    assert response.status_code == 200
+    body = response.json()
+    assert body["found"] is False and body["reason"] == "unreachable"
+    assert body["path"] == [] and body["waypoints"] == [] and body["cost"] is None
+
+
+@pytest.mark.parametrize("request_body,status,code", [
+    ({"map": "nope", "start": [1, 1], "goal": [2, 2]}, 404, "map_not_found"),
+    ({"map": "arena", "start": [-1, 1], "goal": [2, 2]}, 422, "out_of_bounds"),
+    ({"map": "arena", "start": [1, 1], "goal": [64, 2]}, 422, "out_of_bounds"),
+    ({"map": "arena", "start": [1, 1], "goal": [2, 10**30]}, 422, "out_of_bounds"),
+    ({"map": "arena", "start": [0, 0], "goal": [2, 2]}, 422, "start_blocked"),
+    ({"map": "arena", "start": [1, 1], "goal": [0, 0]}, 422, "goal_blocked"),
+    ({"map": "arena", "start": [1.5, 1], "goal": [2, 2]}, 422, "invalid_request"),
+    ({"map": "arena", "start": [1.0, 1], "goal": [2, 2]}, 422, "invalid_request"),
+    ({"map": "arena", "start": ["1", 1], "goal": [2, 2]}, 422, "invalid_request"),
+    ({"map": "arena", "start": [True, 1], "goal": [2, 2]}, 422, "invalid_request"),
+    ({"map": "arena", "start": [1, 1, 1], "goal": [2, 2]}, 422, "invalid_request"),
+    ({"map": "arena", "start": [1], "goal": [2, 2]}, 422, "invalid_request"),
+    ({"map": "arena", "start": [1, 1]}, 422, "invalid_request"),
+    ({"map": "../maps/arena", "start": [1, 1], "goal": [2, 2]}, 422, "invalid_request"),
+    ({"map": "arena", "start": [1, 1], "goal": [2, 2], "smooth": "yes"}, 422, "invalid_request"),
+    ({"map": "arena", "start": [1, 1], "goal": [2, 2], "smoth": True}, 422, "invalid_request"),
+    ([1, 2, 3], 422, "invalid_request"),
+])
+def test_bad_input_error_codes(client, request_body, status, code):
+    response = client.post("/path", json=request_body)
+    assert response.status_code == status, response.text
+    body = response.json()
+    assert set(body) == {"error"} and body["error"]["code"] == code
+    assert isinstance(body["error"]["message"], str) and body["error"]["message"]
+
+
+@pytest.mark.parametrize("content,headers", [
+    (b"{not json", {"content-type": "application/json"}),
+    (b"", {"content-type": "application/json"}),
+    (b'{"map": "arena"', {"content-type": "application/json"}),
+    (b"\xff\xfe\x00", {"content-type": "application/json"}),
+    (b'{"map": "arena", "start": [1, 1], "goal": [2, 2]}', {"content-type": "text/plain"}),
+])
+def test_malformed_bodies(client, content, headers):
+    response = client.post("/path", content=content, headers=headers)
+    assert response.status_code == 422
+    assert response.json()["error"]["code"] == "invalid_request"
+
+
+def test_error_messages_name_the_problem(client):
+    message = client.post("/path", json={"map": "arena", "start": [1, 1]}).json()["error"]["message"]
+    assert "goal" in message
+    message = client.post("/path", json={"map": "arena", "start": [1, 99], "goal": [1, 1]}).json()[
+        "error"]["message"]
+    assert "start" in message and "[1, 99]" in message and "0..63" in message
+
+
+def test_body_size_limit(client):
+    big = b'{"map": "arena", "pad": "' + b"x" * (2 * 1024 * 1024) + b'"}'
+    response = client.post("/path", content=big, headers={"content-type": "application/json"})
+    assert response.status_code == 413
+    assert response.json()["error"]["code"] == "payload_too_large"
+
+    def chunks():
+        for _ in range(30):
+            yield b" " * 100_000
+
+    response = client.post("/path", content=chunks(), headers={"content-type": "application/json"})
+    assert response.status_code == 413
+
+
+def test_unknown_endpoint_and_method(client):
+    assert client.get("/nope").json()["error"]["code"] == "not_found"
+    response = client.get("/path")
+    assert response.status_code == 405 and response.json()["error"]["code"] == "method_not_allowed"
+
+
+def test_openapi_declares_models(client):
+    schema = client.get("/openapi.json").json()
+    post = schema["paths"]["/path"]["post"]
+    assert post["responses"]["200"]["content"]["application/json"]["schema"]["$ref"].endswith(
+        "/PathResponse")
+    for status in ("404", "422"):
+        assert post["responses"][status]["content"]["application/json"]["schema"]["$ref"].endswith(
+            "/ErrorResponse")
+    props = schema["components"]["schemas"]["PathResponse"]["properties"]
+    assert {"map", "found", "cost", "path", "waypoints", "expanded"} <= set(props)
+
+
+def test_not_ready_before_startup_finishes(tmp_path, monkeypatch):
+    import threading
+
+    from app import service
+    gate = threading.Event()
+    real_warm_up = service.warm_up
+    monkeypatch.setattr(service, "warm_up", lambda: gate.wait(30) and real_warm_up())
+    app = create_app(Settings(maps_dir=tmp_path))
+    with TestClient(app) as c:
+        health = c.get("/health")
+        assert health.status_code == 503 and health.json()["status"] == "starting"
+        response = c.post("/path", json={"map": "arena", "start": [1, 1], "goal": [2, 2]})
+        assert response.status_code == 503 and response.json()["error"]["code"] == "not_ready"
+        gate.set()
+        from tests.conftest import wait_ready
+        wait_ready(c)
+
+
+def test_health_reports_broken_map_and_serves_the_rest(tmp_path):
+    (tmp_path / "ok.map").write_text("type octile\nheight 1\nwidth 2\nmap\n..\n")
+    (tmp_path / "bad.png").write_bytes(b"\x89PNG\r\n\x1a\ntruncated")
+    app = create_app(Settings(maps_dir=tmp_path))
+    with TestClient(app) as c:
+        from tests.conftest import wait_ready
+        wait_ready(c)
+        body = c.get("/health").json()
+        assert body["maps"] == ["ok"]
+        assert body["errors"][0]["file"] == "bad.png" and body["errors"][0]["reason"]
+        assert c.post("/path", json={"map": "ok", "start": [0, 0], "goal": [1, 0]}).json()["found"]

@@ -1,0 +1,86 @@
+"""A real uvicorn process: start it, wait for /health, ask for a path."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+
+from tests.conftest import MAPS_DIR, ROOT
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def call(url: str, body: dict | None = None) -> tuple[int, bytes]:
+    data = None if body is None else json.dumps(body).encode()
+    request = urllib.request.Request(url, data=data, headers={"content-type": "application/json"})
+    try:
+        with urllib.request.urlopen(request, timeout=30) as response:
+            return response.status, response.read()
+    except urllib.error.HTTPError as error:
+        return error.code, error.read()
+
+
+@pytest.fixture(scope="module")
+def server():
+    port = free_port()
+    env = {**os.environ, "MAPS_DIR": str(MAPS_DIR), "LOG_LEVEL": "warning"}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "uvicorn", "app.main:app", "--host", "127.0.0.1",
+         "--port", str(port)],
+        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 120
+    try:
+        while True:
+            if process.poll() is not None:
+                pytest.fail(f"uvicorn exited: {process.stdout.read().decode()}")
+            try:
+                if call(base + "/health")[0] == 200:
+                    break
+            except OSError:
+                pass
+            if time.monotonic() > deadline:
+                pytest.fail("uvicorn did not become ready within 120 s")
+            time.sleep(0.1)
+        yield base
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+
+
+def test_health_and_path(server):
+    status, body = call(server + "/health")
+    assert status == 200 and json.loads(body)["status"] == "ok"
+    status, body = call(server + "/path", {"map": "arena", "start": [1, 1], "goal": [62, 62]})
+    assert status == 200
+    result = json.loads(body)
+    assert result["found"] and result["path"][0] == [1, 1] and result["path"][-1] == [62, 62]
+
+
+def test_error_envelope_over_http(server):
+    status, body = call(server + "/path", {"map": "nope", "start": [1, 1], "goal": [2, 2]})
+    assert status == 404 and json.loads(body)["error"]["code"] == "map_not_found"
+
+
+def test_same_bytes_in_another_process_and_under_concurrency(server, client):
+    request = {"map": "field", "start": [1, 1], "goal": [254, 254]}
+    local = client.post("/path", json=request).content
+    with ThreadPoolExecutor(8) as pool:
+        answers = list(pool.map(lambda _: call(server + "/path", request), range(16)))
+    assert all(status == 200 and body == local for status, body in answers)
