@@ -107,17 +107,17 @@ def _sift_down(heap_node, heap_f, heap_g, heap_pos, i, size):
 
 
 @njit(nogil=True, cache=True, inline="always")
-def _octile_pair(node, stride, goal_x, goal_y):
-    """Octile distance from ``node`` to the goal as (straight steps, diagonal steps)."""
-    dx = abs(node % stride - goal_x)
-    dy = abs(node // stride - goal_y)
+def _octile_pair(x, y, goal_x, goal_y):
+    """Octile distance from ``(x, y)`` to the goal as (straight steps, diagonal steps)."""
+    dx = abs(x - goal_x)
+    dy = abs(y - goal_y)
     if dx < dy:
         return dy - dx, dx
     return dx - dy, dy
 
 
 @njit(nogil=True, cache=True, inline="always")
-def _relax(node, a, d, current, stride, goal_x, goal_y, orth_w, diag_w,
+def _relax(node, x, y, a, d, current, goal_x, goal_y, orth_w, diag_w,
            cost_orth, cost_diag, came_from, state, heap_pos, heap_node, heap_f, heap_g,
            size, open_mark, closed_mark):
     """Offer the route ``current -> node`` of cost ``(a, d)``; returns the new heap size."""
@@ -137,7 +137,7 @@ def _relax(node, a, d, current, stride, goal_x, goal_y, orth_w, diag_w,
     cost_orth[node] = a
     cost_diag[node] = d
     came_from[node] = current
-    ha, hd = _octile_pair(node, stride, goal_x, goal_y)
+    ha, hd = _octile_pair(x, y, goal_x, goal_y)
     heap_f[i] = (a + ha) * orth_w + (d + hd) * diag_w
     heap_g[i] = g
     _sift_up(heap_node, heap_f, heap_g, heap_pos, i)
@@ -163,7 +163,7 @@ def astar_octile(passable, stride, start, goal, max_expanded, orth_w, diag_w,
     cost_orth[start] = 0
     cost_diag[start] = 0
     came_from[start] = _NO_PARENT
-    ha, hd = _octile_pair(start, stride, goal_x, goal_y)
+    ha, hd = _octile_pair(start % stride, start // stride, goal_x, goal_y)
     heap_node[0] = start
     heap_f[0] = ha * orth_w + hd * diag_w
     heap_g[0] = 0.0
@@ -188,6 +188,8 @@ def astar_octile(passable, stride, start, goal, max_expanded, orth_w, diag_w,
 
         a = cost_orth[current]
         d = cost_diag[current]
+        x = current % stride
+        y = current // stride
         north = current - stride
         south = current + stride
         n_ok = passable[north] != 0
@@ -195,35 +197,35 @@ def astar_octile(passable, stride, start, goal, max_expanded, orth_w, diag_w,
         s_ok = passable[south] != 0
         w_ok = passable[current - 1] != 0
         if n_ok:
-            size = _relax(north, a + 1, d, current, stride, goal_x, goal_y, orth_w, diag_w,
+            size = _relax(north, x, y - 1, a + 1, d, current, goal_x, goal_y, orth_w, diag_w,
                           cost_orth, cost_diag, came_from, state, heap_pos, heap_node, heap_f,
                           heap_g, size, open_mark, closed_mark)
         if e_ok:
-            size = _relax(current + 1, a + 1, d, current, stride, goal_x, goal_y, orth_w, diag_w,
+            size = _relax(current + 1, x + 1, y, a + 1, d, current, goal_x, goal_y, orth_w, diag_w,
                           cost_orth, cost_diag, came_from, state, heap_pos, heap_node, heap_f,
                           heap_g, size, open_mark, closed_mark)
         if s_ok:
-            size = _relax(south, a + 1, d, current, stride, goal_x, goal_y, orth_w, diag_w,
+            size = _relax(south, x, y + 1, a + 1, d, current, goal_x, goal_y, orth_w, diag_w,
                           cost_orth, cost_diag, came_from, state, heap_pos, heap_node, heap_f,
                           heap_g, size, open_mark, closed_mark)
         if w_ok:
-            size = _relax(current - 1, a + 1, d, current, stride, goal_x, goal_y, orth_w, diag_w,
+            size = _relax(current - 1, x - 1, y, a + 1, d, current, goal_x, goal_y, orth_w, diag_w,
                           cost_orth, cost_diag, came_from, state, heap_pos, heap_node, heap_f,
                           heap_g, size, open_mark, closed_mark)
         if n_ok and e_ok and passable[north + 1] != 0:
-            size = _relax(north + 1, a, d + 1, current, stride, goal_x, goal_y, orth_w, diag_w,
+            size = _relax(north + 1, x + 1, y - 1, a, d + 1, current, goal_x, goal_y, orth_w, diag_w,
                           cost_orth, cost_diag, came_from, state, heap_pos, heap_node, heap_f,
                           heap_g, size, open_mark, closed_mark)
         if s_ok and e_ok and passable[south + 1] != 0:
-            size = _relax(south + 1, a, d + 1, current, stride, goal_x, goal_y, orth_w, diag_w,
+            size = _relax(south + 1, x + 1, y + 1, a, d + 1, current, goal_x, goal_y, orth_w, diag_w,
                           cost_orth, cost_diag, came_from, state, heap_pos, heap_node, heap_f,
                           heap_g, size, open_mark, closed_mark)
         if s_ok and w_ok and passable[south - 1] != 0:
-            size = _relax(south - 1, a, d + 1, current, stride, goal_x, goal_y, orth_w, diag_w,
+            size = _relax(south - 1, x - 1, y + 1, a, d + 1, current, goal_x, goal_y, orth_w, diag_w,
                           cost_orth, cost_diag, came_from, state, heap_pos, heap_node, heap_f,
                           heap_g, size, open_mark, closed_mark)
         if n_ok and w_ok and passable[north - 1] != 0:
-            size = _relax(north - 1, a, d + 1, current, stride, goal_x, goal_y, orth_w, diag_w,
+            size = _relax(north - 1, x - 1, y - 1, a, d + 1, current, goal_x, goal_y, orth_w, diag_w,
                           cost_orth, cost_diag, came_from, state, heap_pos, heap_node, heap_f,
                           heap_g, size, open_mark, closed_mark)
     return UNREACHABLE, expanded
