@@ -18,11 +18,12 @@ Costs without rounding drift
     the integer cost model that many game clients use (exact in float64).
 
 Scratch state and generations
-    The per-search arrays (``cost_orth``, ``cost_diag``, ``came_from``, ``state``,
-    ``heap_pos``) belong to one search at a time and are never cleared: ``state[i]``
-    equals ``2 * generation`` while ``i`` is in the frontier and ``2 * generation + 1``
-    once it is closed; any other value means "not seen in this search" (Godot's pass
-    counters). Starting a search costs O(1), not O(map).
+    The per-search arrays (``nodes``: state, cost_so_far, came_from and heap position
+    per cell, in one row so each cell is one cache line; ``frontier``: the heap) belong
+    to one search at a time and are never cleared: a cell's state equals
+    ``2 * generation`` while it is in the frontier and ``2 * generation + 1`` once it is
+    closed; any other value means "not seen in this search" (Godot's pass counters).
+    Starting a search costs O(1), not O(map).
 
 Frontier order (the tie-breaking rule, part of the determinism contract)
     The frontier is a binary heap keyed by ``(f, -g, index)``: the smallest ``f`` first;
@@ -49,6 +50,22 @@ LIMIT_REACHED = 2
 _NO_PARENT = -1
 
 
+# Columns of the per-cell scratch array ``nodes`` (int32, one row of 20 bytes per cell,
+# so a search touches one cache line per cell it looks at).
+STATE = 0      # 2*generation: in the frontier; 2*generation+1: closed; else unseen
+COST_ORTH = 1  # cost_so_far as (straight steps, diagonal steps)
+COST_DIAG = 2
+CAME_FROM = 3  # parent cell index; -1 at the start
+HEAP_POS = 4   # position in the frontier heap while open
+NODE_COLUMNS = 5
+
+# Columns of the frontier heap ``frontier`` (float64 rows: f, g, cell index).
+F = 0
+G = 1
+CELL = 2
+FRONTIER_COLUMNS = 3
+
+
 @njit(nogil=True, cache=True, inline="always")
 def _before(f_a, g_a, n_a, f_b, g_b, n_b):
     """Frontier order: smaller f, then larger g, then smaller cell index."""
@@ -60,50 +77,55 @@ def _before(f_a, g_a, n_a, f_b, g_b, n_b):
 
 
 @njit(nogil=True, cache=True, inline="always")
-def _sift_up(heap_node, heap_f, heap_g, heap_pos, i):
-    node = heap_node[i]
-    f = heap_f[i]
-    g = heap_g[i]
+def _sift_up(frontier, nodes, i):
+    f = frontier[i, F]
+    g = frontier[i, G]
+    cell = frontier[i, CELL]
     while i > 0:
         p = (i - 1) >> 1
-        if _before(f, g, node, heap_f[p], heap_g[p], heap_node[p]):
-            heap_node[i] = heap_node[p]
-            heap_f[i] = heap_f[p]
-            heap_g[i] = heap_g[p]
-            heap_pos[heap_node[i]] = i
-            i = p
-        else:
+        pf = frontier[p, F]
+        pg = frontier[p, G]
+        pc = frontier[p, CELL]
+        if not _before(f, g, cell, pf, pg, pc):
             break
-    heap_node[i] = node
-    heap_f[i] = f
-    heap_g[i] = g
-    heap_pos[node] = i
+        frontier[i, F] = pf
+        frontier[i, G] = pg
+        frontier[i, CELL] = pc
+        nodes[int(pc), HEAP_POS] = i
+        i = p
+    frontier[i, F] = f
+    frontier[i, G] = g
+    frontier[i, CELL] = cell
+    nodes[int(cell), HEAP_POS] = i
 
 
 @njit(nogil=True, cache=True, inline="always")
-def _sift_down(heap_node, heap_f, heap_g, heap_pos, i, size):
-    node = heap_node[i]
-    f = heap_f[i]
-    g = heap_g[i]
+def _sift_down(frontier, nodes, i, size):
+    f = frontier[i, F]
+    g = frontier[i, G]
+    cell = frontier[i, CELL]
     while True:
         c = 2 * i + 1
         if c >= size:
             break
         r = c + 1
-        if r < size and _before(heap_f[r], heap_g[r], heap_node[r], heap_f[c], heap_g[c], heap_node[c]):
+        if r < size and _before(frontier[r, F], frontier[r, G], frontier[r, CELL],
+                                frontier[c, F], frontier[c, G], frontier[c, CELL]):
             c = r
-        if _before(heap_f[c], heap_g[c], heap_node[c], f, g, node):
-            heap_node[i] = heap_node[c]
-            heap_f[i] = heap_f[c]
-            heap_g[i] = heap_g[c]
-            heap_pos[heap_node[i]] = i
-            i = c
-        else:
+        cf = frontier[c, F]
+        cg = frontier[c, G]
+        cc = frontier[c, CELL]
+        if not _before(cf, cg, cc, f, g, cell):
             break
-    heap_node[i] = node
-    heap_f[i] = f
-    heap_g[i] = g
-    heap_pos[node] = i
+        frontier[i, F] = cf
+        frontier[i, G] = cg
+        frontier[i, CELL] = cc
+        nodes[int(cc), HEAP_POS] = i
+        i = c
+    frontier[i, F] = f
+    frontier[i, G] = g
+    frontier[i, CELL] = cell
+    nodes[int(cell), HEAP_POS] = i
 
 
 @njit(nogil=True, cache=True, inline="always")
@@ -117,77 +139,77 @@ def _octile_pair(x, y, goal_x, goal_y):
 
 
 @njit(nogil=True, cache=True, inline="always")
-def _relax(node, x, y, a, d, current, goal_x, goal_y, orth_w, diag_w,
-           cost_orth, cost_diag, came_from, state, heap_pos, heap_node, heap_f, heap_g,
-           size, open_mark, closed_mark):
-    """Offer the route ``current -> node`` of cost ``(a, d)``; returns the new heap size."""
-    s = state[node]
+def _relax(cell, x, y, a, d, current, goal_x, goal_y, orth_w, diag_w,
+           nodes, frontier, size, open_mark, closed_mark):
+    """Offer the route ``current -> cell`` of cost ``(a, d)``; returns the new frontier size."""
+    s = nodes[cell, STATE]
     if s == closed_mark:
         return size
     g = a * orth_w + d * diag_w
     if s == open_mark:
-        if not g < cost_orth[node] * orth_w + cost_diag[node] * diag_w:
+        if not g < nodes[cell, COST_ORTH] * orth_w + nodes[cell, COST_DIAG] * diag_w:
             return size
-        i = heap_pos[node]
+        i = nodes[cell, HEAP_POS]
     else:
-        state[node] = open_mark
+        nodes[cell, STATE] = open_mark
         i = size
         size += 1
-        heap_node[i] = node
-    cost_orth[node] = a
-    cost_diag[node] = d
-    came_from[node] = current
+    nodes[cell, COST_ORTH] = a
+    nodes[cell, COST_DIAG] = d
+    nodes[cell, CAME_FROM] = current
     ha, hd = _octile_pair(x, y, goal_x, goal_y)
-    heap_f[i] = (a + ha) * orth_w + (d + hd) * diag_w
-    heap_g[i] = g
-    _sift_up(heap_node, heap_f, heap_g, heap_pos, i)
+    frontier[i, F] = (a + ha) * orth_w + (d + hd) * diag_w
+    frontier[i, G] = g
+    frontier[i, CELL] = cell
+    _sift_up(frontier, nodes, i)
     return size
 
 
 @njit(nogil=True, cache=True)
 def astar_octile(passable, stride, start, goal, max_expanded, orth_w, diag_w,
-                 cost_orth, cost_diag, came_from, state, heap_pos, heap_node, heap_f, heap_g,
-                 generation):
+                 nodes, frontier, generation):
     """A* on an 8-connected grid without corner cutting, octile heuristic.
 
     A diagonal step is allowed only when both orthogonally adjacent cells are walkable.
-    Returns ``(status, expanded)``; on ``FOUND`` the route is in ``came_from`` and its cost
-    in ``cost_orth[goal]``, ``cost_diag[goal]``.
+    ``nodes`` is the ``(cells, NODE_COLUMNS)`` int32 scratch, ``frontier`` the
+    ``(cells, FRONTIER_COLUMNS)`` float64 heap. Returns ``(status, expanded)``; on
+    ``FOUND`` the route is in ``nodes[:, CAME_FROM]`` and its cost in
+    ``nodes[goal, COST_ORTH]``, ``nodes[goal, COST_DIAG]``.
     """
-    open_mark = np.uint32(2 * generation)
-    closed_mark = np.uint32(2 * generation + 1)
+    open_mark = np.int32(2 * generation)
+    closed_mark = np.int32(2 * generation + 1)
     goal_x = goal % stride
     goal_y = goal // stride
 
-    state[start] = open_mark
-    cost_orth[start] = 0
-    cost_diag[start] = 0
-    came_from[start] = _NO_PARENT
+    nodes[start, STATE] = open_mark
+    nodes[start, COST_ORTH] = 0
+    nodes[start, COST_DIAG] = 0
+    nodes[start, CAME_FROM] = _NO_PARENT
+    nodes[start, HEAP_POS] = 0
     ha, hd = _octile_pair(start % stride, start // stride, goal_x, goal_y)
-    heap_node[0] = start
-    heap_f[0] = ha * orth_w + hd * diag_w
-    heap_g[0] = 0.0
-    heap_pos[start] = 0
+    frontier[0, F] = ha * orth_w + hd * diag_w
+    frontier[0, G] = 0.0
+    frontier[0, CELL] = start
     size = 1
     expanded = 0
 
     while size > 0:
-        current = heap_node[0]
+        current = int(frontier[0, CELL])
         size -= 1
         if size > 0:
-            heap_node[0] = heap_node[size]
-            heap_f[0] = heap_f[size]
-            heap_g[0] = heap_g[size]
-            _sift_down(heap_node, heap_f, heap_g, heap_pos, 0, size)
-        state[current] = closed_mark
+            frontier[0, F] = frontier[size, F]
+            frontier[0, G] = frontier[size, G]
+            frontier[0, CELL] = frontier[size, CELL]
+            _sift_down(frontier, nodes, 0, size)
+        nodes[current, STATE] = closed_mark
         expanded += 1
         if current == goal:
             return FOUND, expanded
         if expanded >= max_expanded:
             return LIMIT_REACHED, expanded
 
-        a = cost_orth[current]
-        d = cost_diag[current]
+        a = nodes[current, COST_ORTH]
+        d = nodes[current, COST_DIAG]
         x = current % stride
         y = current // stride
         north = current - stride
@@ -198,53 +220,45 @@ def astar_octile(passable, stride, start, goal, max_expanded, orth_w, diag_w,
         w_ok = passable[current - 1] != 0
         if n_ok:
             size = _relax(north, x, y - 1, a + 1, d, current, goal_x, goal_y, orth_w, diag_w,
-                          cost_orth, cost_diag, came_from, state, heap_pos, heap_node, heap_f,
-                          heap_g, size, open_mark, closed_mark)
+                          nodes, frontier, size, open_mark, closed_mark)
         if e_ok:
-            size = _relax(current + 1, x + 1, y, a + 1, d, current, goal_x, goal_y, orth_w, diag_w,
-                          cost_orth, cost_diag, came_from, state, heap_pos, heap_node, heap_f,
-                          heap_g, size, open_mark, closed_mark)
+            size = _relax(current + 1, x + 1, y, a + 1, d, current, goal_x, goal_y, orth_w,
+                          diag_w, nodes, frontier, size, open_mark, closed_mark)
         if s_ok:
             size = _relax(south, x, y + 1, a + 1, d, current, goal_x, goal_y, orth_w, diag_w,
-                          cost_orth, cost_diag, came_from, state, heap_pos, heap_node, heap_f,
-                          heap_g, size, open_mark, closed_mark)
+                          nodes, frontier, size, open_mark, closed_mark)
         if w_ok:
-            size = _relax(current - 1, x - 1, y, a + 1, d, current, goal_x, goal_y, orth_w, diag_w,
-                          cost_orth, cost_diag, came_from, state, heap_pos, heap_node, heap_f,
-                          heap_g, size, open_mark, closed_mark)
+            size = _relax(current - 1, x - 1, y, a + 1, d, current, goal_x, goal_y, orth_w,
+                          diag_w, nodes, frontier, size, open_mark, closed_mark)
         if n_ok and e_ok and passable[north + 1] != 0:
-            size = _relax(north + 1, x + 1, y - 1, a, d + 1, current, goal_x, goal_y, orth_w, diag_w,
-                          cost_orth, cost_diag, came_from, state, heap_pos, heap_node, heap_f,
-                          heap_g, size, open_mark, closed_mark)
+            size = _relax(north + 1, x + 1, y - 1, a, d + 1, current, goal_x, goal_y, orth_w,
+                          diag_w, nodes, frontier, size, open_mark, closed_mark)
         if s_ok and e_ok and passable[south + 1] != 0:
-            size = _relax(south + 1, x + 1, y + 1, a, d + 1, current, goal_x, goal_y, orth_w, diag_w,
-                          cost_orth, cost_diag, came_from, state, heap_pos, heap_node, heap_f,
-                          heap_g, size, open_mark, closed_mark)
+            size = _relax(south + 1, x + 1, y + 1, a, d + 1, current, goal_x, goal_y, orth_w,
+                          diag_w, nodes, frontier, size, open_mark, closed_mark)
         if s_ok and w_ok and passable[south - 1] != 0:
-            size = _relax(south - 1, x - 1, y + 1, a, d + 1, current, goal_x, goal_y, orth_w, diag_w,
-                          cost_orth, cost_diag, came_from, state, heap_pos, heap_node, heap_f,
-                          heap_g, size, open_mark, closed_mark)
+            size = _relax(south - 1, x - 1, y + 1, a, d + 1, current, goal_x, goal_y, orth_w,
+                          diag_w, nodes, frontier, size, open_mark, closed_mark)
         if n_ok and w_ok and passable[north - 1] != 0:
-            size = _relax(north - 1, x - 1, y - 1, a, d + 1, current, goal_x, goal_y, orth_w, diag_w,
-                          cost_orth, cost_diag, came_from, state, heap_pos, heap_node, heap_f,
-                          heap_g, size, open_mark, closed_mark)
+            size = _relax(north - 1, x - 1, y - 1, a, d + 1, current, goal_x, goal_y, orth_w,
+                          diag_w, nodes, frontier, size, open_mark, closed_mark)
     return UNREACHABLE, expanded
 
 
 @njit(nogil=True, cache=True)
-def reconstruct_path(came_from, goal, stride):
-    """Follow the parent chain from ``goal`` back to the start; returns ``(n, 2)`` int32 ``[x, y]``."""
+def reconstruct_path(nodes, goal, stride):
+    """Follow ``came_from`` from ``goal`` back to the start; returns ``(n, 2)`` int32 ``[x, y]``."""
     n = 1
-    node = goal
-    while came_from[node] != _NO_PARENT:
-        node = came_from[node]
+    cell = goal
+    while nodes[cell, CAME_FROM] != _NO_PARENT:
+        cell = nodes[cell, CAME_FROM]
         n += 1
     path = np.empty((n, 2), dtype=np.int32)
-    node = goal
+    cell = goal
     for i in range(n - 1, -1, -1):
-        path[i, 0] = node % stride - 1
-        path[i, 1] = node // stride - 1
-        node = came_from[node]
+        path[i, 0] = cell % stride - 1
+        path[i, 1] = cell // stride - 1
+        cell = nodes[cell, CAME_FROM]
     return path
 
 

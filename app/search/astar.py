@@ -68,12 +68,12 @@ def find_path(
     goal_i = grid.index(*goal)
     status, expanded = _kernels.astar_octile(
         grid.flat, grid.stride, start_i, goal_i, limit, 1.0, _kernels.SQRT2,
-        scratch.cost_orth, scratch.cost_diag, scratch.came_from, scratch.state,
-        scratch.heap_pos, scratch.heap_node, scratch.heap_f, scratch.heap_g, generation,
+        scratch.nodes, scratch.frontier, generation,
     )
     if status != _kernels.FOUND:
         return PathResult(False, np.empty((0, 2), dtype=np.int32), None, int(expanded),
                           _REASONS[int(status)])
-    path = _kernels.reconstruct_path(scratch.came_from, goal_i, grid.stride)
-    cost = int(scratch.cost_orth[goal_i]) + int(scratch.cost_diag[goal_i]) * _kernels.SQRT2
+    path = _kernels.reconstruct_path(scratch.nodes, goal_i, grid.stride)
+    straight, diagonal = scratch.nodes[goal_i, _kernels.COST_ORTH], scratch.nodes[goal_i, _kernels.COST_DIAG]
+    cost = int(straight) + int(diagonal) * _kernels.SQRT2
     return PathResult(True, path, cost, int(expanded))

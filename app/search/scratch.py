@@ -15,12 +15,18 @@ from collections.abc import Iterator
 
 import numpy as np
 
-_MAX_GENERATION = (2**32 - 2) // 2  # state marks 2*gen and 2*gen+1 must fit in uint32
+from app.search._kernels import FRONTIER_COLUMNS, NODE_COLUMNS, STATE
+
+_MAX_GENERATION = (2**31 - 2) // 2  # state marks 2*gen and 2*gen+1 must fit in int32
 
 
 class SearchScratch:
-    """The arrays one search needs: ``cost_so_far`` as (straight, diagonal) step counts,
-    ``came_from``, per-cell state marks, and the frontier heap."""
+    """The arrays one search needs.
+
+    ``nodes`` holds one int32 row per cell (state mark, cost_so_far as straight and
+    diagonal step counts, came_from, heap position); ``frontier`` is the binary heap
+    (f, g, cell). 44 bytes per cell of the largest map served.
+    """
 
     def __init__(self, cells: int = 0) -> None:
         self.capacity = 0
@@ -28,28 +34,22 @@ class SearchScratch:
         self._allocate(max(cells, 16))
 
     def _allocate(self, cells: int) -> None:
-        self.cost_orth = np.empty(cells, dtype=np.int32)
-        self.cost_diag = np.empty(cells, dtype=np.int32)
-        self.came_from = np.empty(cells, dtype=np.int32)
-        self.state = np.zeros(cells, dtype=np.uint32)
-        self.heap_pos = np.empty(cells, dtype=np.int32)
-        self.heap_node = np.empty(cells, dtype=np.int32)
-        self.heap_f = np.empty(cells, dtype=np.float64)
-        self.heap_g = np.empty(cells, dtype=np.float64)
+        self.nodes = np.zeros((cells, NODE_COLUMNS), dtype=np.int32)
+        self.frontier = np.empty((cells, FRONTIER_COLUMNS), dtype=np.float64)
         self.capacity = cells
         self.generation = 0
 
     @property
     def nbytes(self) -> int:
-        return self.capacity * (4 * 6 + 8 * 2)
+        return self.nodes.nbytes + self.frontier.nbytes
 
     def begin(self, cells: int) -> int:
         """Prepare for a search over ``cells`` padded cells; returns its generation."""
         if cells > self.capacity:
-            self._allocate(max(cells, self.capacity * 2 if self.capacity < cells // 2 else cells))
+            self._allocate(cells)
         self.generation += 1
-        if self.generation > _MAX_GENERATION:  # once every ~2 billion searches
-            self.state.fill(0)
+        if self.generation > _MAX_GENERATION:  # once every ~a billion searches
+            self.nodes[:, STATE] = 0
             self.generation = 1
         return self.generation
 
