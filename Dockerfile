@@ -1,0 +1,64 @@
+# gridpath: the pathfinding service in a container.
+#
+#   docker build -t gridpath .
+#   docker run --rm -p 8000:8000 gridpath          # or: docker compose up
+#
+# Layers, from least to most often changed: the dependencies (from pyproject.toml only), the
+# package itself, the numba warm-up (compiled kernels kept in NUMBA_CACHE_DIR), then the maps.
+FROM python:3.11-slim-bookworm
+
+ENV PYTHONDONTWRITEBYTECODE=1 \
+    PYTHONUNBUFFERED=1 \
+    PIP_NO_CACHE_DIR=1 \
+    PIP_DISABLE_PIP_VERSION_CHECK=1 \
+    PIP_ROOT_USER_ACTION=ignore \
+    MAPS_DIR=/app/maps \
+    NUMBA_CACHE_DIR=/app/.numba-cache
+
+# The service runs as this unprivileged user; a numeric USER below lets orchestrators
+# (e.g. Kubernetes runAsNonRoot) verify that without looking the name up.
+RUN groupadd --system --gid 10001 gridpath \
+    && useradd --system --uid 10001 --gid gridpath --no-create-home \
+       --home-dir /nonexistent --shell /usr/sbin/nologin gridpath
+
+WORKDIR /app
+
+# Dependency layer: rebuilt only when pyproject.toml changes, not on every code change.
+# The list is read from pyproject.toml itself (build-system requires + project dependencies),
+# so it never drifts from what `pip install .` would resolve.
+COPY pyproject.toml /tmp/src/
+RUN python -c "import tomllib; p = tomllib.load(open('/tmp/src/pyproject.toml', 'rb')); print('\n'.join(p['build-system']['requires'] + p['project']['dependencies']))" > /tmp/requirements.txt \
+    && pip install -r /tmp/requirements.txt \
+    && rm /tmp/requirements.txt
+
+# The package itself, installed (not editable) into site-packages; its dependencies and build
+# backend are already there, so this step needs no network. The source is removed after, so
+# the code runs from site-packages and /app holds only the maps and the kernel cache.
+COPY README.md /tmp/src/
+COPY app /tmp/src/app
+RUN pip install --no-deps --no-build-isolation /tmp/src \
+    && rm -rf /tmp/src \
+    && install -d -o gridpath -g gridpath /app/.numba-cache
+
+USER 10001:10001
+
+# Compile the numba kernels now, as the user that serves, into NUMBA_CACHE_DIR, so a new
+# container loads them from disk instead of paying the JIT at start-up. numba keys its cache
+# on the CPU: on a host whose CPU differs from the build machine's, the first start compiles
+# again (the cache stays writable, so only once per container).
+RUN python -m app.search.warmup
+
+# The maps come last: changing a map does not redo the warm-up. docker-compose.yml mounts the
+# host's ./maps over this folder instead.
+COPY maps /app/maps
+
+EXPOSE 8000
+
+# Ready (200) only once the maps are loaded and the kernels warm; /health answers 503 before,
+# which urllib raises as an error, so the probe fails until then.
+HEALTHCHECK --interval=30s --timeout=5s --start-period=60s --retries=3 \
+    CMD ["python", "-c", "import urllib.request; urllib.request.urlopen('http://127.0.0.1:8000/health', timeout=4)"]
+
+# One process. `--workers N` runs N processes instead, each loading its own copy of every map
+# (memory grows N times) and each with its own SEARCH_THREADS searches at once.
+CMD ["uvicorn", "app.main:app", "--host", "0.0.0.0", "--port", "8000"]
