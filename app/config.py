@@ -8,6 +8,10 @@
 | ``MAX_EXPANDED`` | 16000000 | hard cap on nodes one search may expand |
 | ``MAX_BODY_BYTES`` | 1048576 | largest request body accepted |
 | ``SEARCH_THREADS`` | number of CPUs | searches that run at once (each owns one scratch buffer) |
+| ``MAX_BLOCKED`` | 4096 | most per-request ``blocked`` cells |
+| ``MAX_GOALS`` | 256 | most ``goals`` in one query |
+| ``MAX_BATCH`` | 1000 | most queries in one ``POST /paths`` |
+| ``MAX_EXPLORED`` | 100000 | most ``explored`` cells returned |
 | ``LOG_LEVEL`` | ``info`` | logging level |
 """
 
@@ -30,6 +34,10 @@ class Settings(BaseSettings):
     max_expanded: int = Field(16_000_000, ge=1)
     max_body_bytes: int = Field(1024 * 1024, ge=256)
     search_threads: int = Field(default_factory=lambda: os.cpu_count() or 1, ge=1)
+    max_blocked: int = Field(4096, ge=0)
+    max_goals: int = Field(256, ge=1)
+    max_batch: int = Field(1000, ge=1)
+    max_explored: int = Field(100_000, ge=0)
     log_level: str = "info"
 
 

@@ -24,6 +24,21 @@ class InvalidRequest(ServiceError):
     status = 422
 
 
+class InvalidField(ServiceError):
+    """A request field with a value that cannot be used: code ``invalid_<field>``."""
+
+    status = 422
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(message)
+        self.code = f"invalid_{field}"
+
+
+class BatchTooLarge(ServiceError):
+    code = "batch_too_large"
+    status = 422
+
+
 class MapNotFound(ServiceError):
     code = "map_not_found"
     status = 404

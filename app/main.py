@@ -26,7 +26,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         state = ServiceState(settings)
         app.state.service = state
         state.start()
-        yield
+        try:
+            yield
+        finally:
+            state.close()
 
     app = FastAPI(
         title="gridpath",

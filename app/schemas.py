@@ -11,6 +11,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt
 
 from app.grid.model import MAP_NAME_PATTERN
+from app.search.options import Algorithm, CostModel, Diagonal, Heuristic
 
 Cell = Annotated[
     tuple[StrictInt, StrictInt],
@@ -35,17 +36,78 @@ class ErrorResponse(BaseModel):
     error: ErrorBody
 
 
-class PathRequest(BaseModel):
+FiniteFloat = Annotated[float, Field(allow_inf_nan=False)]
+Include = Literal["path", "waypoints", "explored"]
+
+
+class PathOptions(BaseModel):
+    """Search options shared by ``/path``, each ``/paths`` query and (later) ``/validate``."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    algorithm: Algorithm = Field(
+        Algorithm.ASTAR, description="astar (default), dijkstra, bfs (fewest steps; ignores "
+        "terrain), greedy (greedy best-first: fast, NOT optimal).")
+    heuristic: Heuristic | None = Field(
+        None, description="octile (default with diagonals), manhattan (default for "
+        "4-connected), euclidean, chebyshev, zero.")
+    heuristic_weight: FiniteFloat = Field(
+        1.0, ge=1.0, description="Weighted A*: the cost is at most weight x optimal.")
+    connectivity: Literal[4, 8] = 8
+    diagonal: Diagonal = Field(
+        Diagonal.NO_CORNER_CUT, description="8-connected only: never, no_corner_cut (both "
+        "orthogonal neighbours walkable), one_free (at least one), always.")
+    cost_model: CostModel = Field(
+        CostModel.FLOAT, description="float: 1 and sqrt(2) per step; integer: 10 and 14.")
+    max_expanded: StrictInt | None = Field(
+        None, ge=1, description="Stop after this many expansions (capped by the server).")
+    max_cost: FiniteFloat | None = Field(
+        None, ge=0, description="Do not extend routes costing more than this.")
+    closest: StrictBool = Field(
+        False, description="If the goal is not reached, return the path to the expanded cell "
+        "nearest it (partial: true).")
+    blocked: list[Cell] = Field(
+        default_factory=list, description="Extra blocked cells for this request only.")
+    goals: list[Cell] | None = Field(
+        None, min_length=1, description="Several goals: the path goes to the cheapest to "
+        "reach (goal_index says which). Use instead of goal.")
+    smooth: StrictBool = Field(
+        True, description="true: waypoints are string-pulled (consecutive waypoints see each "
+        "other). false: waypoints are the path's turning points.")
+    include: list[Include] = Field(
+        default_factory=lambda: ["path", "waypoints"],
+        description="Parts of the result to return; explored lists expanded cells (capped).")
+
+
+class PathQuery(PathOptions):
+    """One query: a start, and a goal (or goals), with options."""
+
+    start: Cell
+    goal: Cell | None = None
+
+
+class PathRequest(PathQuery):
+    map: MapName
+
+
+class BatchRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     map: MapName
-    start: Cell
-    goal: Cell
-    smooth: StrictBool = Field(
-        True,
-        description="true: waypoints are string-pulled (consecutive waypoints see each other). "
-        "false: waypoints are the path's turning points.",
-    )
+    queries: list[dict] = Field(description="Each one a /path request without `map`.")
+
+
+class EffectiveOptions(BaseModel):
+    algorithm: Algorithm
+    heuristic: Heuristic
+    heuristic_weight: float
+    connectivity: int
+    diagonal: Diagonal
+    cost_model: CostModel
+    max_expanded: int
+    max_cost: float | None
+    closest: bool
+    smooth: bool
 
 
 class PathResponse(BaseModel):
@@ -53,15 +115,30 @@ class PathResponse(BaseModel):
     revision: int = Field(description="Revision of the map the path was computed on.")
     found: bool
     reason: Literal["unreachable", "limit_reached"] | None = Field(
-        description="Why no path was returned; null when found.")
+        description="Why the goal was not reached; null when found.")
+    partial: bool = Field(description="`path` ends at the expanded cell nearest the goal.")
+    goal_index: int | None = Field(description="Which of `goals` was reached (0 with `goal`).")
     cost: float | None = Field(
-        description="Length of `path`: 1 per straight step, sqrt(2) per diagonal step; "
-        "null when not found.")
-    path: list[tuple[int, int]] = Field(description="Every cell from start to goal inclusive.")
-    waypoints: list[tuple[int, int]] = Field(
-        description="Subsequence of `path` from start to goal in which consecutive waypoints "
-        "have line of sight.")
+        description="Cost of `path` under the cost model (float: 1 per straight step, sqrt(2) "
+        "per diagonal; integer: 10 and 14); null when there is no path.")
+    path: list[tuple[int, int]] | None = Field(
+        None, description="Every cell from start to goal inclusive (when included).")
+    waypoints: list[tuple[int, int]] | None = Field(
+        None, description="Subsequence of `path` from start to goal in which consecutive "
+        "waypoints have line of sight (when included).")
     expanded: int = Field(description="Nodes the search expanded.")
+    explored: list[tuple[int, int]] | None = Field(
+        None, description="Expanded cells in order, capped (only when included).")
+    algorithm: Algorithm
+    optimal: bool = Field(description="The cost is the minimum under the cost model.")
+    bounded_suboptimal: bool = Field(
+        description="Weighted A*: the cost is at most heuristic_weight x optimal.")
+    options: EffectiveOptions = Field(description="The effective options, defaults filled in.")
+
+
+class BatchResponse(BaseModel):
+    map: str
+    results: list[PathResponse | ErrorResponse]
 
 
 class MapInfo(BaseModel):

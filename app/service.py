@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 from app.config import Settings
 from app.errors import NotReady
@@ -23,6 +24,8 @@ class ServiceState:
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         self.pool = ScratchPool(settings.search_threads)
+        # Runs the queries of a batch in parallel (the kernels release the GIL).
+        self.executor = ThreadPoolExecutor(settings.search_threads, thread_name_prefix="search")
         self.store = MapStore()
         self.ready = threading.Event()
         self.startup_error: str | None = None
@@ -47,6 +50,9 @@ class ServiceState:
         self.ready.set()
         log.info("ready in %.2f s: %d maps loaded, %d failed, kernels warm in %.2f s",
                  time.perf_counter() - began, len(self.store), len(self.store.errors), compile_s)
+
+    def close(self) -> None:
+        self.executor.shutdown(wait=False, cancel_futures=True)
 
     def require_ready(self) -> MapStore:
         if not self.ready.is_set():

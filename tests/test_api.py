@@ -47,8 +47,9 @@ def test_path_on_each_demo_map(client, name):
     response = client.post("/path", json={"map": name, "start": start, "goal": goal})
     assert response.status_code == 200
     body = response.json()
-    assert list(body) == ["map", "revision", "found", "reason", "cost", "path", "waypoints",
-                          "expanded"]
+    assert list(body) == ["map", "revision", "found", "reason", "partial", "goal_index", "cost",
+                          "path", "waypoints", "expanded", "algorithm", "optimal",
+                          "bounded_suboptimal", "options"]
     assert body["map"] == name and body["found"] is True and body["reason"] is None
     assert body["revision"] == info["revision"]
     path = [tuple(c) for c in body["path"]]

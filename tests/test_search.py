@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 
 from app.errors import GoalBlocked, OutOfBounds, StartBlocked
 from app.grid import Grid
-from app.search import SearchScratch, find_path
-from app.search import _kernels
+from app.search import SearchOptions, SearchScratch, find_path
+from app.search import _general, _kernels
 from tests.conftest import make_grid
 from tests.reference import SQRT2, path_cost, reference_costs, step_is_legal
 
@@ -138,10 +138,10 @@ def test_bad_endpoints_raise(start, goal, error):
 
 def test_limit_reached():
     grid = make_grid("." * 50)
-    result = find_path(grid, (0, 0), (49, 0), max_expanded=10)
+    result = find_path(grid, (0, 0), (49, 0), SearchOptions(max_expanded=10))
     assert not result.found and result.reason == "limit_reached"
     assert result.expanded == 10
-    assert find_path(grid, (0, 0), (49, 0), max_expanded=50).found
+    assert find_path(grid, (0, 0), (49, 0), SearchOptions(max_expanded=50)).found
 
 
 def test_tie_break_is_documented_rule():
@@ -180,6 +180,7 @@ def test_generation_wraparound_resets_state(monkeypatch):
 
 def test_kernels_release_the_gil_and_cache():
     for kernel in (_kernels.astar_octile, _kernels.reconstruct_path, _kernels.line_of_sight,
+                   _general.search_grid, _general.path_cost,
                    _kernels.smooth_path, _kernels.turning_points):
         assert kernel.targetoptions.get("nogil") is True
         assert kernel._cache is not None and type(kernel._cache).__name__ != "NullCache"

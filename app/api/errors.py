@@ -23,25 +23,48 @@ def error_response(status: int, code: str, message: str) -> Response:
     return Response(body, status_code=status, media_type="application/json")
 
 
-def describe_validation_error(exc: RequestValidationError) -> str:
+# Option fields whose bad values get a code naming the field (``invalid_<field>``); the
+# foundation's fields (map, start, goal, smooth) and malformed bodies get ``invalid_request``.
+OPTION_FIELDS = frozenset({
+    "algorithm", "heuristic", "heuristic_weight", "connectivity", "diagonal", "cost_model",
+    "max_expanded", "max_cost", "closest", "blocked", "goals", "include",
+})
+
+
+def _field_name(loc: list[str]) -> str:
+    field = ""
+    for p in loc:
+        field += f"[{p}]" if p.isdigit() else (f".{p}" if field else p)
+    return field
+
+
+def error_code_for(errors: list[dict]) -> str:
+    """``invalid_<option>`` when the first problem is a bad option value, else ``invalid_request``."""
+    for err in errors[:1]:
+        loc = [str(p) for p in err.get("loc", ()) if p != "body"]
+        if loc and loc[0] in OPTION_FIELDS and err.get("type") != "extra_forbidden":
+            return f"invalid_{loc[0]}"
+    return "invalid_request"
+
+
+def describe_errors(errors: list[dict]) -> str:
     """One readable sentence per problem, naming the field, e.g. ``start[0]: ...``."""
     parts = []
-    for err in exc.errors()[:5]:
+    for err in errors[:5]:
         loc = [str(p) for p in err.get("loc", ()) if p != "body"]
-        field = ""
-        for p in loc:
-            field += f"[{p}]" if p.isdigit() else (f".{p}" if field else p)
-        if err.get("type") == "json_invalid":
+        field = _field_name(loc)
+        kind = err.get("type")
+        if kind == "json_invalid":
             parts.append("request body is not valid JSON")
-            continue
-        if err.get("type") == "missing":
+        elif kind == "missing":
             parts.append(f"missing field {field!r}" if field else "missing request body")
-            continue
-        if not field and err.get("type") in ("model_attributes_type", "dict_type", "model_type"):
+        elif kind == "extra_forbidden":
+            parts.append(f"unknown field {field!r}")
+        elif not field and kind in ("model_attributes_type", "dict_type", "model_type"):
             parts.append("request body must be a JSON object (Content-Type: application/json)")
-            continue
-        msg = err.get("msg", "invalid value")
-        parts.append(f"{field}: {msg}" if field else msg)
+        else:
+            msg = err.get("msg", "invalid value")
+            parts.append(f"{field}: {msg}" if field else msg)
     return "; ".join(parts) or "invalid request"
 
 
@@ -52,7 +75,8 @@ async def _service_error(request: Request, exc: Exception) -> Response:
 
 async def _validation_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, RequestValidationError)
-    return error_response(422, "invalid_request", describe_validation_error(exc))
+    errors = list(exc.errors())
+    return error_response(422, error_code_for(errors), describe_errors(errors))
 
 
 async def _http_error(request: Request, exc: Exception) -> Response:

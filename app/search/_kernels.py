@@ -59,6 +59,11 @@ CAME_FROM = 3  # parent cell index; -1 at the start
 HEAP_POS = 4   # position in the frontier heap while open
 NODE_COLUMNS = 5
 
+# Columns of the per-cell ``marks`` array (int32), used by the option-rich search only.
+BLOCKED = 0    # == generation: blocked for this search only (per-request obstacles)
+GOAL = 1       # == generation: one of this search's goals
+MARK_COLUMNS = 2
+
 # Columns of the frontier heap ``frontier`` (float64 rows: f, g, cell index).
 F = 0
 G = 1
@@ -66,13 +71,25 @@ CELL = 2
 FRONTIER_COLUMNS = 3
 
 
+# Costs whose relative difference is below this are ties. Exact costs (the pair
+# representation of the default search) tie exactly; float costs accumulated along
+# different routes (terrain, weights) differ by rounding noise far below it.
+TIE_REL = 1e-12
+
+
 @njit(nogil=True, cache=True, inline="always")
 def _before(f_a, g_a, n_a, f_b, g_b, n_b):
     """Frontier order: smaller f, then larger g, then smaller cell index."""
-    if f_a != f_b:
-        return f_a < f_b
-    if g_a != g_b:
-        return g_a > g_b
+    tol = TIE_REL * (abs(f_a) + abs(f_b))
+    if f_a < f_b - tol:
+        return True
+    if f_b < f_a - tol:
+        return False
+    tol = TIE_REL * (g_a + g_b)
+    if g_a > g_b + tol:
+        return True
+    if g_b > g_a + tol:
+        return False
     return n_a < n_b
 
 
@@ -262,15 +279,30 @@ def reconstruct_path(nodes, goal, stride):
     return path
 
 
+# What a sight line needs where it passes exactly through a grid corner, of the two
+# side cells that meet there (the cells it enters before and after are always checked).
+CORNER_BOTH = 0  # both walkable: the no-corner-cut rule (and 4-connected movement)
+CORNER_ONE = 1   # at least one walkable: the "one_free" diagonal rule
+CORNER_NONE = 2  # neither needed: the "always" diagonal rule
+
+
+@njit(nogil=True, cache=True, inline="always")
+def _open(passable, marks, block_mark, i):
+    """Walkable on the map and not blocked for this search (``block_mark < 0``: no overlay)."""
+    if passable[i] == 0:
+        return False
+    return block_mark < 0 or marks[i, BLOCKED] != block_mark
+
+
 @njit(nogil=True, cache=True)
-def line_of_sight(passable, stride, x0, y0, x1, y1):
+def line_of_sight(passable, stride, marks, block_mark, corner_rule, x0, y0, x1, y1):
     """True if every cell the segment between the centres of ``(x0, y0)`` and ``(x1, y1)``
-    touches is walkable.
+    touches is open.
 
     The segment is walked cell by cell in exact integer arithmetic (a supercover line).
-    Where it passes exactly through a grid corner, all four cells that meet there must
-    be walkable: a sight line never squeezes between two diagonal walls, just as a
-    diagonal step may not cut a corner.
+    Where it passes exactly through a grid corner, the two side cells that meet there
+    must satisfy ``corner_rule`` (``CORNER_BOTH``: a sight line never squeezes between
+    two diagonal walls, just as a diagonal step may not cut a corner).
     """
     dx = x1 - x0
     dy = y1 - y0
@@ -279,7 +311,7 @@ def line_of_sight(passable, stride, x0, y0, x1, y1):
     sx = 1 if dx > 0 else -1
     sy = stride if dy > 0 else -stride
     i = (y0 + 1) * stride + (x0 + 1)
-    if passable[i] == 0:
+    if not _open(passable, marks, block_mark, i):
         return False
     ix = 0
     iy = 0
@@ -287,9 +319,14 @@ def line_of_sight(passable, stride, x0, y0, x1, y1):
         # Compare the parameters t at which the segment next crosses a vertical
         # (x) and a horizontal (y) cell boundary: (0.5 + ix) / nx vs (0.5 + iy) / ny.
         decision = (1 + 2 * ix) * ny - (1 + 2 * iy) * nx
-        if decision == 0:  # exactly through a corner: both side cells must be open
-            if passable[i + sx] == 0 or passable[i + sy] == 0:
-                return False
+        if decision == 0:  # exactly through a corner
+            if corner_rule != CORNER_NONE:
+                side_x = _open(passable, marks, block_mark, i + sx)
+                side_y = _open(passable, marks, block_mark, i + sy)
+                if corner_rule == CORNER_BOTH and not (side_x and side_y):
+                    return False
+                if corner_rule == CORNER_ONE and not (side_x or side_y):
+                    return False
             i += sx + sy
             ix += 1
             iy += 1
@@ -299,13 +336,13 @@ def line_of_sight(passable, stride, x0, y0, x1, y1):
         else:
             i += sy
             iy += 1
-        if passable[i] == 0:
+        if not _open(passable, marks, block_mark, i):
             return False
     return True
 
 
 @njit(nogil=True, cache=True)
-def smooth_path(passable, stride, path):
+def smooth_path(passable, stride, marks, block_mark, corner_rule, path):
     """Forward string pulling: from the current waypoint, advance along ``path`` while the
     next cell is still in sight; the last cell in sight becomes the next waypoint.
 
@@ -318,8 +355,8 @@ def smooth_path(passable, stride, path):
     i = 0
     while i < n - 1:
         j = i + 1
-        while j + 1 < n and line_of_sight(passable, stride, path[i, 0], path[i, 1],
-                                          path[j + 1, 0], path[j + 1, 1]):
+        while j + 1 < n and line_of_sight(passable, stride, marks, block_mark, corner_rule,
+                                          path[i, 0], path[i, 1], path[j + 1, 0], path[j + 1, 1]):
             j += 1
         keep[k] = j
         k += 1

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from app.search._kernels import FRONTIER_COLUMNS, NODE_COLUMNS, STATE
+from app.search._kernels import FRONTIER_COLUMNS, MARK_COLUMNS, NODE_COLUMNS, STATE
 
 _MAX_GENERATION = (2**31 - 2) // 2  # state marks 2*gen and 2*gen+1 must fit in int32
 
@@ -25,7 +25,9 @@ class SearchScratch:
 
     ``nodes`` holds one int32 row per cell (state mark, cost_so_far as straight and
     diagonal step counts, came_from, heap position); ``frontier`` is the binary heap
-    (f, g, cell). 44 bytes per cell of the largest map served.
+    (f, g, cell): 44 bytes per cell of the largest map served. The option-rich search
+    also uses ``g_cost`` (float64 cost_so_far) and ``marks`` (per-request blocked and
+    goal stamps), 16 more bytes per cell, allocated on first use.
     """
 
     def __init__(self, cells: int = 0) -> None:
@@ -36,12 +38,27 @@ class SearchScratch:
     def _allocate(self, cells: int) -> None:
         self.nodes = np.zeros((cells, NODE_COLUMNS), dtype=np.int32)
         self.frontier = np.empty((cells, FRONTIER_COLUMNS), dtype=np.float64)
+        self._g_cost: np.ndarray | None = None
+        self._marks: np.ndarray | None = None
         self.capacity = cells
         self.generation = 0
 
     @property
+    def g_cost(self) -> np.ndarray:
+        if self._g_cost is None:
+            self._g_cost = np.empty(self.capacity, dtype=np.float64)
+        return self._g_cost
+
+    @property
+    def marks(self) -> np.ndarray:
+        if self._marks is None:
+            self._marks = np.zeros((self.capacity, MARK_COLUMNS), dtype=np.int32)
+        return self._marks
+
+    @property
     def nbytes(self) -> int:
-        return self.nodes.nbytes + self.frontier.nbytes
+        extra = sum(a.nbytes for a in (self._g_cost, self._marks) if a is not None)
+        return self.nodes.nbytes + self.frontier.nbytes + extra
 
     def begin(self, cells: int) -> int:
         """Prepare for a search over ``cells`` padded cells; returns its generation."""
@@ -50,6 +67,8 @@ class SearchScratch:
         self.generation += 1
         if self.generation > _MAX_GENERATION:  # once every ~a billion searches
             self.nodes[:, STATE] = 0
+            if self._marks is not None:
+                self._marks.fill(0)
             self.generation = 1
         return self.generation
 

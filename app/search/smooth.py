@@ -1,32 +1,62 @@
-"""Path post-processing: line of sight, string-pulled waypoints, turning points."""
+"""Path post-processing: line of sight, string-pulled waypoints, turning points.
+
+Line of sight between two cells: every cell the straight segment between their centres
+touches is walkable (and not among the request's ``blocked`` cells); where the segment
+passes exactly through a grid corner, the two side cells meeting there must obey the
+diagonal rule (both walkable for ``no_corner_cut``, ``never`` and 4-connected movement;
+at least one for ``one_free``; neither needed for ``always``).
+"""
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 import numpy as np
 
 from app.grid.model import Grid
 from app.search import _kernels
+from app.search.options import CORNER_RULES, Diagonal
+from app.search.scratch import SearchScratch, thread_scratch
+
+Cell = tuple[int, int]
+_NO_MARKS = np.zeros((1, _kernels.MARK_COLUMNS), dtype=np.int32)
 
 
-def line_of_sight(grid: Grid, a: tuple[int, int], b: tuple[int, int]) -> bool:
-    """True if the straight segment between the centres of cells ``a`` and ``b`` touches
-    only walkable cells, including all four cells at any grid corner it passes through.
+def _overlay(grid: Grid, blocked: Sequence[Cell], scratch: SearchScratch | None):
+    """(marks, block_mark) for the kernels: per-request blocked cells stamped in scratch."""
+    if not blocked:
+        return _NO_MARKS, -1
+    scratch = scratch or thread_scratch()
+    generation = scratch.begin(grid.flat.size)
+    marks = scratch.marks
+    cells = [grid.index(x, y) for x, y in blocked if grid.in_bounds(x, y)]
+    marks[np.array(cells, dtype=np.int64), _kernels.BLOCKED] = generation
+    return marks, generation
+
+
+def line_of_sight(grid: Grid, a: Cell, b: Cell, *, diagonal: Diagonal = Diagonal.NO_CORNER_CUT,
+                  blocked: Sequence[Cell] = (), scratch: SearchScratch | None = None) -> bool:
+    """True if cells ``a`` and ``b`` see each other (see the module docstring).
 
     Cells outside the map count as blocked.
     """
     if not (grid.in_bounds(*a) and grid.in_bounds(*b)):
         return False
-    return bool(_kernels.line_of_sight(grid.flat, grid.stride, int(a[0]), int(a[1]),
-                                       int(b[0]), int(b[1])))
+    marks, mark = _overlay(grid, blocked, scratch)
+    return bool(_kernels.line_of_sight(grid.flat, grid.stride, marks, mark, CORNER_RULES[diagonal],
+                                       int(a[0]), int(a[1]), int(b[0]), int(b[1])))
 
 
-def smooth(grid: Grid, path: np.ndarray) -> np.ndarray:
+def smooth(grid: Grid, path: np.ndarray, *, diagonal: Diagonal = Diagonal.NO_CORNER_CUT,
+           blocked: Sequence[Cell] = (), scratch: SearchScratch | None = None) -> np.ndarray:
     """Waypoints of ``path`` by forward string pulling (a subsequence of ``path`` whose
     consecutive pairs have line of sight). ``path`` must be a legal cell path on ``grid``."""
     path = np.ascontiguousarray(path, dtype=np.int32)
     if path.shape[0] == 0:
         return path
-    return path[_kernels.smooth_path(grid.flat, grid.stride, path)]
+    marks, mark = _overlay(grid, blocked, scratch)
+    return path[_kernels.smooth_path(grid.flat, grid.stride, marks, mark, CORNER_RULES[diagonal],
+                                     path)]
 
 
 def turning_points(path: np.ndarray) -> np.ndarray:

@@ -10,7 +10,8 @@ import time
 import numpy as np
 
 from app.grid.model import Grid
-from app.search.astar import find_path
+from app.search.find import find_path
+from app.search.options import Algorithm, SearchOptions
 from app.search.scratch import SearchScratch
 from app.search.smooth import line_of_sight, smooth, turning_points
 
@@ -29,7 +30,11 @@ def warm_up() -> float:
     smooth(grid, result.path)
     turning_points(result.path)
     line_of_sight(grid, (0, 0), (4, 3))
-    find_path(grid, (0, 0), (4, 3), scratch=scratch, max_expanded=1)
+    find_path(grid, (0, 0), (4, 3), SearchOptions(max_expanded=1), scratch=scratch)
+    general = find_path(grid, (0, 0), None, SearchOptions(algorithm=Algorithm.DIJKSTRA, closest=True),
+                        goals=[(4, 3), (3, 0)], blocked=[(1, 1)], explored_limit=4,
+                        scratch=scratch)
+    smooth(grid, general.path, blocked=[(1, 1)], scratch=scratch)
     return time.perf_counter() - began
 
 

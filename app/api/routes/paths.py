@@ -1,47 +1,147 @@
-"""POST /path: the A* path between two cells, with its cost and smoothed waypoints."""
+"""POST /path and POST /paths: searches with every option, formatted straight from numpy."""
 
 from __future__ import annotations
+
+from typing import Any
 
 import orjson
 from fastapi import APIRouter
 from fastapi.responses import Response
+from pydantic import ValidationError
 
 from app.api.deps import StateDep, StoreDep
-from app.schemas import ErrorResponse, PathRequest, PathResponse
-from app.search import find_path, smooth, turning_points
+from app.api.errors import describe_errors, error_code_for
+from app.config import Settings
+from app.errors import BatchTooLarge, InvalidField, InvalidRequest, ServiceError
+from app.grid import Grid
+from app.schemas import BatchRequest, BatchResponse, ErrorResponse, PathQuery, PathRequest, PathResponse
+from app.search import InvalidOption, SearchOptions, find_path, smooth, turning_points
+from app.search.scratch import SearchScratch
+from app.service import ServiceState
 
 router = APIRouter(tags=["paths"])
 
-_ERRORS = {
+_ERRORS: dict[int | str, dict[str, Any]] = {
     404: {"model": ErrorResponse, "description": "Unknown map (`map_not_found`)."},
     422: {"model": ErrorResponse,
-          "description": "`invalid_request`, `out_of_bounds`, `start_blocked` or `goal_blocked`."},
+          "description": "`invalid_request`, `invalid_<option>`, `out_of_bounds`, "
+                         "`start_blocked`, `goal_blocked` (and `batch_too_large` for /paths)."},
     503: {"model": ErrorResponse, "description": "Still starting (`not_ready`)."},
 }
 
 
-@router.post("/path", response_model=PathResponse, responses=_ERRORS)
-def post_path(request: PathRequest, state: StateDep, store: StoreDep) -> Response:
-    """Shortest 8-connected path without corner cutting (A*, octile heuristic)."""
-    grid = store.get(request.map)
-    with state.pool.borrow() as scratch:
-        result = find_path(grid, request.start, request.goal,
-                           max_expanded=state.settings.max_expanded, scratch=scratch)
-    if result.found:
-        waypoints = smooth(grid, result.path) if request.smooth else turning_points(result.path)
-    else:
-        waypoints = result.path
-    # Serialised straight from the numpy arrays (see bench/README.md for the measurement);
-    # the shape is PathResponse, which the OpenAPI schema declares.
-    body = {
+def _json(body: Any) -> Response:
+    # Serialised straight from the numpy arrays (bench/serialize.py measures why); the
+    # shapes are the declared response models.
+    return Response(orjson.dumps(body, option=orjson.OPT_SERIALIZE_NUMPY),
+                    media_type="application/json")
+
+
+def search_options(query: PathQuery, settings: Settings) -> SearchOptions:
+    """The pure-layer options of a query, with the server's caps applied."""
+    if len(query.blocked) > settings.max_blocked:
+        raise InvalidField("blocked", f"blocked lists {len(query.blocked)} cells, over the "
+                           f"limit of {settings.max_blocked}")
+    if query.goals is not None and len(query.goals) > settings.max_goals:
+        raise InvalidField("goals", f"goals lists {len(query.goals)} cells, over the limit of "
+                           f"{settings.max_goals}")
+    if query.goal is None and query.goals is None:
+        raise InvalidRequest("missing field 'goal' (or give 'goals')")
+    if query.goal is not None and query.goals is not None:
+        raise InvalidField("goals", "give either goal or goals, not both")
+    max_expanded = min(query.max_expanded or settings.max_expanded, settings.max_expanded)
+    try:
+        return SearchOptions(
+            algorithm=query.algorithm, heuristic=query.heuristic,
+            heuristic_weight=query.heuristic_weight, connectivity=query.connectivity,
+            diagonal=query.diagonal, cost_model=query.cost_model, max_expanded=max_expanded,
+            max_cost=query.max_cost, closest=query.closest,
+        )
+    except InvalidOption as exc:
+        raise InvalidField(exc.field, exc.message) from None
+
+
+def answer(grid: Grid, query: PathQuery, settings: Settings, scratch: SearchScratch) -> dict:
+    """Run one query on one map snapshot and build the response body."""
+    options = search_options(query, settings)
+    blocked = [tuple(c) for c in query.blocked]
+    include = set(query.include)
+    explored_limit = settings.max_explored if "explored" in include else 0
+    result = find_path(grid, query.start, query.goal, options, goals=query.goals,
+                       blocked=blocked, explored_limit=explored_limit, scratch=scratch)
+    effective = result.options
+    body: dict[str, Any] = {
         "map": grid.name,
         "revision": grid.revision,
         "found": result.found,
         "reason": result.reason,
+        "partial": result.partial,
+        "goal_index": result.goal_index,
         "cost": result.cost,
-        "path": result.path,
-        "waypoints": waypoints,
-        "expanded": result.expanded,
     }
-    return Response(orjson.dumps(body, option=orjson.OPT_SERIALIZE_NUMPY),
-                    media_type="application/json")
+    if "path" in include:
+        body["path"] = result.path
+    if "waypoints" in include:
+        if result.path.shape[0] == 0:
+            body["waypoints"] = result.path
+        elif query.smooth:
+            body["waypoints"] = smooth(grid, result.path, diagonal=effective.diagonal,
+                                       blocked=blocked, scratch=scratch)
+        else:
+            body["waypoints"] = turning_points(result.path)
+    body["expanded"] = result.expanded
+    if "explored" in include:
+        body["explored"] = result.explored
+    body["algorithm"] = effective.algorithm.value
+    body["optimal"] = effective.optimal
+    body["bounded_suboptimal"] = effective.bounded_suboptimal
+    body["options"] = {
+        "algorithm": effective.algorithm.value,
+        "heuristic": effective.heuristic.value if effective.heuristic else None,
+        "heuristic_weight": effective.heuristic_weight,
+        "connectivity": effective.connectivity,
+        "diagonal": effective.diagonal.value,
+        "cost_model": effective.cost_model.value,
+        "max_expanded": effective.max_expanded,
+        "max_cost": effective.max_cost,
+        "closest": effective.closest,
+        "smooth": query.smooth,
+    }
+    return body
+
+
+def _run(state: ServiceState, grid: Grid, query: PathQuery) -> dict:
+    with state.pool.borrow() as scratch:
+        return answer(grid, query, state.settings, scratch)
+
+
+@router.post("/path", response_model=PathResponse, responses=_ERRORS)
+def post_path(request: PathRequest, state: StateDep, store: StoreDep) -> Response:
+    """Path between two cells (A* by default: optimal, 8-connected, no corner cutting)."""
+    grid = store.get(request.map)
+    return _json(_run(state, grid, request))
+
+
+def _run_batch_entry(state: ServiceState, grid: Grid, raw: Any) -> dict:
+    try:
+        query = PathQuery.model_validate(raw)
+        return _run(state, grid, query)
+    except ValidationError as exc:
+        return {"error": {"code": error_code_for(exc.errors()), "message": describe_errors(exc.errors())}}
+    except ServiceError as exc:
+        return {"error": {"code": exc.code, "message": exc.message}}
+
+
+@router.post("/paths", response_model=BatchResponse, responses=_ERRORS)
+def post_paths(request: BatchRequest, state: StateDep, store: StoreDep) -> Response:
+    """Many queries on one map in one call, run in parallel; one result per query, in order.
+
+    A query that fails gets ``{"error": {...}}`` in its place; the others are answered.
+    """
+    if len(request.queries) > state.settings.max_batch:
+        raise BatchTooLarge(f"{len(request.queries)} queries, over the limit of "
+                            f"{state.settings.max_batch}")
+    grid = store.get(request.map)  # one snapshot for the whole batch
+    results = list(state.executor.map(lambda raw: _run_batch_entry(state, grid, raw),
+                                      request.queries))
+    return _json({"map": grid.name, "results": results})

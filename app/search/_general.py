@@ -1,0 +1,236 @@
+"""The option-rich grid search kernel: every algorithm, heuristic, movement rule and cost
+model of ``POST /path`` in one compiled loop.
+
+Same conventions as :mod:`app.search._kernels` (padded flat grid, generation-stamped
+scratch, the same frontier order and neighbour order). Differences from the default
+fast kernel: ``g`` is a float64 per cell (terrain costs and weights make costs
+non-integral), per-request blocked cells and goal cells are stamped into ``marks``,
+and several goals may be searched at once.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from app.search._kernels import (
+    BLOCKED, CAME_FROM, FOUND, GOAL, HEAP_POS, LIMIT_REACHED, SQRT2, STATE, UNREACHABLE, F, G,
+    CELL, _open, _sift_down, _sift_up,
+)
+
+# Algorithms.
+ASTAR = 0
+DIJKSTRA = 1
+BFS = 2
+GREEDY = 3
+
+# Heuristics.
+OCTILE = 0
+MANHATTAN = 1
+EUCLIDEAN = 2
+CHEBYSHEV = 3
+ZERO = 4
+
+# Diagonal rules (connectivity 4 is DIAGONAL_NEVER).
+DIAGONAL_NEVER = 0
+NO_CORNER_CUT = 1
+ONE_FREE = 2
+ALWAYS = 3
+
+
+@njit(nogil=True, cache=True, inline="always")
+def distance(kind, dx, dy, orth_w, diag_w):
+    """Heuristic distance for offsets ``dx, dy >= 0``, never above the open-grid cost.
+
+    Octile is the exact open-grid cost with diagonals; Euclidean and Chebyshev are scaled
+    by the cheapest cost per unit of distance, so they stay admissible under both cost
+    models (with 10/14 a diagonal costs less than 10 * sqrt(2)).
+    """
+    if kind == OCTILE:
+        lo = min(dx, dy)
+        return (max(dx, dy) - lo) * orth_w + lo * diag_w
+    if kind == MANHATTAN:
+        return (dx + dy) * orth_w
+    if kind == EUCLIDEAN:
+        return math.sqrt(dx * dx + dy * dy) * min(orth_w, diag_w / SQRT2)
+    if kind == CHEBYSHEV:
+        return max(dx, dy) * min(orth_w, diag_w)
+    return 0.0
+
+
+@njit(nogil=True, cache=True, inline="always")
+def _nearest_goal(kind, x, y, goal_xy, orth_w, diag_w):
+    best = np.inf
+    for k in range(goal_xy.shape[0]):
+        h = distance(kind, abs(x - goal_xy[k, 0]), abs(y - goal_xy[k, 1]), orth_w, diag_w)
+        if h < best:
+            best = h
+    return best
+
+
+@njit(nogil=True, cache=True, inline="always")
+def _step_cost(cell_cost, uniform, a, b, length):
+    """A step costs its length times the mean cost of the two cells it joins."""
+    if uniform:
+        return length
+    return length * 0.5 * (cell_cost[a] + cell_cost[b])
+
+
+@njit(nogil=True, cache=True, inline="always")
+def _offer(cell, x, y, g, current, algorithm, heuristic, h_factor, goal_xy, orth_w, diag_w,
+           max_cost, nodes, g_cost, frontier, size, open_mark, closed_mark):
+    """Offer the route ``current -> cell`` of cost ``g``; returns (new size, pruned)."""
+    s = nodes[cell, STATE]
+    if s == closed_mark:
+        return size, False
+    if g > max_cost:
+        return size, True
+    if s == open_mark:
+        if not g < g_cost[cell]:
+            return size, False
+        i = nodes[cell, HEAP_POS]
+    else:
+        nodes[cell, STATE] = open_mark
+        i = size
+        size += 1
+    g_cost[cell] = g
+    nodes[cell, CAME_FROM] = current
+    if algorithm == ASTAR:
+        f = g + h_factor * _nearest_goal(heuristic, x, y, goal_xy, orth_w, diag_w)
+    elif algorithm == GREEDY:
+        f = _nearest_goal(heuristic, x, y, goal_xy, orth_w, diag_w)
+    else:
+        f = g
+    frontier[i, F] = f
+    frontier[i, G] = g
+    frontier[i, CELL] = cell
+    _sift_up(frontier, nodes, i)
+    return size, False
+
+
+@njit(nogil=True, cache=True)
+def search_grid(passable, stride, cell_cost, uniform, start, goal_xy, algorithm, heuristic,
+                h_factor, closest_kind, diagonal, orth_w, diag_w, max_expanded, max_cost,
+                nodes, marks, g_cost, frontier, generation, explored):
+    """Search from ``start`` to the nearest of the goals stamped in ``marks[:, GOAL]``.
+
+    ``goal_xy`` holds the goals' padded ``(x, y)`` for the heuristic. ``h_factor`` scales
+    the heuristic (minimum cell cost x weight). BFS counts steps (every step costs 1) and
+    ignores terrain. Cells blocked for this search are stamped in ``marks[:, BLOCKED]``.
+    Expanded cells are written to ``explored`` in order, as many as fit.
+
+    Returns ``(status, expanded, reached, closest, n_explored)``: ``reached`` is the goal
+    cell found (or -1); ``closest`` the expanded cell nearest a goal by ``closest_kind``
+    distance (ties: smaller g, then smaller index), for partial paths.
+    """
+    open_mark = np.int32(2 * generation)
+    closed_mark = np.int32(2 * generation + 1)
+    if algorithm == BFS:
+        orth_len = 1.0
+        diag_len = 1.0
+    else:
+        orth_len = orth_w
+        diag_len = diag_w
+
+    nodes[start, STATE] = open_mark
+    nodes[start, CAME_FROM] = -1
+    nodes[start, HEAP_POS] = 0
+    g_cost[start] = 0.0
+    frontier[0, F] = 0.0
+    frontier[0, G] = 0.0
+    frontier[0, CELL] = start
+    size = 1
+    expanded = 0
+    n_explored = 0
+    pruned = False
+    closest = start
+    closest_h = np.inf
+    closest_g = 0.0
+
+    while size > 0:
+        current = int(frontier[0, CELL])
+        size -= 1
+        if size > 0:
+            frontier[0, F] = frontier[size, F]
+            frontier[0, G] = frontier[size, G]
+            frontier[0, CELL] = frontier[size, CELL]
+            _sift_down(frontier, nodes, 0, size)
+        nodes[current, STATE] = closed_mark
+        expanded += 1
+        if n_explored < explored.shape[0]:
+            explored[n_explored] = current
+            n_explored += 1
+        x = current % stride
+        y = current // stride
+        g = g_cost[current]
+        hc = _nearest_goal(closest_kind, x, y, goal_xy, orth_w, diag_w)
+        if hc < closest_h or (hc == closest_h and (g < closest_g or (g == closest_g and current < closest))):
+            closest, closest_h, closest_g = current, hc, g
+        if marks[current, GOAL] == generation:
+            return FOUND, expanded, current, closest, n_explored
+        if expanded >= max_expanded:
+            return LIMIT_REACHED, expanded, -1, closest, n_explored
+
+        north = current - stride
+        south = current + stride
+        n_ok = _open(passable, marks, generation, north)
+        e_ok = _open(passable, marks, generation, current + 1)
+        s_ok = _open(passable, marks, generation, south)
+        w_ok = _open(passable, marks, generation, current - 1)
+        # N, E, S, W, then NE, SE, SW, NW.
+        for k in range(8):
+            if k == 0:
+                ok, cell, nx, ny, length = n_ok, north, x, y - 1, orth_len
+            elif k == 1:
+                ok, cell, nx, ny, length = e_ok, current + 1, x + 1, y, orth_len
+            elif k == 2:
+                ok, cell, nx, ny, length = s_ok, south, x, y + 1, orth_len
+            elif k == 3:
+                ok, cell, nx, ny, length = w_ok, current - 1, x - 1, y, orth_len
+            else:
+                if diagonal == DIAGONAL_NEVER:
+                    break
+                if k == 4:
+                    side_a, side_b, cell, nx, ny = n_ok, e_ok, north + 1, x + 1, y - 1
+                elif k == 5:
+                    side_a, side_b, cell, nx, ny = s_ok, e_ok, south + 1, x + 1, y + 1
+                elif k == 6:
+                    side_a, side_b, cell, nx, ny = s_ok, w_ok, south - 1, x - 1, y + 1
+                else:
+                    side_a, side_b, cell, nx, ny = n_ok, w_ok, north - 1, x - 1, y - 1
+                if diagonal == NO_CORNER_CUT:
+                    ok = side_a and side_b
+                elif diagonal == ONE_FREE:
+                    ok = side_a or side_b
+                else:
+                    ok = True
+                ok = ok and _open(passable, marks, generation, cell)
+                length = diag_len
+            if not ok:
+                continue
+            if algorithm == BFS:
+                step = length
+            else:
+                step = _step_cost(cell_cost, uniform, current, cell, length)
+            size, cut = _offer(cell, nx, ny, g + step, current, algorithm, heuristic, h_factor,
+                               goal_xy, orth_w, diag_w, max_cost, nodes, g_cost, frontier, size,
+                               open_mark, closed_mark)
+            pruned = pruned or cut
+    if pruned:
+        return LIMIT_REACHED, expanded, -1, closest, n_explored
+    return UNREACHABLE, expanded, -1, closest, n_explored
+
+
+@njit(nogil=True, cache=True)
+def path_cost(cell_cost, uniform, stride, path, orth_w, diag_w):
+    """Cost of a cell path under the step-cost rule, summed from the start (as ``g`` is)."""
+    total = 0.0
+    for k in range(1, path.shape[0]):
+        diagonal = path[k, 0] != path[k - 1, 0] and path[k, 1] != path[k - 1, 1]
+        length = diag_w if diagonal else orth_w
+        a = (path[k - 1, 1] + 1) * stride + path[k - 1, 0] + 1
+        b = (path[k, 1] + 1) * stride + path[k, 0] + 1
+        total += _step_cost(cell_cost, uniform, a, b, length)
+    return total

@@ -1,0 +1,167 @@
+"""``find_path``: check the query, run a search kernel, rebuild the path from the parent chain.
+
+The default options (A*, octile, 8-connected without corner cutting) run the exact
+fast kernel of :mod:`app.search._kernels`; any other option runs the option-rich kernel
+of :mod:`app.search._general`. Both order the frontier the same way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from app.errors import GoalBlocked, OutOfBounds, StartBlocked
+from app.grid.model import Grid
+from app.search import _general, _kernels
+from app.search.options import (
+    ALGORITHM_CODES, DEFAULT_OPTIONS, DIAGONAL_CODES, HEURISTIC_CODES, CostModel, Heuristic,
+    SearchOptions,
+)
+from app.search.scratch import SearchScratch, thread_scratch
+
+Cell = tuple[int, int]
+
+_REASONS = {_kernels.UNREACHABLE: "unreachable", _kernels.LIMIT_REACHED: "limit_reached"}
+_EMPTY = np.empty((0, 2), dtype=np.int32)
+_NO_CELLS = np.empty(0, dtype=np.int32)
+
+
+@dataclass(frozen=True)
+class PathResult:
+    """The outcome of one search.
+
+    ``path`` is an ``(n, 2)`` int32 array of ``[x, y]`` cells from start to goal inclusive
+    (empty when not found, unless ``partial``); ``cost`` is its cost under the cost model
+    (``None`` when not found); ``reason`` says why the goal was not reached;
+    ``goal_index`` which goal was reached; ``partial`` that ``path`` ends at the expanded
+    cell nearest the goal instead (``closest`` option); ``explored`` the expanded cells in
+    order (``[x, y]``, only when asked for).
+    """
+
+    found: bool
+    path: np.ndarray
+    cost: float | None
+    expanded: int
+    reason: str | None = None
+    goal_index: int | None = None
+    partial: bool = False
+    options: SearchOptions = DEFAULT_OPTIONS
+    explored: np.ndarray = field(default_factory=lambda: _EMPTY)
+
+
+def check_cell(grid: Grid, cell: Cell, role: str, blocked: frozenset[Cell] = frozenset()) -> None:
+    """Raise the domain error for a start/goal outside the map or on a blocked cell."""
+    x, y = cell
+    if not grid.in_bounds(x, y):
+        raise OutOfBounds(
+            f"{role} [{x}, {y}] is outside map {grid.name!r} "
+            f"(x must be in 0..{grid.width - 1}, y in 0..{grid.height - 1})"
+        )
+    if not grid.is_walkable(x, y) or (x, y) in blocked:
+        error = StartBlocked if role == "start" else GoalBlocked
+        where = "a blocked cell" if grid.is_walkable(x, y) is False else "a cell listed in blocked"
+        raise error(f"{role} [{x}, {y}] is {where} on map {grid.name!r}")
+
+
+def find_path(
+    grid: Grid,
+    start: Cell,
+    goal: Cell | None = None,
+    options: SearchOptions = DEFAULT_OPTIONS,
+    *,
+    goals: Sequence[Cell] | None = None,
+    blocked: Sequence[Cell] = (),
+    explored_limit: int = 0,
+    scratch: SearchScratch | None = None,
+) -> PathResult:
+    """Search from ``start`` to ``goal`` (or to the cheapest of ``goals``).
+
+    ``blocked`` cells are treated as walls for this search only; ``explored_limit`` > 0
+    returns up to that many expanded cells. Raises :class:`OutOfBounds`,
+    :class:`StartBlocked` or :class:`GoalBlocked` for bad endpoints.
+    """
+    if (goal is None) == (goals is None):
+        raise ValueError("give exactly one of goal and goals")
+    goal_list = [goal] if goals is None else list(goals)
+    if not goal_list:
+        raise ValueError("goals must not be empty")
+    blocked_set = frozenset((int(x), int(y)) for x, y in blocked)
+    for x, y in blocked_set:
+        if not grid.in_bounds(x, y):
+            raise OutOfBounds(f"blocked cell [{x}, {y}] is outside map {grid.name!r} "
+                              f"(x must be in 0..{grid.width - 1}, y in 0..{grid.height - 1})")
+    check_cell(grid, start, "start", blocked_set)
+    for g in goal_list:
+        check_cell(grid, g, "goal", blocked_set)
+    options = options.resolved()
+    if scratch is None:
+        scratch = thread_scratch()
+    limit = options.max_expanded or grid.cell_count
+    generation = scratch.begin(grid.flat.size)
+    start_i = grid.index(*start)
+    orth_w, diag_w = options.step_weights
+
+    if (options.is_fast_path and len(goal_list) == 1 and not blocked_set
+            and explored_limit <= 0):
+        goal_i = grid.index(*goal_list[0])
+        status, expanded = _kernels.astar_octile(
+            grid.flat, grid.stride, start_i, goal_i, limit, orth_w, diag_w,
+            scratch.nodes, scratch.frontier, generation,
+        )
+        if status != _kernels.FOUND:
+            return PathResult(False, _EMPTY, None, int(expanded), _REASONS[int(status)],
+                              options=options)
+        path = _kernels.reconstruct_path(scratch.nodes, goal_i, grid.stride)
+        straight = int(scratch.nodes[goal_i, _kernels.COST_ORTH])
+        diagonal = int(scratch.nodes[goal_i, _kernels.COST_DIAG])
+        cost = straight * orth_w + diagonal * diag_w
+        return PathResult(True, path, _as_cost(cost, options), int(expanded), goal_index=0,
+                          options=options)
+
+    marks = scratch.marks
+    goal_cells = np.array([grid.index(x, y) for x, y in goal_list], dtype=np.int64)
+    marks[goal_cells, _kernels.GOAL] = generation
+    if blocked_set:
+        blocked_cells = np.array([grid.index(x, y) for x, y in sorted(blocked_set)], dtype=np.int64)
+        marks[blocked_cells, _kernels.BLOCKED] = generation
+    goal_xy = np.array([(x + 1, y + 1) for x, y in goal_list], dtype=np.int64)
+    explored = np.empty(max(0, explored_limit), dtype=np.int32)
+    h_factor = 0.0 if options.heuristic == Heuristic.ZERO else options.heuristic_weight
+    closest_kind = _general.OCTILE if options.diagonals else _general.MANHATTAN
+    max_cost = np.inf if options.max_cost is None else float(options.max_cost)
+    status, expanded, reached, closest, n_explored = _general.search_grid(
+        grid.flat, grid.stride, _UNIFORM_COSTS, True, start_i, goal_xy,
+        ALGORITHM_CODES[options.algorithm], HEURISTIC_CODES[options.heuristic], h_factor,
+        closest_kind, DIAGONAL_CODES[options.diagonal], orth_w, diag_w, limit, max_cost,
+        scratch.nodes, marks, scratch.g_cost, scratch.frontier, generation, explored,
+    )
+    explored_xy = _cells_to_xy(explored[:n_explored], grid.stride)
+    if status == _kernels.FOUND:
+        path = _kernels.reconstruct_path(scratch.nodes, reached, grid.stride)
+        goal_index = int(np.flatnonzero(goal_cells == reached)[0])
+        found, partial, reason = True, False, None
+    elif options.closest:
+        path = _kernels.reconstruct_path(scratch.nodes, closest, grid.stride)
+        goal_index, found, partial, reason = None, False, True, _REASONS[int(status)]
+    else:
+        return PathResult(False, _EMPTY, None, int(expanded), _REASONS[int(status)],
+                          options=options, explored=explored_xy)
+    cost = _general.path_cost(_UNIFORM_COSTS, True, grid.stride, path, orth_w, diag_w)
+    return PathResult(found, path, _as_cost(cost, options), int(expanded), reason,
+                      goal_index=goal_index, partial=partial, options=options,
+                      explored=explored_xy)
+
+
+_UNIFORM_COSTS = np.ones(1, dtype=np.float64)
+
+
+def _as_cost(cost: float, options: SearchOptions) -> float | int:
+    return int(round(cost)) if options.cost_model == CostModel.INTEGER else float(cost)
+
+
+def _cells_to_xy(cells: np.ndarray, stride: int) -> np.ndarray:
+    if cells.size == 0:
+        return _EMPTY
+    return np.stack([cells % stride - 1, cells // stride - 1], axis=1).astype(np.int32)
