@@ -225,12 +225,25 @@ def search_grid(passable, stride, cell_cost, uniform, start, goal_xy, algorithm,
 
 @njit(nogil=True, cache=True)
 def path_cost(cell_cost, uniform, stride, path, orth_w, diag_w):
-    """Cost of a cell path under the step-cost rule, summed from the start (as ``g`` is)."""
+    """Cost of a cell path under the step-cost rule.
+
+    On uniform terrain: ``straight * orth_w + diagonal * diag_w`` from the step counts
+    (exact, and equal to the default kernel's cost bit for bit); otherwise summed step by
+    step from the start, as the search accumulates ``g``.
+    """
+    straight = 0
+    diagonal = 0
     total = 0.0
     for k in range(1, path.shape[0]):
-        diagonal = path[k, 0] != path[k - 1, 0] and path[k, 1] != path[k - 1, 1]
-        length = diag_w if diagonal else orth_w
-        a = (path[k - 1, 1] + 1) * stride + path[k - 1, 0] + 1
-        b = (path[k, 1] + 1) * stride + path[k, 0] + 1
-        total += _step_cost(cell_cost, uniform, a, b, length)
+        is_diagonal = path[k, 0] != path[k - 1, 0] and path[k, 1] != path[k - 1, 1]
+        if is_diagonal:
+            diagonal += 1
+        else:
+            straight += 1
+        if not uniform:
+            a = (path[k - 1, 1] + 1) * stride + path[k - 1, 0] + 1
+            b = (path[k, 1] + 1) * stride + path[k, 0] + 1
+            total += _step_cost(cell_cost, uniform, a, b, diag_w if is_diagonal else orth_w)
+    if uniform:
+        return straight * orth_w + diagonal * diag_w
     return total
