@@ -1,0 +1,155 @@
+"""POST /path options and POST /paths batches through the real app."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from app.grid import load_map
+from tests.conftest import MAPS_DIR
+from tests.reference import step_is_legal
+
+ARENA = {"map": "arena", "start": [2, 2], "goal": [40, 50]}
+ARENA_WALKABLE = np.asarray(
+    load_map(MAPS_DIR / "arena.png", max_cells=10**6, max_bytes=10**7).walkable, dtype=bool)
+
+
+def post(client, body, url="/path"):
+    return client.post(url, json=body)
+
+
+def test_options_are_echoed(client):
+    body = post(client, {**ARENA, "algorithm": "dijkstra", "connectivity": 4}).json()
+    assert body["algorithm"] == "dijkstra" and body["optimal"] is True
+    assert body["bounded_suboptimal"] is False
+    assert body["options"] == {
+        "algorithm": "dijkstra", "heuristic": "manhattan", "heuristic_weight": 1.0,
+        "connectivity": 4, "diagonal": "never", "cost_model": "float",
+        "max_expanded": 16_000_000, "max_cost": None, "closest": False, "smooth": True,
+    }
+
+
+@pytest.mark.parametrize("algorithm", ["astar", "dijkstra", "bfs", "greedy"])
+def test_each_algorithm_over_http(client, algorithm):
+    body = post(client, {**ARENA, "algorithm": algorithm}).json()
+    assert body["found"] and body["path"][0] == [2, 2] and body["path"][-1] == [40, 50]
+    assert body["optimal"] is (algorithm in ("astar", "dijkstra"))
+
+
+def test_optimal_algorithms_agree_and_greedy_is_flagged(client):
+    costs = {a: post(client, {**ARENA, "algorithm": a}).json()["cost"]
+             for a in ("astar", "dijkstra", "greedy")}
+    assert costs["astar"] == costs["dijkstra"] <= costs["greedy"]
+    weighted = post(client, {**ARENA, "heuristic_weight": 3}).json()
+    assert weighted["bounded_suboptimal"] is True and weighted["optimal"] is False
+    assert weighted["cost"] <= 3 * costs["astar"]
+
+
+def test_integer_cost_model_is_integer(client):
+    body = post(client, {**ARENA, "cost_model": "integer"}).json()
+    assert isinstance(body["cost"], int)
+
+
+def test_blocked_goals_include_explored(client):
+    base = post(client, ARENA).json()
+    middle = base["path"][len(base["path"]) // 2]
+    detour = post(client, {**ARENA, "blocked": [middle]}).json()
+    assert detour["found"] and middle not in detour["path"] and detour["cost"] >= base["cost"]
+    multi = post(client, {"map": "arena", "start": [2, 2], "goals": [[40, 50], [3, 3]],
+                          "include": ["path", "explored"]}).json()
+    assert multi["goal_index"] == 1 and multi["path"][-1] == [3, 3]
+    assert "waypoints" not in multi and len(multi["explored"]) == multi["expanded"]
+
+
+def test_closest_on_unreachable_goal(client):
+    # A wall of blocked cells around the goal makes it unreachable for this request only.
+    goal = [40, 50]
+    ring = [[goal[0] + dx, goal[1] + dy] for dx in (-1, 0, 1) for dy in (-1, 0, 1) if dx or dy]
+    body = post(client, {**ARENA, "blocked": ring, "closest": True}).json()
+    assert body["found"] is False and body["partial"] is True and body["reason"] == "unreachable"
+    assert body["path"][0] == [2, 2] and body["cost"] > 0
+    assert max(abs(body["path"][-1][0] - goal[0]), abs(body["path"][-1][1] - goal[1])) == 2
+    plain = post(client, {**ARENA, "blocked": ring}).json()
+    assert plain["path"] == [] and plain["partial"] is False
+
+
+def test_limit_reached(client):
+    body = post(client, {**ARENA, "max_expanded": 5}).json()
+    assert body["found"] is False and body["reason"] == "limit_reached" and body["expanded"] == 5
+
+
+@pytest.mark.parametrize("extra,code", [
+    ({"algorithm": "dfs"}, "invalid_algorithm"),
+    ({"heuristic": "magic"}, "invalid_heuristic"),
+    ({"connectivity": 6}, "invalid_connectivity"),
+    ({"diagonal": "sometimes"}, "invalid_diagonal"),
+    ({"cost_model": "fixed"}, "invalid_cost_model"),
+    ({"heuristic_weight": 0.5}, "invalid_heuristic_weight"),
+    ({"max_cost": -1}, "invalid_max_cost"),
+    ({"max_expanded": 0}, "invalid_max_expanded"),
+    ({"blocked": [[1, 2, 3]]}, "invalid_blocked"),
+    ({"blocked": [[1, 1]] * 5000}, "invalid_blocked"),
+    ({"include": ["everything"]}, "invalid_include"),
+    ({"goals": []}, "invalid_goals"),
+    ({"goals": [[1, 1]]}, "invalid_goals"),  # both goal and goals
+    ({"blocked": [[900, 1]]}, "out_of_bounds"),
+    ({"blocked": [[40, 50]]}, "goal_blocked"),
+    ({"blocked": [[2, 2]]}, "start_blocked"),
+])
+def test_bad_options(client, extra, code):
+    response = post(client, {**ARENA, **extra})
+    assert response.status_code == 422, response.text
+    assert response.json()["error"]["code"] == code
+
+
+@pytest.mark.parametrize("raw", [b'"heuristic_weight": NaN', b'"max_cost": Infinity'])
+def test_nan_and_infinity_refused(client, raw):
+    content = b'{"map": "arena", "start": [2, 2], "goal": [40, 50], ' + raw + b"}"
+    response = client.post("/path", content=content, headers={"content-type": "application/json"})
+    assert response.status_code == 422
+    assert response.json()["error"]["code"] in ("invalid_heuristic_weight", "invalid_max_cost",
+                                                "invalid_request")
+
+
+def test_batch_in_order_with_per_query_errors(client):
+    queries = [
+        {"start": [2, 2], "goal": [40, 50]},
+        {"start": [0, 0], "goal": [40, 50]},
+        {"start": [2, 2], "goal": [40, 50], "algorithm": "bfs", "connectivity": 4},
+        {"start": [2, 2]},
+        {"start": [2, 2], "goal": [40, 50], "algorithm": "nope"},
+    ]
+    response = post(client, {"map": "arena", "queries": queries}, "/paths")
+    assert response.status_code == 200
+    results = response.json()["results"]
+    assert len(results) == 5
+    single = post(client, {**ARENA}).json()
+    assert results[0] == single
+    assert results[1] == {"error": {"code": "start_blocked",
+                                    "message": "start [0, 0] is a blocked cell on map 'arena'"}}
+    assert results[2]["algorithm"] == "bfs" and results[2]["found"]
+    assert results[3]["error"]["code"] == "invalid_request"
+    assert results[4]["error"]["code"] == "invalid_algorithm"
+
+
+def test_batch_errors(client):
+    too_many = {"map": "arena", "queries": [{"start": [2, 2], "goal": [3, 3]}] * 1001}
+    response = post(client, too_many, "/paths")
+    assert response.status_code == 422 and response.json()["error"]["code"] == "batch_too_large"
+    response = post(client, {"map": "nope", "queries": []}, "/paths")
+    assert response.status_code == 404
+    response = post(client, {"map": "arena"}, "/paths")
+    assert response.status_code == 422 and response.json()["error"]["code"] == "invalid_request"
+
+
+def test_batch_of_many_queries_is_consistent(client):
+    queries = [{"start": [2, 2], "goal": [x, 50]} for x in range(30, 50)]
+    results = post(client, {"map": "arena", "queries": queries}, "/paths").json()["results"]
+    for query, result in zip(queries, results):
+        if "error" in result:
+            assert result["error"]["code"] == "goal_blocked"
+            continue
+        assert result == post(client, {"map": "arena", **query}).json()
+        cells = [tuple(c) for c in result["path"]]
+        assert cells[0] == (2, 2) and cells[-1] == tuple(query["goal"])
+        assert all(step_is_legal(ARENA_WALKABLE, a, b) for a, b in zip(cells, cells[1:]))
