@@ -66,6 +66,9 @@ class PathOptions(BaseModel):
     closest: StrictBool = Field(
         False, description="If the goal is not reached, return the path to the expanded cell "
         "nearest it (partial: true).")
+    terrain_costs: dict[str, Annotated[float, Field(gt=0, allow_inf_nan=False)]] = Field(
+        default_factory=dict, description="Override terrain class costs for this request, "
+        'e.g. {"sand": 1.5} for a unit that prefers sand (classes: GET /maps).')
     blocked: list[Cell] = Field(
         default_factory=list, description="Extra blocked cells for this request only.")
     goals: list[Cell] | None = Field(
@@ -107,6 +110,7 @@ class EffectiveOptions(BaseModel):
     max_expanded: int
     max_cost: float | None
     closest: bool
+    terrain_costs: dict[str, float] = Field(description="Every class's cost for this search.")
     smooth: bool
 
 
@@ -141,11 +145,17 @@ class BatchResponse(BaseModel):
     results: list[PathResponse | ErrorResponse]
 
 
+class TerrainInfo(BaseModel):
+    name: str
+    cost: float
+
+
 class MapInfo(BaseModel):
     name: str
     width: int
     height: int
     walkable: int = Field(description="Number of walkable cells.")
+    terrain: list[TerrainInfo] = Field(description="Terrain classes and their costs.")
     revision: int
     sha256: str = Field(description="SHA-256 of the map content (size and walkability).")
     source: str = Field(description="File the map was loaded from.")

@@ -50,10 +50,12 @@ def path_cost(path, weights: tuple[float, float] = (1.0, SQRT2)) -> float:
 
 
 def reference_costs(walkable: np.ndarray, start, diagonal: str = "no_corner_cut",
-                    weights: tuple[float, float] = (1.0, SQRT2)) -> np.ndarray:
+                    weights: tuple[float, float] = (1.0, SQRT2),
+                    cell_cost: np.ndarray | None = None) -> np.ndarray:
     """Cost from ``start`` to every cell (inf where unreachable), shape (height, width).
 
-    ``weights`` are the straight and diagonal step costs; ``diagonal`` the corner rule.
+    ``weights`` are the straight and diagonal step costs; ``diagonal`` the corner rule;
+    ``cell_cost`` (optional) scales a step by the mean cost of the two cells it joins.
     """
     h, w = walkable.shape
     rows, cols, costs = [], [], []
@@ -64,7 +66,10 @@ def reference_costs(walkable: np.ndarray, start, diagonal: str = "no_corner_cut"
                     if (dx or dy) and step_is_legal(walkable, (x, y), (x + dx, y + dy), diagonal):
                         rows.append(y * w + x)
                         cols.append((y + dy) * w + x + dx)
-                        costs.append(weights[1] if dx and dy else weights[0])
+                        length = weights[1] if dx and dy else weights[0]
+                        if cell_cost is not None:
+                            length *= 0.5 * (cell_cost[y, x] + cell_cost[y + dy, x + dx])
+                        costs.append(length)
     graph = coo_matrix((costs, (rows, cols)), shape=(h * w, h * w)).tocsr()
     dist = dijkstra(graph, directed=True, indices=start[1] * w + start[0])
     return dist.reshape(h, w)

@@ -25,7 +25,8 @@ def test_options_are_echoed(client):
     assert body["options"] == {
         "algorithm": "dijkstra", "heuristic": "manhattan", "heuristic_weight": 1.0,
         "connectivity": 4, "diagonal": "never", "cost_model": "float",
-        "max_expanded": 16_000_000, "max_cost": None, "closest": False, "smooth": True,
+        "max_expanded": 16_000_000, "max_cost": None, "closest": False,
+        "terrain_costs": {"ground": 1.0}, "smooth": True,
     }
 
 
@@ -153,3 +154,21 @@ def test_batch_of_many_queries_is_consistent(client):
         cells = [tuple(c) for c in result["path"]]
         assert cells[0] == (2, 2) and cells[-1] == tuple(query["goal"])
         assert all(step_is_legal(ARENA_WALKABLE, a, b) for a, b in zip(cells, cells[1:]))
+
+
+@pytest.mark.parametrize("extra,code", [
+    ({"terrain_costs": {"lava": 2}}, "invalid_terrain_costs"),
+    ({"terrain_costs": {"ground": -1}}, "invalid_terrain_costs"),
+    ({"terrain_costs": {"ground": 0}}, "invalid_terrain_costs"),
+    ({"terrain_costs": {"ground": 1.5}, "cost_model": "integer"}, "invalid_cost_model"),
+])
+def test_bad_terrain_costs(client, extra, code):
+    response = post(client, {**ARENA, **extra})
+    assert response.status_code == 422 and response.json()["error"]["code"] == code
+
+
+def test_terrain_override_changes_cost(client):
+    cheap = post(client, {**ARENA, "terrain_costs": {"ground": 2}}).json()
+    base = post(client, ARENA).json()
+    assert cheap["cost"] == pytest.approx(2 * base["cost"])
+    assert cheap["options"]["terrain_costs"] == {"ground": 2.0}

@@ -27,7 +27,7 @@ def error_response(status: int, code: str, message: str) -> Response:
 # foundation's fields (map, start, goal, smooth) and malformed bodies get ``invalid_request``.
 OPTION_FIELDS = frozenset({
     "algorithm", "heuristic", "heuristic_weight", "connectivity", "diagonal", "cost_model",
-    "max_expanded", "max_cost", "closest", "blocked", "goals", "include",
+    "max_expanded", "max_cost", "closest", "blocked", "goals", "include", "terrain_costs",
 })
 
 

@@ -8,10 +8,22 @@ Two families of formats:
   blocked value). Pixels whose alpha is below 128 are blocked too. 16-bit greyscale is
   scaled to 8 bits first. The image size is checked against the cell limit from the
   file header, before any pixel is decoded.
+  **Terrain costs from grey levels**: white (255) is terrain class ``ground``, cost 1;
+  a walkable grey ``v`` (128..254) is class ``grey_<v>`` with cost ``1 + (255 - v) / 32``
+  (223 costs 2, 191 costs 3, 159 costs 4, 128 about 5).
 * **Moving AI ``.map``** text files: a header ``type octile`` / ``height H`` /
   ``width W`` / ``map``, then ``H`` rows of ``W`` characters. ``.``, ``G`` and ``S`` are
   passable; ``@``, ``O``, ``T`` and ``W`` are blocked; any other character is an error.
-  CRLF line endings are accepted.
+  CRLF line endings are accepted. ``.`` and ``G`` are class ``ground`` and ``S`` is class
+  ``swamp``, both cost 1 unless a sidecar says otherwise (so benchmark maps load as
+  published).
+
+A sidecar ``NAME.json`` beside the map file may give:
+
+* ``"palette"`` (bitmaps): ``[{"name": "road", "color": "#ffffff", "cost": 1},
+  {"name": "water", "color": "#0000ff", "blocked": true}, ...]``: every pixel's RGB colour
+  must be listed; it replaces the grey-level rule.
+* ``"costs"``: ``{"swamp": 5, "grey_200": 2.5}``: costs of existing classes.
 
 Every failure raises :class:`~app.errors.MapLoadError` with a reason a person can act on.
 """
@@ -20,11 +32,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import json
+import math
+import re
+
 import numpy as np
 from PIL import Image, UnidentifiedImageError
 
 from app.errors import MapLoadError
-from app.grid.model import Grid
+from app.grid.model import GROUND, Grid, TerrainClass
 
 MOVINGAI_SUFFIXES = frozenset({".map"})
 IMAGE_SUFFIXES = frozenset(
@@ -44,7 +60,7 @@ def is_map_file(path: Path) -> bool:
 
 
 def load_map(path: Path, *, name: str | None = None, max_cells: int, max_bytes: int) -> Grid:
-    """Load one map file; the map's name defaults to the file stem."""
+    """Load one map file (and its sidecar ``NAME.json``, if any); the name defaults to the stem."""
     path = Path(path)
     name = path.stem if name is None else name
     try:
@@ -55,18 +71,76 @@ def load_map(path: Path, *, name: str | None = None, max_cells: int, max_bytes: 
         raise MapLoadError("file is empty (0 bytes)")
     if size > max_bytes:
         raise MapLoadError(f"file is {size} bytes, over the limit of {max_bytes} bytes")
+    sidecar = read_sidecar(path.with_suffix(".json"))
     suffix = path.suffix.lower()
     if suffix in MOVINGAI_SUFFIXES:
-        walkable = parse_movingai(path.read_bytes(), max_cells=max_cells)
+        if "palette" in sidecar:
+            raise MapLoadError("sidecar: 'palette' applies to bitmaps only")
+        chars = movingai_chars(path.read_bytes(), max_cells=max_cells)
+        walkable = np.isin(chars, np.frombuffer(bytes(_MOVINGAI_PASSABLE), dtype=np.uint8))
+        terrain = (chars == ord("S")).astype(np.uint8)
+        classes = (TerrainClass("ground", 1.0), TerrainClass("swamp", 1.0))
     elif suffix in IMAGE_SUFFIXES:
-        walkable = read_bitmap(path, max_cells=max_cells)
+        image = decode_bitmap(path, max_cells=max_cells)
+        if "palette" in sidecar:
+            walkable, terrain, classes = palette_terrain(image, sidecar["palette"])
+        else:
+            walkable, terrain, classes = grey_terrain(image)
     else:
         raise MapLoadError(f"unsupported file type {suffix!r}")
-    return Grid.from_walkable(name, walkable, source=path.name)
+    classes = apply_costs(classes, sidecar.get("costs", {}))
+    if len(classes) == 1 and classes[0] == GROUND[0]:
+        terrain = None
+    return Grid.from_walkable(name, walkable, terrain=terrain, terrain_classes=classes,
+                              source=path.name)
+
+
+_COLOR_RE = re.compile(r"^#[0-9a-fA-F]{6}$")
+
+
+def _cost(value: object, where: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not (
+            math.isfinite(value) and value > 0):
+        raise MapLoadError(f"sidecar: {where} cost must be a finite number > 0, got {value!r}")
+    return float(value)
+
+
+def read_sidecar(path: Path) -> dict:
+    """The optional ``NAME.json`` next to a map: ``palette`` and/or ``costs``."""
+    if not path.is_file():
+        return {}
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise MapLoadError(f"sidecar {path.name} is not valid JSON: {exc}") from None
+    if not isinstance(data, dict) or set(data) - {"palette", "costs"}:
+        raise MapLoadError(f"sidecar {path.name} must be an object with 'palette' and/or 'costs'")
+    if "costs" in data and not isinstance(data["costs"], dict):
+        raise MapLoadError(f"sidecar {path.name}: 'costs' must be an object of class: cost")
+    if "palette" in data and not (isinstance(data["palette"], list) and data["palette"]):
+        raise MapLoadError(f"sidecar {path.name}: 'palette' must be a non-empty list")
+    return data
+
+
+def apply_costs(classes: tuple[TerrainClass, ...], costs: dict) -> tuple[TerrainClass, ...]:
+    """Override class costs by name (a sidecar's ``costs``)."""
+    known = {tc.name for tc in classes}
+    for name in costs:
+        if name not in known:
+            raise MapLoadError(f"sidecar: 'costs' names unknown terrain class {name!r} "
+                               f"(classes: {', '.join(sorted(known))})")
+    return tuple(TerrainClass(tc.name, _cost(costs[tc.name], repr(tc.name)))
+                 if tc.name in costs else tc for tc in classes)
 
 
 def parse_movingai(data: bytes, *, max_cells: int) -> np.ndarray:
-    """Parse a Moving AI ``.map`` file; returns a boolean ``(height, width)`` array."""
+    """Parse a Moving AI ``.map`` file; returns a boolean ``(height, width)`` walkable array."""
+    chars = movingai_chars(data, max_cells=max_cells)
+    return np.isin(chars, np.frombuffer(bytes(_MOVINGAI_PASSABLE), dtype=np.uint8))
+
+
+def movingai_chars(data: bytes, *, max_cells: int) -> np.ndarray:
+    """The ``(height, width)`` terrain characters of a Moving AI ``.map`` file, checked."""
     lines = data.split(b"\n")
     header: dict[bytes, bytes] = {}
     row = 0
@@ -110,11 +184,11 @@ def parse_movingai(data: bytes, *, max_cells: int) -> np.ndarray:
     if not known.all():
         y, x = np.argwhere(~known)[0]
         raise MapLoadError(f"unknown terrain character {chr(grid[y, x])!r} at x={x}, y={y}")
-    return np.isin(grid, np.frombuffer(bytes(_MOVINGAI_PASSABLE), dtype=np.uint8))
+    return grid
 
 
-def read_bitmap(path: Path, *, max_cells: int) -> np.ndarray:
-    """Decode an image into a boolean ``(height, width)`` walkability array."""
+def decode_bitmap(path: Path, *, max_cells: int) -> Image.Image:
+    """Open and decode an image, refusing oversized ones from the header first."""
     try:
         with Image.open(path) as image:
             width, height = image.size  # from the header: nothing decoded yet
@@ -125,7 +199,7 @@ def read_bitmap(path: Path, *, max_cells: int) -> np.ndarray:
             if width < 1 or height < 1:
                 raise MapLoadError(f"image size {width}x{height} is empty")
             image.load()
-            return bitmap_walkable(image)
+            return image.copy() if image.mode != "P" else image.convert("RGBA")
     except MapLoadError:
         raise
     except Image.DecompressionBombError as exc:
@@ -136,17 +210,88 @@ def read_bitmap(path: Path, *, max_cells: int) -> np.ndarray:
         raise MapLoadError(f"corrupt image: {exc}") from exc
 
 
-def bitmap_walkable(image: Image.Image) -> np.ndarray:
-    """Walkable where luminance >= 128 and (if there is alpha) alpha >= 128."""
+def read_bitmap(path: Path, *, max_cells: int) -> np.ndarray:
+    """Decode an image into a boolean ``(height, width)`` walkability array."""
+    return grey_terrain(decode_bitmap(path, max_cells=max_cells))[0]
+
+
+def _luminance(image: Image.Image) -> np.ndarray:
+    """8-bit luminance (16-bit greys scaled down, rounded)."""
     if image.mode in ("I", "I;16", "I;16L", "I;16B", "I;16N"):
-        luminance = np.asarray(image, dtype=np.float64) / 257.0  # 16-bit grey -> 0..255
-    elif image.mode == "F":
-        luminance = np.asarray(image, dtype=np.float64)
-    else:
-        luminance = np.asarray(image.convert("L"), dtype=np.float64)
-    walkable = luminance >= WALKABLE_THRESHOLD
+        return np.rint(np.asarray(image, dtype=np.float64) / 257.0).clip(0, 255).astype(np.uint8)
+    if image.mode == "F":
+        return np.asarray(image, dtype=np.float64).clip(0, 255).astype(np.uint8)
+    return np.asarray(image.convert("L"), dtype=np.uint8)
+
+
+def _opaque(image: Image.Image) -> np.ndarray | None:
     has_alpha = image.mode in ("RGBA", "LA", "PA", "La", "RGBa") or "transparency" in image.info
-    if has_alpha:
-        alpha = np.asarray(image.convert("RGBA").getchannel("A"))
-        walkable &= alpha >= WALKABLE_THRESHOLD
-    return walkable
+    if not has_alpha:
+        return None
+    return np.asarray(image.convert("RGBA").getchannel("A")) >= WALKABLE_THRESHOLD
+
+
+def grey_cost(value: int) -> float:
+    """Cost of a walkable grey level (128..255): 1 for white, +1 per 32 levels darker."""
+    return 1.0 + (255 - value) / 32.0
+
+
+def grey_terrain(image: Image.Image):
+    """Walkable where luminance >= 128 and alpha >= 128; classes from the grey levels."""
+    luminance = _luminance(image)
+    walkable = luminance >= WALKABLE_THRESHOLD
+    opaque = _opaque(image)
+    if opaque is not None:
+        walkable &= opaque
+    levels = sorted(int(v) for v in np.unique(luminance[walkable]) if v != 255)
+    if not levels:
+        return walkable, None, GROUND
+    classes = GROUND + tuple(TerrainClass(f"grey_{v}", grey_cost(v)) for v in levels)
+    lookup = np.zeros(256, dtype=np.uint8)
+    for index, v in enumerate(levels, start=1):
+        lookup[v] = index
+    terrain = np.where(walkable, lookup[luminance], 0).astype(np.uint8)
+    return walkable, terrain, classes
+
+
+def palette_terrain(image: Image.Image, palette: list):
+    """Walkability and classes from a sidecar palette of exact RGB colours."""
+    rgb = np.asarray(image.convert("RGB"), dtype=np.uint32)
+    packed = (rgb[..., 0] << 16) | (rgb[..., 1] << 8) | rgb[..., 2]
+    classes: list[TerrainClass] = []
+    walkable = np.zeros(packed.shape, dtype=bool)
+    terrain = np.zeros(packed.shape, dtype=np.uint8)
+    listed = np.zeros(packed.shape, dtype=bool)
+    seen_colors = set()
+    for entry in palette:
+        if not isinstance(entry, dict) or not isinstance(entry.get("name"), str) or \
+                not _COLOR_RE.match(str(entry.get("color", ""))):
+            raise MapLoadError("sidecar: each palette entry needs a 'name' and a 'color' like '#a0b0c0'")
+        color = int(entry["color"][1:], 16)
+        if color in seen_colors:
+            raise MapLoadError(f"sidecar: colour {entry['color']} is listed twice")
+        seen_colors.add(color)
+        here = packed == color
+        listed |= here
+        if entry.get("blocked") is True:
+            continue
+        names = [tc.name for tc in classes]
+        if entry["name"] in names:
+            index = names.index(entry["name"])
+        else:
+            classes.append(TerrainClass(entry["name"], _cost(entry.get("cost"), repr(entry["name"]))))
+            index = len(classes) - 1
+        walkable |= here
+        terrain[here] = index
+    if not listed.all():
+        y, x = np.argwhere(~listed)[0]
+        raise MapLoadError(f"sidecar: pixel colour #{int(packed[y, x]):06x} at x={x}, y={y} is "
+                           "not in the palette")
+    if not classes:
+        raise MapLoadError("sidecar: the palette has no walkable colour")
+    if len(classes) > 256:
+        raise MapLoadError("sidecar: at most 256 walkable terrain classes")
+    opaque = _opaque(image)
+    if opaque is not None:
+        walkable &= opaque
+    return walkable, terrain, tuple(classes)

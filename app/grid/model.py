@@ -13,8 +13,10 @@ like the unpadded row-major index ``y * width + x``.
 from __future__ import annotations
 
 import hashlib
+import math
 import re
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 
@@ -25,6 +27,17 @@ _MAP_NAME_RE = re.compile(MAP_NAME_PATTERN)
 def is_valid_map_name(name: str) -> bool:
     """Map names are 1-64 characters of ``[A-Za-z0-9_-]`` (no dots, no slashes)."""
     return bool(_MAP_NAME_RE.fullmatch(name))
+
+
+@dataclass(frozen=True)
+class TerrainClass:
+    """A kind of ground: its name (for per-request overrides) and its cost per unit of length."""
+
+    name: str
+    cost: float
+
+
+GROUND = (TerrainClass("ground", 1.0),)
 
 
 @dataclass(frozen=True, eq=False)
@@ -42,29 +55,55 @@ class Grid:
     passable: np.ndarray  # uint8 (height + 2, width + 2): 1 walkable, 0 blocked; border is 0
     walkable_count: int
     sha256: str
+    terrain: np.ndarray = field(repr=False, default=None)  # uint8 padded: class per cell
+    terrain_classes: tuple[TerrainClass, ...] = GROUND
     revision: int = 1
     source: str = ""
     flat: np.ndarray = field(init=False, repr=False)  # passable.ravel(), a read-only view
+    terrain_flat: np.ndarray = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "flat", self.passable.reshape(-1))
+        object.__setattr__(self, "terrain_flat", self.terrain.reshape(-1))
 
     @classmethod
     def from_walkable(
-        cls, name: str, walkable: np.ndarray, *, source: str = "", revision: int = 1
+        cls, name: str, walkable: np.ndarray, *, terrain: np.ndarray | None = None,
+        terrain_classes: tuple[TerrainClass, ...] = GROUND, source: str = "", revision: int = 1,
     ) -> Grid:
-        """Build a grid from a ``(height, width)`` boolean-like array (truthy = walkable)."""
+        """Build a grid from a ``(height, width)`` boolean-like array (truthy = walkable).
+
+        ``terrain`` optionally gives each cell's class, an index into ``terrain_classes``
+        (default: every cell is ``ground``, cost 1).
+        """
         walkable = np.asarray(walkable)
         if walkable.ndim != 2 or walkable.shape[0] < 1 or walkable.shape[1] < 1:
             raise ValueError(f"walkable must be a non-empty 2-D array, got shape {walkable.shape}")
         height, width = walkable.shape
+        if not 1 <= len(terrain_classes) <= 256:
+            raise ValueError("between 1 and 256 terrain classes")
+        for tc in terrain_classes:
+            if not (math.isfinite(tc.cost) and tc.cost > 0):
+                raise ValueError(f"terrain class {tc.name!r} cost must be finite and > 0")
         padded = np.zeros((height + 2, width + 2), dtype=np.uint8)
         padded[1:-1, 1:-1] = walkable.astype(bool)
         padded.flags.writeable = False
+        classes = np.zeros((height + 2, width + 2), dtype=np.uint8)
+        if terrain is not None:
+            terrain = np.asarray(terrain)
+            if terrain.shape != walkable.shape or terrain.max(initial=0) >= len(terrain_classes):
+                raise ValueError("terrain must match the map's shape and index terrain_classes")
+            classes[1:-1, 1:-1] = terrain
+            classes[padded == 0] = 0
+        classes.flags.writeable = False
         inner = np.ascontiguousarray(padded[1:-1, 1:-1])
         digest = hashlib.sha256()
         digest.update(np.array([width, height], dtype="<u4").tobytes())
         digest.update(inner.tobytes())
+        if len(terrain_classes) > 1 or terrain_classes[0].cost != 1.0:
+            digest.update(np.ascontiguousarray(classes[1:-1, 1:-1]).tobytes())
+            for tc in terrain_classes:
+                digest.update(f"{tc.name}={tc.cost!r};".encode())
         return cls(
             name=name,
             width=int(width),
@@ -72,9 +111,25 @@ class Grid:
             passable=padded,
             walkable_count=int(inner.sum(dtype=np.int64)),
             sha256=digest.hexdigest(),
+            terrain=classes,
+            terrain_classes=tuple(terrain_classes),
             revision=revision,
             source=source,
         )
+
+    @property
+    def terrain_costs(self) -> dict[str, float]:
+        return {tc.name: tc.cost for tc in self.terrain_classes}
+
+    @cached_property
+    def present_classes(self) -> tuple[int, ...]:
+        """Indices of the terrain classes some walkable cell has."""
+        return tuple(int(c) for c in np.unique(self.terrain[self.passable != 0]))
+
+    @property
+    def uniform(self) -> bool:
+        """Every walkable cell costs 1 (the exact fast kernel applies)."""
+        return all(tc.cost == 1.0 for tc in self.terrain_classes)
 
     @property
     def stride(self) -> int:

@@ -71,11 +71,11 @@ def _nearest_goal(kind, x, y, goal_xy, orth_w, diag_w):
 
 
 @njit(nogil=True, cache=True, inline="always")
-def _step_cost(cell_cost, uniform, a, b, length):
+def _step_cost(terrain, class_cost, uniform, a, b, length):
     """A step costs its length times the mean cost of the two cells it joins."""
     if uniform:
         return length
-    return length * 0.5 * (cell_cost[a] + cell_cost[b])
+    return length * 0.5 * (class_cost[terrain[a]] + class_cost[terrain[b]])
 
 
 @njit(nogil=True, cache=True, inline="always")
@@ -111,13 +111,14 @@ def _offer(cell, x, y, g, current, algorithm, heuristic, h_factor, goal_xy, orth
 
 
 @njit(nogil=True, cache=True)
-def search_grid(passable, stride, cell_cost, uniform, start, goal_xy, algorithm, heuristic,
+def search_grid(passable, stride, terrain, class_cost, uniform, start, goal_xy, algorithm, heuristic,
                 h_factor, closest_kind, diagonal, orth_w, diag_w, max_expanded, max_cost,
                 nodes, marks, g_cost, frontier, generation, explored):
     """Search from ``start`` to the nearest of the goals stamped in ``marks[:, GOAL]``.
 
     ``goal_xy`` holds the goals' padded ``(x, y)`` for the heuristic. ``h_factor`` scales
-    the heuristic (minimum cell cost x weight). BFS counts steps (every step costs 1) and
+    the heuristic (minimum terrain cost x weight). ``terrain`` gives each cell's class and
+    ``class_cost`` each class's cost (ignored when ``uniform``). BFS counts steps (every step costs 1) and
     ignores terrain. Cells blocked for this search are stamped in ``marks[:, BLOCKED]``.
     Expanded cells are written to ``explored`` in order, as many as fit.
 
@@ -213,7 +214,7 @@ def search_grid(passable, stride, cell_cost, uniform, start, goal_xy, algorithm,
             if algorithm == BFS:
                 step = length
             else:
-                step = _step_cost(cell_cost, uniform, current, cell, length)
+                step = _step_cost(terrain, class_cost, uniform, current, cell, length)
             size, cut = _offer(cell, nx, ny, g + step, current, algorithm, heuristic, h_factor,
                                goal_xy, orth_w, diag_w, max_cost, nodes, g_cost, frontier, size,
                                open_mark, closed_mark)
@@ -224,7 +225,7 @@ def search_grid(passable, stride, cell_cost, uniform, start, goal_xy, algorithm,
 
 
 @njit(nogil=True, cache=True)
-def path_cost(cell_cost, uniform, stride, path, orth_w, diag_w):
+def path_cost(terrain, class_cost, uniform, stride, path, orth_w, diag_w):
     """Cost of a cell path under the step-cost rule.
 
     On uniform terrain: ``straight * orth_w + diagonal * diag_w`` from the step counts
@@ -243,7 +244,7 @@ def path_cost(cell_cost, uniform, stride, path, orth_w, diag_w):
         if not uniform:
             a = (path[k - 1, 1] + 1) * stride + path[k - 1, 0] + 1
             b = (path[k, 1] + 1) * stride + path[k, 0] + 1
-            total += _step_cost(cell_cost, uniform, a, b, diag_w if is_diagonal else orth_w)
+            total += _step_cost(terrain, class_cost, uniform, a, b, diag_w if is_diagonal else orth_w)
     if uniform:
         return straight * orth_w + diagonal * diag_w
     return total

@@ -16,8 +16,8 @@ from app.errors import GoalBlocked, OutOfBounds, StartBlocked
 from app.grid.model import Grid
 from app.search import _general, _kernels
 from app.search.options import (
-    ALGORITHM_CODES, DEFAULT_OPTIONS, DIAGONAL_CODES, HEURISTIC_CODES, CostModel, Heuristic,
-    SearchOptions,
+    ALGORITHM_CODES, DEFAULT_OPTIONS, DIAGONAL_CODES, HEURISTIC_CODES, Algorithm, CostModel,
+    Heuristic, InvalidOption, SearchOptions,
 )
 from app.search.scratch import SearchScratch, thread_scratch
 
@@ -49,6 +49,8 @@ class PathResult:
     partial: bool = False
     options: SearchOptions = DEFAULT_OPTIONS
     explored: np.ndarray = field(default_factory=lambda: _EMPTY)
+    optimal: bool = True  # the cost is the minimum under the cost model
+    bounded_suboptimal: bool = False  # cost <= heuristic_weight x optimal
 
 
 def check_cell(grid: Grid, cell: Cell, role: str, blocked: frozenset[Cell] = frozenset()) -> None:
@@ -96,6 +98,10 @@ def find_path(
     for g in goal_list:
         check_cell(grid, g, "goal", blocked_set)
     options = options.resolved()
+    class_cost, uniform, min_cost = terrain_table(grid, options)
+    optimal = options.optimal and (uniform or options.algorithm != Algorithm.BFS)
+    verdict = {"options": options, "optimal": optimal,
+               "bounded_suboptimal": options.bounded_suboptimal}
     if scratch is None:
         scratch = thread_scratch()
     limit = options.max_expanded or grid.cell_count
@@ -103,7 +109,7 @@ def find_path(
     start_i = grid.index(*start)
     orth_w, diag_w = options.step_weights
 
-    if (options.is_fast_path and len(goal_list) == 1 and not blocked_set
+    if (options.is_fast_path and uniform and len(goal_list) == 1 and not blocked_set
             and explored_limit <= 0):
         goal_i = grid.index(*goal_list[0])
         status, expanded = _kernels.astar_octile(
@@ -111,14 +117,13 @@ def find_path(
             scratch.nodes, scratch.frontier, generation,
         )
         if status != _kernels.FOUND:
-            return PathResult(False, _EMPTY, None, int(expanded), _REASONS[int(status)],
-                              options=options)
+            return PathResult(False, _EMPTY, None, int(expanded), _REASONS[int(status)], **verdict)
         path = _kernels.reconstruct_path(scratch.nodes, goal_i, grid.stride)
         straight = int(scratch.nodes[goal_i, _kernels.COST_ORTH])
         diagonal = int(scratch.nodes[goal_i, _kernels.COST_DIAG])
         cost = straight * orth_w + diagonal * diag_w
         return PathResult(True, path, _as_cost(cost, options), int(expanded), goal_index=0,
-                          options=options)
+                          **verdict)
 
     marks = scratch.marks
     goal_cells = np.array([grid.index(x, y) for x, y in goal_list], dtype=np.int64)
@@ -128,11 +133,11 @@ def find_path(
         marks[blocked_cells, _kernels.BLOCKED] = generation
     goal_xy = np.array([(x + 1, y + 1) for x, y in goal_list], dtype=np.int64)
     explored = np.empty(max(0, explored_limit), dtype=np.int32)
-    h_factor = 0.0 if options.heuristic == Heuristic.ZERO else options.heuristic_weight
+    h_factor = 0.0 if options.heuristic == Heuristic.ZERO else options.heuristic_weight * min_cost
     closest_kind = _general.OCTILE if options.diagonals else _general.MANHATTAN
     max_cost = np.inf if options.max_cost is None else float(options.max_cost)
     status, expanded, reached, closest, n_explored = _general.search_grid(
-        grid.flat, grid.stride, _UNIFORM_COSTS, True, start_i, goal_xy,
+        grid.flat, grid.stride, grid.terrain_flat, class_cost, uniform, start_i, goal_xy,
         ALGORITHM_CODES[options.algorithm], HEURISTIC_CODES[options.heuristic], h_factor,
         closest_kind, DIAGONAL_CODES[options.diagonal], orth_w, diag_w, limit, max_cost,
         scratch.nodes, marks, scratch.g_cost, scratch.frontier, generation, explored,
@@ -147,14 +152,32 @@ def find_path(
         goal_index, found, partial, reason = None, False, True, _REASONS[int(status)]
     else:
         return PathResult(False, _EMPTY, None, int(expanded), _REASONS[int(status)],
-                          options=options, explored=explored_xy)
-    cost = _general.path_cost(_UNIFORM_COSTS, True, grid.stride, path, orth_w, diag_w)
+                          explored=explored_xy, **verdict)
+    cost = _general.path_cost(grid.terrain_flat, class_cost, uniform, grid.stride, path,
+                              orth_w, diag_w)
     return PathResult(found, path, _as_cost(cost, options), int(expanded), reason,
-                      goal_index=goal_index, partial=partial, options=options,
-                      explored=explored_xy)
+                      goal_index=goal_index, partial=partial, explored=explored_xy, **verdict)
 
 
-_UNIFORM_COSTS = np.ones(1, dtype=np.float64)
+def terrain_table(grid: Grid, options: SearchOptions) -> tuple[np.ndarray, bool, float]:
+    """Per-class costs for this search (map costs, then the request's overrides), whether
+    every walkable cell costs 1, and the cheapest walkable class cost (scales h)."""
+    costs = [tc.cost for tc in grid.terrain_classes]
+    names = [tc.name for tc in grid.terrain_classes]
+    for name, cost in options.terrain_costs:
+        if name not in names:
+            raise InvalidOption("terrain_costs", f"map {grid.name!r} has no terrain class "
+                                f"{name!r} (classes: {', '.join(names)})")
+        costs[names.index(name)] = float(cost)
+    present = [costs[i] for i in grid.present_classes] or [1.0]
+    if options.cost_model == CostModel.INTEGER:
+        for i in grid.present_classes:
+            if costs[i] != int(costs[i]):
+                raise InvalidOption("cost_model", f"the integer cost model needs whole-number "
+                                    f"terrain costs; class {names[i]!r} costs {costs[i]}")
+    table = np.ones(256, dtype=np.float64)
+    table[:len(costs)] = costs
+    return table, all(c == 1.0 for c in present), min(present)
 
 
 def _as_cost(cost: float, options: SearchOptions) -> float | int:

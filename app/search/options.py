@@ -86,8 +86,13 @@ class SearchOptions:
     max_expanded: int | None = None
     max_cost: float | None = None
     closest: bool = False
+    terrain_costs: tuple[tuple[str, float], ...] = ()  # per-request class cost overrides
 
     def __post_init__(self) -> None:
+        for name, cost in self.terrain_costs:
+            if isinstance(cost, bool) or not (math.isfinite(cost) and cost > 0):
+                raise InvalidOption("terrain_costs",
+                                    f"terrain_costs[{name!r}] must be a finite number > 0, got {cost}")
         if self.connectivity not in (4, 8):
             raise InvalidOption("connectivity", f"connectivity must be 4 or 8, got {self.connectivity}")
         if not (math.isfinite(self.heuristic_weight) and self.heuristic_weight >= 1):
@@ -140,7 +145,8 @@ class SearchOptions:
 
     @property
     def is_fast_path(self) -> bool:
-        """Served by the exact default kernel (A*, octile, no corner cutting, weight 1)."""
+        """Served by the exact default kernel (A*, octile, no corner cutting, weight 1) when
+        the terrain is uniform."""
         r = self.resolved()
         return (r.algorithm == Algorithm.ASTAR and r.heuristic == Heuristic.OCTILE
                 and r.heuristic_weight == 1 and r.diagonal == Diagonal.NO_CORNER_CUT

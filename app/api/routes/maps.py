@@ -6,14 +6,16 @@ from fastapi import APIRouter
 
 from app.api.deps import StoreDep
 from app.grid import Grid
-from app.schemas import ErrorResponse, MapInfo, MapList
+from app.schemas import ErrorResponse, MapInfo, MapList, TerrainInfo
 
 router = APIRouter(tags=["maps"])
 
 
 def map_info(grid: Grid) -> MapInfo:
     return MapInfo(name=grid.name, width=grid.width, height=grid.height,
-                   walkable=grid.walkable_count, revision=grid.revision, sha256=grid.sha256,
+                   walkable=grid.walkable_count,
+                   terrain=[TerrainInfo(name=tc.name, cost=tc.cost) for tc in grid.terrain_classes],
+                   revision=grid.revision, sha256=grid.sha256,
                    source=grid.source)
 
 

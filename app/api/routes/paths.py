@@ -56,6 +56,7 @@ def search_options(query: PathQuery, settings: Settings) -> SearchOptions:
             heuristic_weight=query.heuristic_weight, connectivity=query.connectivity,
             diagonal=query.diagonal, cost_model=query.cost_model, max_expanded=max_expanded,
             max_cost=query.max_cost, closest=query.closest,
+            terrain_costs=tuple(sorted(query.terrain_costs.items())),
         )
     except InvalidOption as exc:
         raise InvalidField(exc.field, exc.message) from None
@@ -67,8 +68,11 @@ def answer(grid: Grid, query: PathQuery, settings: Settings, scratch: SearchScra
     blocked = [tuple(c) for c in query.blocked]
     include = set(query.include)
     explored_limit = settings.max_explored if "explored" in include else 0
-    result = find_path(grid, query.start, query.goal, options, goals=query.goals,
-                       blocked=blocked, explored_limit=explored_limit, scratch=scratch)
+    try:
+        result = find_path(grid, query.start, query.goal, options, goals=query.goals,
+                           blocked=blocked, explored_limit=explored_limit, scratch=scratch)
+    except InvalidOption as exc:  # options that depend on the map (terrain classes)
+        raise InvalidField(exc.field, exc.message) from None
     effective = result.options
     body: dict[str, Any] = {
         "map": grid.name,
@@ -93,8 +97,8 @@ def answer(grid: Grid, query: PathQuery, settings: Settings, scratch: SearchScra
     if "explored" in include:
         body["explored"] = result.explored
     body["algorithm"] = effective.algorithm.value
-    body["optimal"] = effective.optimal
-    body["bounded_suboptimal"] = effective.bounded_suboptimal
+    body["optimal"] = result.optimal
+    body["bounded_suboptimal"] = result.bounded_suboptimal
     body["options"] = {
         "algorithm": effective.algorithm.value,
         "heuristic": effective.heuristic.value if effective.heuristic else None,
@@ -105,6 +109,7 @@ def answer(grid: Grid, query: PathQuery, settings: Settings, scratch: SearchScra
         "max_expanded": effective.max_expanded,
         "max_cost": effective.max_cost,
         "closest": effective.closest,
+        "terrain_costs": {**grid.terrain_costs, **dict(effective.terrain_costs)},
         "smooth": query.smooth,
     }
     return body
