@@ -12,6 +12,7 @@
 | ``MAX_GOALS`` | 256 | most ``goals`` in one query |
 | ``MAX_BATCH`` | 1000 | most queries in one ``POST /paths`` |
 | ``MAX_EXPLORED`` | 100000 | most ``explored`` cells returned |
+| ``MAX_TURN_CELLS`` | 4194304 | largest map for ``turn_penalty`` searches (9 states per cell) |
 | ``LOG_LEVEL`` | ``info`` | logging level |
 """
 
@@ -38,6 +39,7 @@ class Settings(BaseSettings):
     max_goals: int = Field(256, ge=1)
     max_batch: int = Field(1000, ge=1)
     max_explored: int = Field(100_000, ge=0)
+    max_turn_cells: int = Field(4_194_304, ge=1)
     log_level: str = "info"
 
 

@@ -66,6 +66,10 @@ class PathOptions(BaseModel):
     closest: StrictBool = Field(
         False, description="If the goal is not reached, return the path to the expanded cell "
         "nearest it (partial: true).")
+    turn_penalty: FiniteFloat = Field(
+        0.0, ge=0, description="Extra cost per change of direction: among equally short "
+        "paths, the straightest (searches over (cell, heading) states; optimal for the "
+        "penalised cost).")
     terrain_costs: dict[str, Annotated[float, Field(gt=0, allow_inf_nan=False)]] = Field(
         default_factory=dict, description="Override terrain class costs for this request, "
         'e.g. {"sand": 1.5} for a unit that prefers sand (classes: GET /maps).')
@@ -110,6 +114,7 @@ class EffectiveOptions(BaseModel):
     max_expanded: int
     max_cost: float | None
     closest: bool
+    turn_penalty: float
     terrain_costs: dict[str, float] = Field(description="Every class's cost for this search.")
     smooth: bool
 
@@ -130,6 +135,7 @@ class PathResponse(BaseModel):
     waypoints: list[tuple[int, int]] | None = Field(
         None, description="Subsequence of `path` from start to goal in which consecutive "
         "waypoints have line of sight (when included).")
+    turns: int = Field(description="Changes of direction along the path.")
     expanded: int = Field(description="Nodes the search expanded.")
     explored: list[tuple[int, int]] | None = Field(
         None, description="Expanded cells in order, capped (only when included).")

@@ -25,7 +25,7 @@ def test_options_are_echoed(client):
     assert body["options"] == {
         "algorithm": "dijkstra", "heuristic": "manhattan", "heuristic_weight": 1.0,
         "connectivity": 4, "diagonal": "never", "cost_model": "float",
-        "max_expanded": 16_000_000, "max_cost": None, "closest": False,
+        "max_expanded": 16_000_000, "max_cost": None, "closest": False, "turn_penalty": 0.0,
         "terrain_costs": {"ground": 1.0}, "smooth": True,
     }
 

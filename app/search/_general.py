@@ -79,24 +79,25 @@ def _step_cost(terrain, class_cost, uniform, a, b, length):
 
 
 @njit(nogil=True, cache=True, inline="always")
-def _offer(cell, x, y, g, current, algorithm, heuristic, h_factor, goal_xy, orth_w, diag_w,
+def _offer(node, x, y, g, current, algorithm, heuristic, h_factor, goal_xy, orth_w, diag_w,
            max_cost, nodes, g_cost, frontier, size, open_mark, closed_mark):
-    """Offer the route ``current -> cell`` of cost ``g``; returns (new size, pruned)."""
-    s = nodes[cell, STATE]
+    """Offer the route ``current -> node`` (search states) of cost ``g``, the node lying at
+    cell ``(x, y)``; returns (new size, pruned)."""
+    s = nodes[node, STATE]
     if s == closed_mark:
         return size, False
     if g > max_cost:
         return size, True
     if s == open_mark:
-        if not g < g_cost[cell]:
+        if not g < g_cost[node]:
             return size, False
-        i = nodes[cell, HEAP_POS]
+        i = nodes[node, HEAP_POS]
     else:
-        nodes[cell, STATE] = open_mark
+        nodes[node, STATE] = open_mark
         i = size
         size += 1
-    g_cost[cell] = g
-    nodes[cell, CAME_FROM] = current
+    g_cost[node] = g
+    nodes[node, CAME_FROM] = current
     if algorithm == ASTAR:
         f = g + h_factor * _nearest_goal(heuristic, x, y, goal_xy, orth_w, diag_w)
     elif algorithm == GREEDY:
@@ -105,7 +106,7 @@ def _offer(cell, x, y, g, current, algorithm, heuristic, h_factor, goal_xy, orth
         f = g
     frontier[i, F] = f
     frontier[i, G] = g
-    frontier[i, CELL] = cell
+    frontier[i, CELL] = node
     _sift_up(frontier, nodes, i)
     return size, False
 
@@ -113,7 +114,7 @@ def _offer(cell, x, y, g, current, algorithm, heuristic, h_factor, goal_xy, orth
 @njit(nogil=True, cache=True)
 def search_grid(passable, stride, terrain, class_cost, uniform, start, goal_xy, algorithm, heuristic,
                 h_factor, closest_kind, diagonal, orth_w, diag_w, max_expanded, max_cost,
-                nodes, marks, g_cost, frontier, generation, explored):
+                turn_penalty, nodes, marks, g_cost, frontier, generation, explored):
     """Search from ``start`` to the nearest of the goals stamped in ``marks[:, GOAL]``.
 
     ``goal_xy`` holds the goals' padded ``(x, y)`` for the heuristic. ``h_factor`` scales
@@ -122,10 +123,16 @@ def search_grid(passable, stride, terrain, class_cost, uniform, start, goal_xy, 
     ignores terrain. Cells blocked for this search are stamped in ``marks[:, BLOCKED]``.
     Expanded cells are written to ``explored`` in order, as many as fit.
 
+    With ``turn_penalty`` > 0 the search runs over (cell, heading) states: node
+    ``cell * 9 + heading``, heading 0-7 the direction of the step that entered the cell (N,
+    E, S, W, NE, SE, SW, NW) and 8 none (the start); each change of heading costs
+    ``turn_penalty``. Otherwise a node is a cell.
+
     Returns ``(status, expanded, reached, closest, n_explored)``: ``reached`` is the goal
-    cell found (or -1); ``closest`` the expanded cell nearest a goal by ``closest_kind``
+    node found (or -1); ``closest`` the expanded node nearest a goal by ``closest_kind``
     distance (ties: smaller g, then smaller index), for partial paths.
     """
+    dirs = 9 if turn_penalty > 0 else 1
     open_mark = np.int32(2 * generation)
     closed_mark = np.int32(2 * generation + 1)
     if algorithm == BFS:
@@ -135,18 +142,19 @@ def search_grid(passable, stride, terrain, class_cost, uniform, start, goal_xy, 
         orth_len = orth_w
         diag_len = diag_w
 
-    nodes[start, STATE] = open_mark
-    nodes[start, CAME_FROM] = -1
-    nodes[start, HEAP_POS] = 0
-    g_cost[start] = 0.0
+    origin = start * dirs + (dirs - 1)  # heading "none" (8) when tracking headings
+    nodes[origin, STATE] = open_mark
+    nodes[origin, CAME_FROM] = -1
+    nodes[origin, HEAP_POS] = 0
+    g_cost[origin] = 0.0
     frontier[0, F] = 0.0
     frontier[0, G] = 0.0
-    frontier[0, CELL] = start
+    frontier[0, CELL] = origin
     size = 1
     expanded = 0
     n_explored = 0
     pruned = False
-    closest = start
+    closest = origin
     closest_h = np.inf
     closest_g = 0.0
 
@@ -160,36 +168,42 @@ def search_grid(passable, stride, terrain, class_cost, uniform, start, goal_xy, 
             _sift_down(frontier, nodes, 0, size)
         nodes[current, STATE] = closed_mark
         expanded += 1
+        if dirs == 1:
+            here = current
+            heading = 8
+        else:
+            here = current // 9
+            heading = current - here * 9
         if n_explored < explored.shape[0]:
-            explored[n_explored] = current
+            explored[n_explored] = here
             n_explored += 1
-        x = current % stride
-        y = current // stride
+        x = here % stride
+        y = here // stride
         g = g_cost[current]
         hc = _nearest_goal(closest_kind, x, y, goal_xy, orth_w, diag_w)
         if hc < closest_h or (hc == closest_h and (g < closest_g or (g == closest_g and current < closest))):
             closest, closest_h, closest_g = current, hc, g
-        if marks[current, GOAL] == generation:
+        if marks[here, GOAL] == generation:
             return FOUND, expanded, current, closest, n_explored
         if expanded >= max_expanded:
             return LIMIT_REACHED, expanded, -1, closest, n_explored
 
-        north = current - stride
-        south = current + stride
+        north = here - stride
+        south = here + stride
         n_ok = _open(passable, marks, generation, north)
-        e_ok = _open(passable, marks, generation, current + 1)
+        e_ok = _open(passable, marks, generation, here + 1)
         s_ok = _open(passable, marks, generation, south)
-        w_ok = _open(passable, marks, generation, current - 1)
+        w_ok = _open(passable, marks, generation, here - 1)
         # N, E, S, W, then NE, SE, SW, NW.
         for k in range(8):
             if k == 0:
                 ok, cell, nx, ny, length = n_ok, north, x, y - 1, orth_len
             elif k == 1:
-                ok, cell, nx, ny, length = e_ok, current + 1, x + 1, y, orth_len
+                ok, cell, nx, ny, length = e_ok, here + 1, x + 1, y, orth_len
             elif k == 2:
                 ok, cell, nx, ny, length = s_ok, south, x, y + 1, orth_len
             elif k == 3:
-                ok, cell, nx, ny, length = w_ok, current - 1, x - 1, y, orth_len
+                ok, cell, nx, ny, length = w_ok, here - 1, x - 1, y, orth_len
             else:
                 if diagonal == DIAGONAL_NEVER:
                     break
@@ -214,8 +228,14 @@ def search_grid(passable, stride, terrain, class_cost, uniform, start, goal_xy, 
             if algorithm == BFS:
                 step = length
             else:
-                step = _step_cost(terrain, class_cost, uniform, current, cell, length)
-            size, cut = _offer(cell, nx, ny, g + step, current, algorithm, heuristic, h_factor,
+                step = _step_cost(terrain, class_cost, uniform, here, cell, length)
+            if dirs == 1:
+                node = cell
+            else:
+                node = cell * 9 + k
+                if heading != 8 and heading != k:
+                    step += turn_penalty
+            size, cut = _offer(node, nx, ny, g + step, current, algorithm, heuristic, h_factor,
                                goal_xy, orth_w, diag_w, max_cost, nodes, g_cost, frontier, size,
                                open_mark, closed_mark)
             pruned = pruned or cut

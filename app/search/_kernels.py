@@ -263,19 +263,21 @@ def astar_octile(passable, stride, start, goal, max_expanded, orth_w, diag_w,
 
 
 @njit(nogil=True, cache=True)
-def reconstruct_path(nodes, goal, stride):
-    """Follow ``came_from`` from ``goal`` back to the start; returns ``(n, 2)`` int32 ``[x, y]``."""
+def reconstruct_path(nodes, goal, stride, dirs):
+    """Follow ``came_from`` from the ``goal`` node back to the start; returns ``(n, 2)``
+    int32 ``[x, y]``. A node is a cell, or ``cell * dirs + heading`` when ``dirs`` > 1."""
     n = 1
-    cell = goal
-    while nodes[cell, CAME_FROM] != _NO_PARENT:
-        cell = nodes[cell, CAME_FROM]
+    node = goal
+    while nodes[node, CAME_FROM] != _NO_PARENT:
+        node = nodes[node, CAME_FROM]
         n += 1
     path = np.empty((n, 2), dtype=np.int32)
-    cell = goal
+    node = goal
     for i in range(n - 1, -1, -1):
+        cell = node // dirs
         path[i, 0] = cell % stride - 1
         path[i, 1] = cell // stride - 1
-        cell = nodes[cell, CAME_FROM]
+        node = nodes[node, CAME_FROM]
     return path
 
 

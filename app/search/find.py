@@ -52,6 +52,11 @@ class PathResult:
     optimal: bool = True  # the cost is the minimum under the cost model
     bounded_suboptimal: bool = False  # cost <= heuristic_weight x optimal
 
+    @property
+    def turns(self) -> int:
+        """Changes of direction along ``path``."""
+        return count_turns(self.path)
+
 
 def check_cell(grid: Grid, cell: Cell, role: str, blocked: frozenset[Cell] = frozenset()) -> None:
     """Raise the domain error for a start/goal outside the map or on a blocked cell."""
@@ -104,8 +109,9 @@ def find_path(
                "bounded_suboptimal": options.bounded_suboptimal}
     if scratch is None:
         scratch = thread_scratch()
-    limit = options.max_expanded or grid.cell_count
-    generation = scratch.begin(grid.flat.size)
+    dirs = 9 if options.turn_penalty > 0 else 1  # (cell, heading) states with a turn penalty
+    limit = options.max_expanded or grid.cell_count * dirs
+    generation = scratch.begin(grid.flat.size * dirs)
     start_i = grid.index(*start)
     orth_w, diag_w = options.step_weights
 
@@ -118,7 +124,7 @@ def find_path(
         )
         if status != _kernels.FOUND:
             return PathResult(False, _EMPTY, None, int(expanded), _REASONS[int(status)], **verdict)
-        path = _kernels.reconstruct_path(scratch.nodes, goal_i, grid.stride)
+        path = _kernels.reconstruct_path(scratch.nodes, goal_i, grid.stride, 1)
         straight = int(scratch.nodes[goal_i, _kernels.COST_ORTH])
         diagonal = int(scratch.nodes[goal_i, _kernels.COST_DIAG])
         cost = straight * orth_w + diagonal * diag_w
@@ -140,15 +146,16 @@ def find_path(
         grid.flat, grid.stride, grid.terrain_flat, class_cost, uniform, start_i, goal_xy,
         ALGORITHM_CODES[options.algorithm], HEURISTIC_CODES[options.heuristic], h_factor,
         closest_kind, DIAGONAL_CODES[options.diagonal], orth_w, diag_w, limit, max_cost,
-        scratch.nodes, marks, scratch.g_cost, scratch.frontier, generation, explored,
+        float(options.turn_penalty), scratch.nodes, marks, scratch.g_cost, scratch.frontier,
+        generation, explored,
     )
     explored_xy = _cells_to_xy(explored[:n_explored], grid.stride)
     if status == _kernels.FOUND:
-        path = _kernels.reconstruct_path(scratch.nodes, reached, grid.stride)
-        goal_index = int(np.flatnonzero(goal_cells == reached)[0])
+        path = _kernels.reconstruct_path(scratch.nodes, reached, grid.stride, dirs)
+        goal_index = int(np.flatnonzero(goal_cells == reached // dirs)[0])
         found, partial, reason = True, False, None
     elif options.closest:
-        path = _kernels.reconstruct_path(scratch.nodes, closest, grid.stride)
+        path = _kernels.reconstruct_path(scratch.nodes, closest, grid.stride, dirs)
         goal_index, found, partial, reason = None, False, True, _REASONS[int(status)]
     else:
         return PathResult(False, _EMPTY, None, int(expanded), _REASONS[int(status)],
@@ -178,6 +185,14 @@ def terrain_table(grid: Grid, options: SearchOptions) -> tuple[np.ndarray, bool,
     table = np.ones(256, dtype=np.float64)
     table[:len(costs)] = costs
     return table, all(c == 1.0 for c in present), min(present)
+
+
+def count_turns(path: np.ndarray) -> int:
+    """Changes of direction along a cell path."""
+    if path.shape[0] < 3:
+        return 0
+    steps = np.diff(path, axis=0)
+    return int(np.any(steps[1:] != steps[:-1], axis=1).sum())
 
 
 def _as_cost(cost: float, options: SearchOptions) -> float | int:

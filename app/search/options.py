@@ -87,8 +87,15 @@ class SearchOptions:
     max_cost: float | None = None
     closest: bool = False
     terrain_costs: tuple[tuple[str, float], ...] = ()  # per-request class cost overrides
+    turn_penalty: float = 0.0  # extra cost per change of direction
 
     def __post_init__(self) -> None:
+        if not (math.isfinite(self.turn_penalty) and self.turn_penalty >= 0):
+            raise InvalidOption("turn_penalty",
+                                f"turn_penalty must be a finite number >= 0, got {self.turn_penalty}")
+        if self.cost_model == CostModel.INTEGER and self.turn_penalty != int(self.turn_penalty):
+            raise InvalidOption("turn_penalty", "the integer cost model needs a whole-number "
+                                f"turn_penalty, got {self.turn_penalty}")
         for name, cost in self.terrain_costs:
             if isinstance(cost, bool) or not (math.isfinite(cost) and cost > 0):
                 raise InvalidOption("terrain_costs",
@@ -150,7 +157,7 @@ class SearchOptions:
         r = self.resolved()
         return (r.algorithm == Algorithm.ASTAR and r.heuristic == Heuristic.OCTILE
                 and r.heuristic_weight == 1 and r.diagonal == Diagonal.NO_CORNER_CUT
-                and r.max_cost is None and not r.closest)
+                and r.max_cost is None and not r.closest and r.turn_penalty == 0)
 
 
 DEFAULT_OPTIONS = SearchOptions()

@@ -37,7 +37,7 @@ def _json(body: Any) -> Response:
                     media_type="application/json")
 
 
-def search_options(query: PathQuery, settings: Settings) -> SearchOptions:
+def search_options(query: PathQuery, grid: Grid, settings: Settings) -> SearchOptions:
     """The pure-layer options of a query, with the server's caps applied."""
     if len(query.blocked) > settings.max_blocked:
         raise InvalidField("blocked", f"blocked lists {len(query.blocked)} cells, over the "
@@ -50,6 +50,10 @@ def search_options(query: PathQuery, settings: Settings) -> SearchOptions:
     if query.goal is not None and query.goals is not None:
         raise InvalidField("goals", "give either goal or goals, not both")
     max_expanded = min(query.max_expanded or settings.max_expanded, settings.max_expanded)
+    if query.turn_penalty > 0 and grid.cell_count > settings.max_turn_cells:
+        raise InvalidField("turn_penalty", f"turn_penalty searches 9 states per cell; map "
+                           f"{grid.name!r} has {grid.cell_count} cells, over the limit of "
+                           f"{settings.max_turn_cells}")
     try:
         return SearchOptions(
             algorithm=query.algorithm, heuristic=query.heuristic,
@@ -57,6 +61,7 @@ def search_options(query: PathQuery, settings: Settings) -> SearchOptions:
             diagonal=query.diagonal, cost_model=query.cost_model, max_expanded=max_expanded,
             max_cost=query.max_cost, closest=query.closest,
             terrain_costs=tuple(sorted(query.terrain_costs.items())),
+            turn_penalty=query.turn_penalty,
         )
     except InvalidOption as exc:
         raise InvalidField(exc.field, exc.message) from None
@@ -64,7 +69,7 @@ def search_options(query: PathQuery, settings: Settings) -> SearchOptions:
 
 def answer(grid: Grid, query: PathQuery, settings: Settings, scratch: SearchScratch) -> dict:
     """Run one query on one map snapshot and build the response body."""
-    options = search_options(query, settings)
+    options = search_options(query, grid, settings)
     blocked = [tuple(c) for c in query.blocked]
     include = set(query.include)
     explored_limit = settings.max_explored if "explored" in include else 0
@@ -93,6 +98,7 @@ def answer(grid: Grid, query: PathQuery, settings: Settings, scratch: SearchScra
                                        blocked=blocked, scratch=scratch)
         else:
             body["waypoints"] = turning_points(result.path)
+    body["turns"] = result.turns
     body["expanded"] = result.expanded
     if "explored" in include:
         body["explored"] = result.explored
@@ -109,6 +115,7 @@ def answer(grid: Grid, query: PathQuery, settings: Settings, scratch: SearchScra
         "max_expanded": effective.max_expanded,
         "max_cost": effective.max_cost,
         "closest": effective.closest,
+        "turn_penalty": effective.turn_penalty,
         "terrain_costs": {**grid.terrain_costs, **dict(effective.terrain_costs)},
         "smooth": query.smooth,
     }
