@@ -66,6 +66,9 @@ class PathOptions(BaseModel):
     closest: StrictBool = Field(
         False, description="If the goal is not reached, return the path to the expanded cell "
         "nearest it (partial: true).")
+    clearance: StrictInt = Field(
+        1, ge=1, le=255, description="Unit size in cells: the unit occupies the k x k square "
+        "whose top-left cell is its position, and keeps to cells with clearance >= k.")
     turn_penalty: FiniteFloat = Field(
         0.0, ge=0, description="Extra cost per change of direction: among equally short "
         "paths, the straightest (searches over (cell, heading) states; optimal for the "
@@ -114,6 +117,7 @@ class EffectiveOptions(BaseModel):
     max_expanded: int
     max_cost: float | None
     closest: bool
+    clearance: int
     turn_penalty: float
     terrain_costs: dict[str, float] = Field(description="Every class's cost for this search.")
     smooth: bool

@@ -25,7 +25,8 @@ def test_options_are_echoed(client):
     assert body["options"] == {
         "algorithm": "dijkstra", "heuristic": "manhattan", "heuristic_weight": 1.0,
         "connectivity": 4, "diagonal": "never", "cost_model": "float",
-        "max_expanded": 16_000_000, "max_cost": None, "closest": False, "turn_penalty": 0.0,
+        "max_expanded": 16_000_000, "max_cost": None, "closest": False, "clearance": 1,
+        "turn_penalty": 0.0,
         "terrain_costs": {"ground": 1.0}, "smooth": True,
     }
 
@@ -172,3 +173,12 @@ def test_terrain_override_changes_cost(client):
     base = post(client, ARENA).json()
     assert cheap["cost"] == pytest.approx(2 * base["cost"])
     assert cheap["options"]["terrain_costs"] == {"ground": 2.0}
+
+
+def test_clearance_over_http(client):
+    body = post(client, {**ARENA, "clearance": 2}).json()
+    assert body["found"] and body["options"]["clearance"] == 2
+    response = post(client, {**ARENA, "clearance": 300})
+    assert response.status_code == 422 and response.json()["error"]["code"] == "invalid_clearance"
+    response = post(client, {**ARENA, "clearance": 60})
+    assert response.status_code == 422 and response.json()["error"]["code"] == "start_blocked"

@@ -5,7 +5,8 @@ cell as stored in the file. Arrays are indexed ``[y, x]``.
 
 Internally the grid is stored with a one-cell blocked border (``passable`` has shape
 ``(height + 2, width + 2)``), so the search kernels never test bounds: a neighbour
-outside the map is simply a blocked cell. The padded flat index of ``(x, y)`` is
+outside the map is simply a blocked cell. The padded array holds each cell's clearance (0: blocked; see :mod:`app.grid.clearance`).
+The padded flat index of ``(x, y)`` is
 ``(y + 1) * stride + (x + 1)`` with ``stride = width + 2``; it orders cells exactly
 like the unpadded row-major index ``y * width + x``.
 """
@@ -19,6 +20,8 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 import numpy as np
+
+from app.grid.clearance import clearance_map
 
 MAP_NAME_PATTERN = r"^[A-Za-z0-9_-]{1,64}$"
 _MAP_NAME_RE = re.compile(MAP_NAME_PATTERN)
@@ -52,7 +55,7 @@ class Grid:
     name: str
     width: int
     height: int
-    passable: np.ndarray  # uint8 (height + 2, width + 2): 1 walkable, 0 blocked; border is 0
+    passable: np.ndarray  # uint8 (height + 2, width + 2): clearance, 0 = blocked; border is 0
     walkable_count: int
     sha256: str
     terrain: np.ndarray = field(repr=False, default=None)  # uint8 padded: class per cell
@@ -85,8 +88,9 @@ class Grid:
         for tc in terrain_classes:
             if not (math.isfinite(tc.cost) and tc.cost > 0):
                 raise ValueError(f"terrain class {tc.name!r} cost must be finite and > 0")
+        walkable = walkable.astype(bool)
         padded = np.zeros((height + 2, width + 2), dtype=np.uint8)
-        padded[1:-1, 1:-1] = walkable.astype(bool)
+        padded[1:-1, 1:-1] = clearance_map(walkable)
         padded.flags.writeable = False
         classes = np.zeros((height + 2, width + 2), dtype=np.uint8)
         if terrain is not None:
@@ -96,7 +100,7 @@ class Grid:
             classes[1:-1, 1:-1] = terrain
             classes[padded == 0] = 0
         classes.flags.writeable = False
-        inner = np.ascontiguousarray(padded[1:-1, 1:-1])
+        inner = walkable.astype(np.uint8)
         digest = hashlib.sha256()
         digest.update(np.array([width, height], dtype="<u4").tobytes())
         digest.update(inner.tobytes())
@@ -138,8 +142,16 @@ class Grid:
 
     @property
     def walkable(self) -> np.ndarray:
-        """Read-only ``(height, width)`` view: 1 walkable, 0 blocked."""
+        """``(height, width)`` uint8 array: 1 walkable, 0 blocked (a new array)."""
+        return (self.passable[1:-1, 1:-1] != 0).astype(np.uint8)
+
+    @property
+    def clearance(self) -> np.ndarray:
+        """Read-only ``(height, width)`` view of the clearance (see :mod:`app.grid.clearance`)."""
         return self.passable[1:-1, 1:-1]
+
+    def clearance_at(self, x: int, y: int) -> int:
+        return int(self.passable[y + 1, x + 1]) if self.in_bounds(x, y) else 0
 
     @property
     def cell_count(self) -> int:

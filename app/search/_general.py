@@ -112,15 +112,16 @@ def _offer(node, x, y, g, current, algorithm, heuristic, h_factor, goal_xy, orth
 
 
 @njit(nogil=True, cache=True)
-def search_grid(passable, stride, terrain, class_cost, uniform, start, goal_xy, algorithm, heuristic,
-                h_factor, closest_kind, diagonal, orth_w, diag_w, max_expanded, max_cost,
-                turn_penalty, nodes, marks, g_cost, frontier, generation, explored):
+def search_grid(passable, stride, unit, terrain, class_cost, uniform, start, goal_xy, algorithm,
+                heuristic, h_factor, closest_kind, diagonal, orth_w, diag_w, max_expanded,
+                max_cost, turn_penalty, nodes, marks, g_cost, frontier, generation, explored):
     """Search from ``start`` to the nearest of the goals stamped in ``marks[:, GOAL]``.
 
     ``goal_xy`` holds the goals' padded ``(x, y)`` for the heuristic. ``h_factor`` scales
     the heuristic (minimum terrain cost x weight). ``terrain`` gives each cell's class and
     ``class_cost`` each class's cost (ignored when ``uniform``). BFS counts steps (every step costs 1) and
-    ignores terrain. Cells blocked for this search are stamped in ``marks[:, BLOCKED]``.
+    ignores terrain. Cells blocked for this search are stamped in ``marks[:, BLOCKED]``; a
+    unit of size ``unit`` > 1 keeps to cells whose clearance is at least ``unit``.
     Expanded cells are written to ``explored`` in order, as many as fit.
 
     With ``turn_penalty`` > 0 the search runs over (cell, heading) states: node
@@ -190,10 +191,10 @@ def search_grid(passable, stride, terrain, class_cost, uniform, start, goal_xy, 
 
         north = here - stride
         south = here + stride
-        n_ok = _open(passable, marks, generation, north)
-        e_ok = _open(passable, marks, generation, here + 1)
-        s_ok = _open(passable, marks, generation, south)
-        w_ok = _open(passable, marks, generation, here - 1)
+        n_ok = _open(passable, unit, marks, generation, north)
+        e_ok = _open(passable, unit, marks, generation, here + 1)
+        s_ok = _open(passable, unit, marks, generation, south)
+        w_ok = _open(passable, unit, marks, generation, here - 1)
         # N, E, S, W, then NE, SE, SW, NW.
         for k in range(8):
             if k == 0:
@@ -221,7 +222,7 @@ def search_grid(passable, stride, terrain, class_cost, uniform, start, goal_xy, 
                     ok = side_a or side_b
                 else:
                     ok = True
-                ok = ok and _open(passable, marks, generation, cell)
+                ok = ok and _open(passable, unit, marks, generation, cell)
                 length = diag_len
             if not ok:
                 continue

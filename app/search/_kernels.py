@@ -5,7 +5,9 @@ numba with ``nogil=True`` (concurrent requests run on separate cores) and
 ``cache=True`` (compiled code is kept on disk, so a restart does not pay the JIT).
 
 Grid layout
-    ``passable`` is the *padded* grid flattened row-major: one blocked cell of border
+    ``passable`` is the *padded* grid flattened row-major, holding each cell's clearance
+    (0: blocked; k: the largest walkable k x k square with this cell as its top-left
+    corner, capped at 255), with one blocked cell of border
     around the map, so a neighbour is never out of bounds. ``stride`` is the padded
     row length (``width + 2``); cell ``(x, y)`` has flat index ``(y + 1) * stride + x + 1``.
 
@@ -289,17 +291,18 @@ CORNER_NONE = 2  # neither needed: the "always" diagonal rule
 
 
 @njit(nogil=True, cache=True, inline="always")
-def _open(passable, marks, block_mark, i):
-    """Walkable on the map and not blocked for this search (``block_mark < 0``: no overlay)."""
-    if passable[i] == 0:
+def _open(passable, unit, marks, block_mark, i):
+    """Room for a unit ``unit`` cells wide (clearance >= unit; 1: walkable) and not blocked
+    for this search (``block_mark < 0``: no overlay)."""
+    if passable[i] < unit:
         return False
     return block_mark < 0 or marks[i, BLOCKED] != block_mark
 
 
 @njit(nogil=True, cache=True)
-def line_of_sight(passable, stride, marks, block_mark, corner_rule, x0, y0, x1, y1):
+def line_of_sight(passable, stride, unit, marks, block_mark, corner_rule, x0, y0, x1, y1):
     """True if every cell the segment between the centres of ``(x0, y0)`` and ``(x1, y1)``
-    touches is open.
+    touches is open (clearance >= ``unit``, not blocked for this search).
 
     The segment is walked cell by cell in exact integer arithmetic (a supercover line).
     Where it passes exactly through a grid corner, the two side cells that meet there
@@ -313,7 +316,7 @@ def line_of_sight(passable, stride, marks, block_mark, corner_rule, x0, y0, x1, 
     sx = 1 if dx > 0 else -1
     sy = stride if dy > 0 else -stride
     i = (y0 + 1) * stride + (x0 + 1)
-    if not _open(passable, marks, block_mark, i):
+    if not _open(passable, unit, marks, block_mark, i):
         return False
     ix = 0
     iy = 0
@@ -323,8 +326,8 @@ def line_of_sight(passable, stride, marks, block_mark, corner_rule, x0, y0, x1, 
         decision = (1 + 2 * ix) * ny - (1 + 2 * iy) * nx
         if decision == 0:  # exactly through a corner
             if corner_rule != CORNER_NONE:
-                side_x = _open(passable, marks, block_mark, i + sx)
-                side_y = _open(passable, marks, block_mark, i + sy)
+                side_x = _open(passable, unit, marks, block_mark, i + sx)
+                side_y = _open(passable, unit, marks, block_mark, i + sy)
                 if corner_rule == CORNER_BOTH and not (side_x and side_y):
                     return False
                 if corner_rule == CORNER_ONE and not (side_x or side_y):
@@ -338,13 +341,13 @@ def line_of_sight(passable, stride, marks, block_mark, corner_rule, x0, y0, x1, 
         else:
             i += sy
             iy += 1
-        if not _open(passable, marks, block_mark, i):
+        if not _open(passable, unit, marks, block_mark, i):
             return False
     return True
 
 
 @njit(nogil=True, cache=True)
-def smooth_path(passable, stride, marks, block_mark, corner_rule, path):
+def smooth_path(passable, stride, unit, marks, block_mark, corner_rule, path):
     """Forward string pulling: from the current waypoint, advance along ``path`` while the
     next cell is still in sight; the last cell in sight becomes the next waypoint.
 
@@ -357,7 +360,7 @@ def smooth_path(passable, stride, marks, block_mark, corner_rule, path):
     i = 0
     while i < n - 1:
         j = i + 1
-        while j + 1 < n and line_of_sight(passable, stride, marks, block_mark, corner_rule,
+        while j + 1 < n and line_of_sight(passable, stride, unit, marks, block_mark, corner_rule,
                                           path[i, 0], path[i, 1], path[j + 1, 0], path[j + 1, 1]):
             j += 1
         keep[k] = j

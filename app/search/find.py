@@ -58,18 +58,23 @@ class PathResult:
         return count_turns(self.path)
 
 
-def check_cell(grid: Grid, cell: Cell, role: str, blocked: frozenset[Cell] = frozenset()) -> None:
-    """Raise the domain error for a start/goal outside the map or on a blocked cell."""
+def check_cell(grid: Grid, cell: Cell, role: str, blocked: frozenset[Cell] = frozenset(),
+               size: int = 1) -> None:
+    """Raise the domain error for a start/goal outside the map or where the unit cannot stand."""
     x, y = cell
     if not grid.in_bounds(x, y):
         raise OutOfBounds(
             f"{role} [{x}, {y}] is outside map {grid.name!r} "
             f"(x must be in 0..{grid.width - 1}, y in 0..{grid.height - 1})"
         )
-    if not grid.is_walkable(x, y) or (x, y) in blocked:
-        error = StartBlocked if role == "start" else GoalBlocked
-        where = "a blocked cell" if grid.is_walkable(x, y) is False else "a cell listed in blocked"
-        raise error(f"{role} [{x}, {y}] is {where} on map {grid.name!r}")
+    error = StartBlocked if role == "start" else GoalBlocked
+    if not grid.is_walkable(x, y):
+        raise error(f"{role} [{x}, {y}] is a blocked cell on map {grid.name!r}")
+    if (x, y) in blocked:
+        raise error(f"{role} [{x}, {y}] is a cell listed in blocked")
+    if grid.clearance_at(x, y) < size:
+        raise error(f"{role} [{x}, {y}] has clearance {grid.clearance_at(x, y)} on map "
+                    f"{grid.name!r}: no room for a unit of size {size}")
 
 
 def find_path(
@@ -99,9 +104,9 @@ def find_path(
         if not grid.in_bounds(x, y):
             raise OutOfBounds(f"blocked cell [{x}, {y}] is outside map {grid.name!r} "
                               f"(x must be in 0..{grid.width - 1}, y in 0..{grid.height - 1})")
-    check_cell(grid, start, "start", blocked_set)
+    check_cell(grid, start, "start", blocked_set, options.clearance)
     for g in goal_list:
-        check_cell(grid, g, "goal", blocked_set)
+        check_cell(grid, g, "goal", blocked_set, options.clearance)
     options = options.resolved()
     class_cost, uniform, min_cost = terrain_table(grid, options)
     optimal = options.optimal and (uniform or options.algorithm != Algorithm.BFS)
@@ -143,7 +148,8 @@ def find_path(
     closest_kind = _general.OCTILE if options.diagonals else _general.MANHATTAN
     max_cost = np.inf if options.max_cost is None else float(options.max_cost)
     status, expanded, reached, closest, n_explored = _general.search_grid(
-        grid.flat, grid.stride, grid.terrain_flat, class_cost, uniform, start_i, goal_xy,
+        grid.flat, grid.stride, options.clearance, grid.terrain_flat, class_cost, uniform,
+        start_i, goal_xy,
         ALGORITHM_CODES[options.algorithm], HEURISTIC_CODES[options.heuristic], h_factor,
         closest_kind, DIAGONAL_CODES[options.diagonal], orth_w, diag_w, limit, max_cost,
         float(options.turn_penalty), scratch.nodes, marks, scratch.g_cost, scratch.frontier,

@@ -88,8 +88,11 @@ class SearchOptions:
     closest: bool = False
     terrain_costs: tuple[tuple[str, float], ...] = ()  # per-request class cost overrides
     turn_penalty: float = 0.0  # extra cost per change of direction
+    clearance: int = 1  # unit size in cells: keeps to cells with clearance >= this
 
     def __post_init__(self) -> None:
+        if not 1 <= self.clearance <= 255:
+            raise InvalidOption("clearance", f"clearance must be 1..255 cells, got {self.clearance}")
         if not (math.isfinite(self.turn_penalty) and self.turn_penalty >= 0):
             raise InvalidOption("turn_penalty",
                                 f"turn_penalty must be a finite number >= 0, got {self.turn_penalty}")
@@ -157,7 +160,8 @@ class SearchOptions:
         r = self.resolved()
         return (r.algorithm == Algorithm.ASTAR and r.heuristic == Heuristic.OCTILE
                 and r.heuristic_weight == 1 and r.diagonal == Diagonal.NO_CORNER_CUT
-                and r.max_cost is None and not r.closest and r.turn_penalty == 0)
+                and r.max_cost is None and not r.closest and r.turn_penalty == 0
+                and r.clearance == 1)
 
 
 DEFAULT_OPTIONS = SearchOptions()

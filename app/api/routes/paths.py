@@ -61,7 +61,7 @@ def search_options(query: PathQuery, grid: Grid, settings: Settings) -> SearchOp
             diagonal=query.diagonal, cost_model=query.cost_model, max_expanded=max_expanded,
             max_cost=query.max_cost, closest=query.closest,
             terrain_costs=tuple(sorted(query.terrain_costs.items())),
-            turn_penalty=query.turn_penalty,
+            turn_penalty=query.turn_penalty, clearance=query.clearance,
         )
     except InvalidOption as exc:
         raise InvalidField(exc.field, exc.message) from None
@@ -95,7 +95,8 @@ def answer(grid: Grid, query: PathQuery, settings: Settings, scratch: SearchScra
             body["waypoints"] = result.path
         elif query.smooth:
             body["waypoints"] = smooth(grid, result.path, diagonal=effective.diagonal,
-                                       blocked=blocked, scratch=scratch)
+                                       blocked=blocked, clearance=effective.clearance,
+                                       scratch=scratch)
         else:
             body["waypoints"] = turning_points(result.path)
     body["turns"] = result.turns
@@ -115,6 +116,7 @@ def answer(grid: Grid, query: PathQuery, settings: Settings, scratch: SearchScra
         "max_expanded": effective.max_expanded,
         "max_cost": effective.max_cost,
         "closest": effective.closest,
+        "clearance": effective.clearance,
         "turn_penalty": effective.turn_penalty,
         "terrain_costs": {**grid.terrain_costs, **dict(effective.terrain_costs)},
         "smooth": query.smooth,
