@@ -13,6 +13,8 @@
 | ``MAX_BATCH`` | 1000 | most queries in one ``POST /paths`` |
 | ``MAX_EXPLORED`` | 100000 | most ``explored`` cells returned |
 | ``MAX_TURN_CELLS`` | 4194304 | largest map for ``turn_penalty`` searches (9 states per cell) |
+| ``MAX_FLOWFIELD_CELLS`` | 4194304 | largest map for ``POST /flowfield`` |
+| ``FLOWFIELD_CACHE`` | 64 | flow fields kept (least recently used dropped) |
 | ``LOG_LEVEL`` | ``info`` | logging level |
 """
 
@@ -40,6 +42,8 @@ class Settings(BaseSettings):
     max_batch: int = Field(1000, ge=1)
     max_explored: int = Field(100_000, ge=0)
     max_turn_cells: int = Field(4_194_304, ge=1)
+    max_flowfield_cells: int = Field(4_194_304, ge=1)
+    flowfield_cache: int = Field(64, ge=0)
     log_level: str = "info"
 
 

@@ -11,7 +11,7 @@ from fastapi import FastAPI
 from app import __version__
 from app.api.errors import install_error_handlers
 from app.api.limits import BodySizeLimit
-from app.api.routes import health, maps, paths
+from app.api.routes import flowfield, health, maps, paths
 from app.config import Settings, get_settings
 from app.service import ServiceState
 
@@ -42,6 +42,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(health.router)
     app.include_router(maps.router)
     app.include_router(paths.router)
+    app.include_router(flowfield.router)
     return app
 
 

@@ -107,6 +107,45 @@ class BatchRequest(BaseModel):
     queries: list[dict] = Field(description="Each one a /path request without `map`.")
 
 
+class FlowFieldRequest(BaseModel):
+    """One Dijkstra search from ``goal``: every cell's cost to it and first step towards it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    map: MapName
+    goal: Cell
+    connectivity: Literal[4, 8] = 8
+    diagonal: Diagonal = Diagonal.NO_CORNER_CUT
+    cost_model: CostModel = CostModel.FLOAT
+    terrain_costs: dict[str, Annotated[float, Field(gt=0, allow_inf_nan=False)]] = Field(
+        default_factory=dict)
+    clearance: StrictInt = Field(1, ge=1, le=255)
+    blocked: list[Cell] = Field(default_factory=list)
+    format: Literal["base64", "png"] = Field(
+        "base64", description="base64: arrays in JSON; png: a picture of the cost field.")
+
+
+class EncodedArray(BaseModel):
+    dtype: str = Field(description="numpy dtype string, little-endian, e.g. '<f8', '|i1'.")
+    shape: list[int] = Field(description="[height, width]: row y, column x.")
+    data: str = Field(description="base64 of the raw array bytes, row-major.")
+
+
+class FlowFieldResponse(BaseModel):
+    map: str
+    revision: int
+    goal: tuple[int, int]
+    width: int
+    height: int
+    reachable: int = Field(description="Cells that can reach the goal.")
+    expanded: int
+    cost: EncodedArray = Field(description="float64 cost to the goal; -1: blocked or unreachable.")
+    next: EncodedArray = Field(description="int8 first step towards the goal as an index into "
+                               "`directions`; -1: none (goal, blocked, unreachable).")
+    directions: list[str]
+    options: dict
+
+
 class EffectiveOptions(BaseModel):
     algorithm: Algorithm
     heuristic: Heuristic

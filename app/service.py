@@ -11,6 +11,7 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 
+from app.cache import LRUCache
 from app.config import Settings
 from app.errors import NotReady
 from app.grid import MapStore
@@ -26,6 +27,7 @@ class ServiceState:
         self.pool = ScratchPool(settings.search_threads)
         # Runs the queries of a batch in parallel (the kernels release the GIL).
         self.executor = ThreadPoolExecutor(settings.search_threads, thread_name_prefix="search")
+        self.flowfields: LRUCache[bytes] = LRUCache(settings.flowfield_cache)
         self.store = MapStore()
         self.ready = threading.Event()
         self.startup_error: str | None = None

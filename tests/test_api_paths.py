@@ -182,3 +182,29 @@ def test_clearance_over_http(client):
     assert response.status_code == 422 and response.json()["error"]["code"] == "invalid_clearance"
     response = post(client, {**ARENA, "clearance": 60})
     assert response.status_code == 422 and response.json()["error"]["code"] == "start_blocked"
+
+
+def test_flowfield_over_http(client):
+    import base64
+
+    request = {"map": "arena", "goal": [40, 50]}
+    first = client.post("/flowfield", json=request)
+    assert first.status_code == 200 and first.headers["x-cache"] == "miss"
+    body = first.json()
+    assert (body["width"], body["height"]) == (64, 64)
+    cost = np.frombuffer(base64.b64decode(body["cost"]["data"]), dtype=body["cost"]["dtype"])
+    cost = cost.reshape(body["cost"]["shape"])
+    nxt = np.frombuffer(base64.b64decode(body["next"]["data"]), dtype=body["next"]["dtype"])
+    assert nxt.reshape(64, 64)[50, 40] == -1 and cost[50, 40] == 0
+    path = post(client, {**ARENA}).json()
+    assert cost[2, 2] == pytest.approx(path["cost"], abs=1e-9)
+    assert body["reachable"] == int((cost >= 0).sum())
+    second = client.post("/flowfield", json=request)
+    assert second.headers["x-cache"] == "hit" and second.content == first.content
+    picture = client.post("/flowfield", json={**request, "format": "png"})
+    assert picture.status_code == 200 and picture.content.startswith(b"\x89PNG")
+    bad = client.post("/flowfield", json={**request, "diagonal": "maybe"})
+    assert bad.status_code == 422 and bad.json()["error"]["code"] == "invalid_diagonal"
+    blocked_goal = client.post("/flowfield", json={"map": "arena", "goal": [0, 0]})
+    assert blocked_goal.status_code == 422 and blocked_goal.json()["error"]["code"] == "goal_blocked"
+    assert len(client.app.state.service.flowfields) >= 2

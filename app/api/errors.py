@@ -28,7 +28,7 @@ def error_response(status: int, code: str, message: str) -> Response:
 OPTION_FIELDS = frozenset({
     "algorithm", "heuristic", "heuristic_weight", "connectivity", "diagonal", "cost_model",
     "max_expanded", "max_cost", "closest", "blocked", "goals", "include", "terrain_costs",
-    "turn_penalty", "clearance",
+    "turn_penalty", "clearance", "format",
 })
 
 

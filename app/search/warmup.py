@@ -11,6 +11,7 @@ import numpy as np
 
 from app.grid.model import Grid
 from app.search.find import find_path
+from app.search.flowfield import flow_field
 from app.search.options import Algorithm, SearchOptions
 from app.search.scratch import SearchScratch
 from app.search.smooth import line_of_sight, smooth, turning_points
@@ -35,6 +36,7 @@ def warm_up() -> float:
                         goals=[(4, 3), (3, 0)], blocked=[(1, 1)], explored_limit=4,
                         scratch=scratch)
     smooth(grid, general.path, blocked=[(1, 1)], scratch=scratch)
+    flow_field(grid, (4, 3), blocked=[(1, 1)], scratch=scratch)
     return time.perf_counter() - began
 
 
