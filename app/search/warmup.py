@@ -12,6 +12,7 @@ import numpy as np
 from app.grid.model import Grid
 from app.search.find import find_path
 from app.search.flowfield import flow_field
+from app.search.validate import validate_path
 from app.search.options import Algorithm, SearchOptions
 from app.search.scratch import SearchScratch
 from app.search.smooth import line_of_sight, smooth, turning_points
@@ -37,6 +38,8 @@ def warm_up() -> float:
                         scratch=scratch)
     smooth(grid, general.path, blocked=[(1, 1)], scratch=scratch)
     flow_field(grid, (4, 3), blocked=[(1, 1)], scratch=scratch)
+    validate_path(grid, result.path, compare_optimal=True, scratch=scratch)
+    validate_path(grid, result.path, mode="waypoints", blocked=[(1, 1)], scratch=scratch)
     return time.perf_counter() - began
 
 

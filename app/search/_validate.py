@@ -1,0 +1,118 @@
+"""The path-validation kernel: one linear pass over a client's path in compiled code."""
+
+from __future__ import annotations
+
+import math
+
+from numba import njit
+
+from app.search._general import ALWAYS, DIAGONAL_NEVER, NO_CORNER_CUT, ONE_FREE, _step_cost
+from app.search._kernels import _open, line_of_sight
+
+# Violation codes (indices into VIOLATION_CODES).
+OUT_OF_BOUNDS = 0
+BLOCKED_CELL = 1
+NOT_ADJACENT = 2
+CORNER_CUT = 3
+NO_LINE_OF_SIGHT = 4
+VIOLATION_CODES = ("out_of_bounds", "blocked_cell", "not_adjacent", "corner_cut",
+                   "no_line_of_sight")
+
+
+@njit(nogil=True, cache=True, inline="always")
+def _note(i, code, found, out_index, out_code, first):
+    """Record violation ``code`` at path index ``i``: in order while room is left, and always
+    as the first of its kind. Returns the new count."""
+    if found < out_index.shape[0]:
+        out_index[found] = i
+        out_code[found] = code
+    if first[code] < 0:
+        first[code] = i
+    return found + 1
+
+
+@njit(nogil=True, cache=True)
+def validate_cells(passable, stride, width, height, unit, terrain, class_cost, uniform, marks,
+                   block_mark, diagonal, orth_w, diag_w, path, out_index, out_code, first):
+    """Check every step of a cell path; returns ``(cost, n_violations)``.
+
+    Violations are written to ``out_index``/``out_code`` in path order, as many as fit, and
+    the index of the first of each kind to ``first`` (-1: none).
+    ``cost`` sums the step cost of every step between two cells of the map that are
+    neighbours (legal or not), so an illegal path still gets a comparable cost.
+    """
+    n = path.shape[0]
+    found = 0
+    cost = 0.0
+    for i in range(n):
+        x = path[i, 0]
+        y = path[i, 1]
+        inside = 0 <= x < width and 0 <= y < height
+        if not inside:
+            found = _note(i, OUT_OF_BOUNDS, found, out_index, out_code, first)
+            continue
+        cell = (y + 1) * stride + x + 1
+        if not _open(passable, unit, marks, block_mark, cell):
+            found = _note(i, BLOCKED_CELL, found, out_index, out_code, first)
+        if i == 0:
+            continue
+        px = path[i - 1, 0]
+        py = path[i - 1, 1]
+        if not (0 <= px < width and 0 <= py < height):
+            continue
+        dx = x - px
+        dy = y - py
+        if max(abs(dx), abs(dy)) != 1 or (dx != 0 and dy != 0 and diagonal == DIAGONAL_NEVER):
+            found = _note(i, NOT_ADJACENT, found, out_index, out_code, first)
+            continue
+        prev = (py + 1) * stride + px + 1
+        if dx != 0 and dy != 0:
+            side_a = _open(passable, unit, marks, block_mark, prev + dx)
+            side_b = _open(passable, unit, marks, block_mark, prev + dy * stride)
+            ok = True
+            if diagonal == NO_CORNER_CUT:
+                ok = side_a and side_b
+            elif diagonal == ONE_FREE:
+                ok = side_a or side_b
+            elif diagonal != ALWAYS:
+                ok = False
+            if not ok:
+                found = _note(i, CORNER_CUT, found, out_index, out_code, first)
+            cost += _step_cost(terrain, class_cost, uniform, prev, cell, diag_w)
+        else:
+            cost += _step_cost(terrain, class_cost, uniform, prev, cell, orth_w)
+    return cost, found
+
+
+@njit(nogil=True, cache=True)
+def validate_waypoints(passable, stride, width, height, unit, marks, block_mark, corner_rule,
+                       unit_length, path, out_index, out_code, first):
+    """Check that consecutive waypoints see each other; returns ``(length, n_violations)``.
+
+    ``length`` is the Euclidean length of the polyline times ``unit_length``.
+    """
+    n = path.shape[0]
+    found = 0
+    length = 0.0
+    for i in range(n):
+        x = path[i, 0]
+        y = path[i, 1]
+        if not (0 <= x < width and 0 <= y < height):
+            found = _note(i, OUT_OF_BOUNDS, found, out_index, out_code, first)
+            continue
+        if not _open(passable, unit, marks, block_mark, (y + 1) * stride + x + 1):
+            found = _note(i, BLOCKED_CELL, found, out_index, out_code, first)
+            continue
+        if i == 0:
+            continue
+        px = path[i - 1, 0]
+        py = path[i - 1, 1]
+        if not (0 <= px < width and 0 <= py < height):
+            continue
+        length += math.sqrt(float((x - px) ** 2 + (y - py) ** 2)) * unit_length
+        if not line_of_sight(passable, stride, unit, marks, block_mark, corner_rule,
+                             px, py, x, y):
+            found = _note(i, NO_LINE_OF_SIGHT, found, out_index, out_code, first)
+    return length, found
+
+
