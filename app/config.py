@@ -15,6 +15,11 @@
 | ``MAX_TURN_CELLS`` | 4194304 | largest map for ``turn_penalty`` searches (9 states per cell) |
 | ``MAX_FLOWFIELD_CELLS`` | 4194304 | largest map for ``POST /flowfield`` |
 | ``FLOWFIELD_CACHE`` | 64 | flow fields kept (least recently used dropped) |
+| ``MAX_UPLOAD_BYTES`` | 67108864 | largest ``PUT /maps/{name}`` body |
+| ``MAX_VALIDATE_CELLS`` | 1000000 | longest path ``POST /validate`` accepts |
+| ``ADMIN_TOKEN`` | unset | bearer token for ``PUT``/``PATCH``/``DELETE /maps``; unset: map changes refused |
+| ``API_TOKEN`` | unset | if set, every endpoint but ``/health`` needs it (or the admin token) |
+| ``MAPS_WRITABLE`` | ``false`` | write edits and uploads back to ``MAPS_DIR`` (atomically) |
 | ``LOG_LEVEL`` | ``info`` | logging level |
 """
 
@@ -24,7 +29,7 @@ import os
 from functools import lru_cache
 from pathlib import Path
 
-from pydantic import Field
+from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -44,6 +49,11 @@ class Settings(BaseSettings):
     max_turn_cells: int = Field(4_194_304, ge=1)
     max_flowfield_cells: int = Field(4_194_304, ge=1)
     flowfield_cache: int = Field(64, ge=0)
+    max_upload_bytes: int = Field(64 * 1024 * 1024, ge=1)
+    max_validate_cells: int = Field(1_000_000, ge=1)
+    admin_token: SecretStr | None = None
+    api_token: SecretStr | None = None
+    maps_writable: bool = False
     log_level: str = "info"
 
 

@@ -59,6 +59,26 @@ class GoalBlocked(ServiceError):
     status = 422
 
 
+class RevisionConflict(ServiceError):
+    code = "revision_conflict"
+    status = 409
+
+
+class StaleRevision(ServiceError):
+    code = "stale_revision"
+    status = 409
+
+
+class Unauthorized(ServiceError):
+    code = "unauthorized"
+    status = 401
+
+
+class AdminDisabled(ServiceError):
+    code = "admin_disabled"
+    status = 403
+
+
 class NotReady(ServiceError):
     code = "not_ready"
     status = 503

@@ -6,12 +6,13 @@ import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
-from fastapi import FastAPI
+from fastapi import Depends, FastAPI
 
 from app import __version__
 from app.api.errors import install_error_handlers
 from app.api.limits import BodySizeLimit
-from app.api.routes import flowfield, health, maps, paths
+from app.api.auth import require_api_token
+from app.api.routes import flowfield, health, maps, paths, validate
 from app.config import Settings, get_settings
 from app.service import ServiceState
 
@@ -37,12 +38,15 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         summary="Authoritative grid pathfinding for multiplayer game servers.",
         lifespan=lifespan,
     )
-    app.add_middleware(BodySizeLimit, max_bytes=settings.max_body_bytes)
+    app.add_middleware(BodySizeLimit, max_bytes=settings.max_body_bytes,
+                       upload_bytes=settings.max_upload_bytes)
     install_error_handlers(app)
-    app.include_router(health.router)
-    app.include_router(maps.router)
-    app.include_router(paths.router)
-    app.include_router(flowfield.router)
+    app.include_router(health.router)  # always open: orchestrators probe it
+    guarded = [Depends(require_api_token)]
+    app.include_router(maps.router, dependencies=guarded)
+    app.include_router(paths.router, dependencies=guarded)
+    app.include_router(flowfield.router, dependencies=guarded)
+    app.include_router(validate.router, dependencies=guarded)
     return app
 
 

@@ -94,6 +94,8 @@ class PathQuery(PathOptions):
 
     start: Cell
     goal: Cell | None = None
+    revision: StrictInt | None = Field(
+        None, description="Expected map revision: 409 stale_revision if the map has moved on.")
 
 
 class PathRequest(PathQuery):
@@ -104,6 +106,8 @@ class BatchRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     map: MapName
+    revision: StrictInt | None = Field(
+        None, description="Expected map revision: 409 stale_revision if the map has moved on.")
     queries: list[dict] = Field(description="Each one a /path request without `map`.")
 
 
@@ -178,6 +182,8 @@ class PathResponse(BaseModel):
     waypoints: list[tuple[int, int]] | None = Field(
         None, description="Subsequence of `path` from start to goal in which consecutive "
         "waypoints have line of sight (when included).")
+    path_hash: str = Field(description="SHA-256 (hex) of the cell path as little-endian int32 "
+                           "x, y pairs: compare a client's prediction in one field.")
     turns: int = Field(description="Changes of direction along the path.")
     expanded: int = Field(description="Nodes the search expanded.")
     explored: list[tuple[int, int]] | None = Field(
@@ -223,3 +229,64 @@ class Health(BaseModel):
     status: Literal["ok", "starting"]
     maps: list[str]
     errors: list[LoadError]
+
+
+class ValidateRequest(BaseModel):
+    """A path a client claims to have walked, and the rules to check it against."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    map: MapName
+    path: list[Cell] = Field(description="[[x, y], ...]: cells (mode cells) or waypoints.")
+    mode: Literal["cells", "waypoints"] = "cells"
+    revision: StrictInt | None = Field(None, description="The map revision the client saw.")
+    max_cost: FiniteFloat | None = Field(None, ge=0, description="Movement budget.")
+    start: Cell | None = None
+    goal: Cell | None = None
+    compare_optimal: StrictBool = Field(False, description="Also return optimal_cost.")
+    connectivity: Literal[4, 8] = 8
+    diagonal: Diagonal = Diagonal.NO_CORNER_CUT
+    cost_model: CostModel = CostModel.FLOAT
+    terrain_costs: dict[str, Annotated[float, Field(gt=0, allow_inf_nan=False)]] = Field(
+        default_factory=dict)
+    clearance: StrictInt = Field(1, ge=1, le=255)
+    blocked: list[Cell] = Field(default_factory=list)
+
+
+class ViolationOut(BaseModel):
+    index: int = Field(description="Index in `path` (-1: about the request, not a path entry).")
+    code: Literal["blocked_cell", "not_adjacent", "corner_cut", "no_line_of_sight",
+                  "out_of_bounds", "over_budget", "wrong_start", "wrong_goal", "stale_revision"]
+    message: str
+
+
+class ValidateResponse(BaseModel):
+    map: str
+    revision: int
+    valid: bool
+    cost: float
+    checked: int
+    violations: list[ViolationOut]
+    optimal_cost: float | None = Field(None, description="Only with compare_optimal.")
+
+
+class MapEdit(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    cells: list[Cell] = Field(default_factory=list)
+    rect: tuple[StrictInt, StrictInt, StrictInt, StrictInt] | None = Field(
+        None, description="[x0, y0, x1, y1], inclusive.")
+    value: Literal["blocked", "walkable"] | Annotated[float, Field(gt=0, allow_inf_nan=False)]
+
+
+class MapPatch(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    set: list[MapEdit] = Field(min_length=1)
+    if_revision: StrictInt | None = None
+
+
+class MapDeleted(BaseModel):
+    name: str
+    deleted: bool
+    revision: int

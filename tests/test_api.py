@@ -48,7 +48,8 @@ def test_path_on_each_demo_map(client, name):
     assert response.status_code == 200
     body = response.json()
     assert list(body) == ["map", "revision", "found", "reason", "partial", "goal_index", "cost",
-                          "path", "waypoints", "turns", "expanded", "algorithm", "optimal",
+                          "path", "waypoints", "path_hash", "turns", "expanded", "algorithm",
+                          "optimal",
                           "bounded_suboptimal", "options"]
     assert body["map"] == name and body["found"] is True and body["reason"] is None
     assert body["revision"] == info["revision"]

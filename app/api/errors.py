@@ -15,7 +15,7 @@ from app.errors import ServiceError
 log = logging.getLogger(__name__)
 
 _HTTP_CODES = {404: "not_found", 405: "method_not_allowed", 413: "payload_too_large",
-               415: "unsupported_media_type"}
+               415: "unsupported_media_type", 401: "unauthorized"}
 
 
 def error_response(status: int, code: str, message: str) -> Response:

@@ -14,14 +14,18 @@ class BodySizeLimit:
     one (chunked) is read here up to the limit, then handed on.
     """
 
-    def __init__(self, app: ASGIApp, max_bytes: int) -> None:
+    def __init__(self, app: ASGIApp, max_bytes: int, upload_bytes: int | None = None) -> None:
         self.app = app
         self.max_bytes = max_bytes
+        self.upload_bytes = upload_bytes or max_bytes  # for PUT /maps/{name}
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        limit = self.max_bytes
+        if scope.get("method") == "PUT" and scope.get("path", "").startswith("/maps/"):
+            limit = self.upload_bytes
         declared = None
         for key, value in scope.get("headers", ()):
             if key == b"content-length":
@@ -31,8 +35,8 @@ class BodySizeLimit:
                     declared = -1
                 break
         if declared is not None:
-            if declared < 0 or declared > self.max_bytes:
-                await self._refuse(scope, receive, send)
+            if declared < 0 or declared > limit:
+                await self._refuse(scope, receive, send, limit)
                 return
             await self.app(scope, receive, send)
             return
@@ -47,8 +51,8 @@ class BodySizeLimit:
                 return  # client went away
             chunk = message.get("body", b"")
             received += len(chunk)
-            if received > self.max_bytes:
-                await self._refuse(scope, receive, send)
+            if received > limit:
+                await self._refuse(scope, receive, send, limit)
                 return
             chunks.append(chunk)
             if not message.get("more_body", False):
@@ -65,7 +69,7 @@ class BodySizeLimit:
 
         await self.app(scope, replay, send)
 
-    async def _refuse(self, scope: Scope, receive: Receive, send: Send) -> None:
+    async def _refuse(self, scope: Scope, receive: Receive, send: Send, limit: int) -> None:
         response = error_response(
-            413, "payload_too_large", f"request body is over the limit of {self.max_bytes} bytes")
+            413, "payload_too_large", f"request body is over the limit of {limit} bytes")
         await response(scope, receive, send)

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import io
 import json
 import math
 import re
@@ -71,28 +72,46 @@ def load_map(path: Path, *, name: str | None = None, max_cells: int, max_bytes: 
         raise MapLoadError("file is empty (0 bytes)")
     if size > max_bytes:
         raise MapLoadError(f"file is {size} bytes, over the limit of {max_bytes} bytes")
-    sidecar = read_sidecar(path.with_suffix(".json"))
     suffix = path.suffix.lower()
-    if suffix in MOVINGAI_SUFFIXES:
+    if suffix not in MAP_SUFFIXES:
+        raise MapLoadError(f"unsupported file type {suffix!r}")
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise MapLoadError(f"cannot read file: {exc.strerror or exc}") from exc
+    return load_map_data(name, data, movingai=suffix in MOVINGAI_SUFFIXES, max_cells=max_cells,
+                         sidecar=read_sidecar(path.with_suffix(".json")), source=path.name)
+
+
+def sniff_movingai(data: bytes) -> bool:
+    """True if ``data`` looks like a Moving AI map (its first line is a ``type`` header)."""
+    return data.lstrip()[:5] == b"type "
+
+
+def load_map_data(name: str, data: bytes, *, movingai: bool, max_cells: int,
+                  sidecar: dict | None = None, source: str = "") -> Grid:
+    """Build a map from file contents: Moving AI text, or an image Pillow can read."""
+    sidecar = sidecar or {}
+    if not data:
+        raise MapLoadError("file is empty (0 bytes)")
+    if movingai:
         if "palette" in sidecar:
             raise MapLoadError("sidecar: 'palette' applies to bitmaps only")
-        chars = movingai_chars(path.read_bytes(), max_cells=max_cells)
+        chars = movingai_chars(data, max_cells=max_cells)
         walkable = np.isin(chars, np.frombuffer(bytes(_MOVINGAI_PASSABLE), dtype=np.uint8))
         terrain = (chars == ord("S")).astype(np.uint8)
         classes = (TerrainClass("ground", 1.0), TerrainClass("swamp", 1.0))
-    elif suffix in IMAGE_SUFFIXES:
-        image = decode_bitmap(path, max_cells=max_cells)
+    else:
+        image = decode_bitmap(io.BytesIO(data), max_cells=max_cells)
         if "palette" in sidecar:
             walkable, terrain, classes = palette_terrain(image, sidecar["palette"])
         else:
             walkable, terrain, classes = grey_terrain(image)
-    else:
-        raise MapLoadError(f"unsupported file type {suffix!r}")
     classes = apply_costs(classes, sidecar.get("costs", {}))
     if len(classes) == 1 and classes[0] == GROUND[0]:
         terrain = None
     return Grid.from_walkable(name, walkable, terrain=terrain, terrain_classes=classes,
-                              source=path.name)
+                              source=source)
 
 
 _COLOR_RE = re.compile(r"^#[0-9a-fA-F]{6}$")
@@ -187,10 +206,10 @@ def movingai_chars(data: bytes, *, max_cells: int) -> np.ndarray:
     return grid
 
 
-def decode_bitmap(path: Path, *, max_cells: int) -> Image.Image:
+def decode_bitmap(source: Path | io.BytesIO, *, max_cells: int) -> Image.Image:
     """Open and decode an image, refusing oversized ones from the header first."""
     try:
-        with Image.open(path) as image:
+        with Image.open(source) as image:
             width, height = image.size  # from the header: nothing decoded yet
             if width * height > max_cells:
                 raise MapLoadError(

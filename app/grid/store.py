@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from app.errors import MapLoadError, MapNotFound
+from app.errors import MapLoadError, MapNotFound, RevisionConflict
 from app.grid.loader import is_map_file, load_map
 from app.grid.model import Grid, is_valid_map_name
 
@@ -32,6 +33,7 @@ class MapStore:
     def __init__(self, maps: dict[str, Grid] | None = None, errors: list[LoadFailure] | None = None):
         self._lock = threading.Lock()
         self._maps: dict[str, Grid] = dict(maps or {})
+        self._last_revision: dict[str, int] = {n: g.revision for n, g in self._maps.items()}
         self.errors: list[LoadFailure] = list(errors or [])
 
     @classmethod
@@ -90,9 +92,60 @@ class MapStore:
     def put(self, grid: Grid) -> None:
         """Add or replace a map atomically."""
         with self._lock:
-            maps = dict(self._maps)
-            maps[grid.name] = grid
-            self._maps = maps
+            self._swap(grid.name, grid)
+
+    def _swap(self, name: str, grid: Grid | None) -> None:
+        # Readers hold the old dict (and the old Grid): they never see half an update.
+        maps = dict(self._maps)
+        if grid is None:
+            maps.pop(name, None)
+        else:
+            maps[name] = grid
+            self._last_revision[name] = grid.revision
+        self._maps = maps
+
+    def next_revision(self, name: str) -> int:
+        """Revisions of a name only grow, across deletes and re-uploads."""
+        return self._last_revision.get(name, 0) + 1
+
+    def update(self, name: str, change: Callable[[Grid, int], Grid],
+               if_revision: int | None = None) -> Grid:
+        """Replace map ``name`` by ``change(current, next_revision)``, atomically.
+
+        With ``if_revision`` not the current revision: :class:`RevisionConflict`, nothing
+        changed. If ``change`` raises, nothing changes either.
+        """
+        with self._lock:
+            current = self.get(name)
+            if if_revision is not None and if_revision != current.revision:
+                raise RevisionConflict(f"map {name!r} is at revision {current.revision}, "
+                                       f"not {if_revision}; nothing was changed")
+            new = change(current, self.next_revision(name))
+            self._swap(name, new)
+            return new
+
+    def replace(self, grid_for_revision: Callable[[int], Grid], name: str,
+                if_revision: int | None = None) -> tuple[Grid, bool]:
+        """Create or replace map ``name`` with ``grid_for_revision(next_revision)``;
+        returns the new grid and whether it replaced one."""
+        with self._lock:
+            current = self._maps.get(name)
+            if if_revision is not None and (current is None or if_revision != current.revision):
+                found = "absent" if current is None else f"at revision {current.revision}"
+                raise RevisionConflict(f"map {name!r} is {found}, not at revision {if_revision}; "
+                                       "nothing was changed")
+            new = grid_for_revision(self.next_revision(name))
+            self._swap(name, new)
+            return new, current is not None
+
+    def delete(self, name: str, if_revision: int | None = None) -> Grid:
+        with self._lock:
+            current = self.get(name)
+            if if_revision is not None and if_revision != current.revision:
+                raise RevisionConflict(f"map {name!r} is at revision {current.revision}, "
+                                       f"not {if_revision}; nothing was changed")
+            self._swap(name, None)
+            return current
 
     def __len__(self) -> int:
         return len(self._maps)

@@ -1,22 +1,49 @@
-"""GET /maps: the loaded maps."""
+"""Maps: list and inspect them (open), change them (admin token), look at them (PNG)."""
 
 from __future__ import annotations
 
-from fastapi import APIRouter
+import dataclasses
+import io
+from typing import Annotated
 
-from app.api.deps import StoreDep
-from app.grid import Grid
-from app.schemas import ErrorResponse, MapInfo, MapList, TerrainInfo
+import numpy as np
+from fastapi import APIRouter, Depends, Query, Request
+from fastapi.concurrency import run_in_threadpool
+from fastapi.responses import Response
+from PIL import Image
+
+from app.api.auth import require_admin
+from app.api.deps import StateDep, StoreDep
+from app.errors import InvalidField, InvalidRequest, MapLoadError
+from app.grid import Grid, is_valid_map_name
+from app.grid import persist
+from app.grid.edits import Edit, apply_edits
+from app.grid.loader import load_map_data, sniff_movingai
+from app.schemas import ErrorResponse, MapDeleted, MapInfo, MapList, MapPatch, TerrainInfo
+from app.search import find_path, smooth
+from app.service import ServiceState
 
 router = APIRouter(tags=["maps"])
+
+_ADMIN_ERRORS = {
+    401: {"model": ErrorResponse, "description": "Missing or wrong token (`unauthorized`)."},
+    403: {"model": ErrorResponse, "description": "No ADMIN_TOKEN configured (`admin_disabled`)."},
+    404: {"model": ErrorResponse, "description": "`map_not_found`."},
+    409: {"model": ErrorResponse, "description": "`if_revision` is not current (`revision_conflict`)."},
+    422: {"model": ErrorResponse, "description": "Bad map data or edit; nothing changed."},
+}
 
 
 def map_info(grid: Grid) -> MapInfo:
     return MapInfo(name=grid.name, width=grid.width, height=grid.height,
                    walkable=grid.walkable_count,
                    terrain=[TerrainInfo(name=tc.name, cost=tc.cost) for tc in grid.terrain_classes],
-                   revision=grid.revision, sha256=grid.sha256,
-                   source=grid.source)
+                   revision=grid.revision, sha256=grid.sha256, source=grid.source)
+
+
+def _check_name(name: str) -> None:
+    if not is_valid_map_name(name):
+        raise InvalidRequest(f"map name {name!r} is not 1-64 characters of [A-Za-z0-9_-]")
 
 
 @router.get("/maps", response_model=MapList,
@@ -24,3 +51,135 @@ def map_info(grid: Grid) -> MapInfo:
 def list_maps(store: StoreDep) -> MapList:
     """Every loaded map, sorted by name."""
     return MapList(maps=[map_info(grid) for grid in store.all()])
+
+
+@router.get("/maps/{name}", response_model=MapInfo, responses={404: {"model": ErrorResponse}})
+def get_map(name: str, store: StoreDep) -> MapInfo:
+    """One map's metadata, with its current revision and content hash."""
+    _check_name(name)
+    return map_info(store.get(name))
+
+
+def _cell_param(value: str | None, field: str) -> tuple[int, int] | None:
+    if value is None:
+        return None
+    try:
+        x, y = (int(v) for v in value.split(","))
+    except ValueError:
+        raise InvalidField(field, f"{field} must be 'x,y' integers, got {value!r}") from None
+    return x, y
+
+
+def render_map(grid: Grid, path: np.ndarray | None = None, waypoints: np.ndarray | None = None,
+               scale: int = 1) -> bytes:
+    """Walkable white (greyer the costlier), blocked black, path red, waypoints blue."""
+    costs = np.array([tc.cost for tc in grid.terrain_classes])
+    shade = np.clip(255 - (costs[grid.terrain[1:-1, 1:-1]] - 1.0) * 32, 128, 255).astype(np.uint8)
+    walkable = grid.walkable.astype(bool)
+    rgb = np.zeros((grid.height, grid.width, 3), dtype=np.uint8)
+    rgb[walkable] = shade[walkable][:, None]
+    if path is not None and len(path):
+        rgb[path[:, 1], path[:, 0]] = (220, 40, 40)
+    if waypoints is not None and len(waypoints):
+        rgb[waypoints[:, 1], waypoints[:, 0]] = (40, 80, 230)
+    image = Image.fromarray(rgb, mode="RGB")
+    if scale > 1:
+        image = image.resize((grid.width * scale, grid.height * scale), Image.NEAREST)
+    out = io.BytesIO()
+    image.save(out, format="PNG")
+    return out.getvalue()
+
+
+@router.get("/maps/{name}/image", response_class=Response,
+            responses={200: {"content": {"image/png": {}}}, 404: {"model": ErrorResponse},
+                       422: {"model": ErrorResponse}})
+def get_map_image(name: str, state: StateDep, store: StoreDep,
+                  start: Annotated[str | None, Query(description="x,y")] = None,
+                  goal: Annotated[str | None, Query(description="x,y")] = None,
+                  scale: Annotated[int | None, Query(ge=1, le=16)] = None) -> Response:
+    """The map as PNG; with ``start`` and ``goal``, the default ``/path`` result drawn on it."""
+    _check_name(name)
+    grid = store.get(name)
+    if scale is None:
+        scale = max(1, min(8, 512 // max(grid.width, grid.height)))
+    if grid.cell_count * scale * scale > 64_000_000:
+        raise InvalidField("scale", f"scale {scale} makes the image too large")
+    start_cell, goal_cell = _cell_param(start, "start"), _cell_param(goal, "goal")
+    path = waypoints = None
+    if (start_cell is None) != (goal_cell is None):
+        raise InvalidRequest("give both start and goal, or neither")
+    if start_cell is not None and goal_cell is not None:
+        with state.pool.borrow() as scratch:
+            result = find_path(grid, start_cell, goal_cell,
+                               scratch=scratch)
+            path = result.path
+            waypoints = smooth(grid, path, scratch=scratch)
+    return Response(render_map(grid, path, waypoints, scale), media_type="image/png")
+
+
+def _persist(state: ServiceState, grid: Grid) -> None:
+    if state.settings.maps_writable:
+        persist.save(state.settings.maps_dir, grid)
+
+
+@router.patch("/maps/{name}", response_model=MapInfo, responses=_ADMIN_ERRORS,
+              dependencies=[Depends(require_admin)])
+def patch_map(name: str, patch: MapPatch, state: StateDep, store: StoreDep) -> MapInfo:
+    """Apply edits atomically: all of them, as one new revision, or none."""
+    _check_name(name)
+    edits = [Edit(value=e.value, cells=[tuple(c) for c in e.cells], rect=e.rect) for e in patch.set]
+
+    def change(current: Grid, revision: int) -> Grid:
+        new = apply_edits(current, edits, revision)
+        _persist(state, new)
+        return new
+
+    return map_info(store.update(name, change, patch.if_revision))
+
+
+@router.put("/maps/{name}", response_model=MapInfo, status_code=200, responses={
+    **_ADMIN_ERRORS, 201: {"model": MapInfo, "description": "Created."}},
+    dependencies=[Depends(require_admin)],
+    openapi_extra={"requestBody": {"content": {
+        "image/png": {"schema": {"type": "string", "format": "binary"}},
+        "text/plain": {"schema": {"type": "string", "description": "A Moving AI .map file."}},
+    }, "required": True}})
+async def put_map(name: str, request: Request, state: StateDep, store: StoreDep,
+                  if_revision: int | None = None) -> Response:
+    """Create or replace a map from a PNG (or another Pillow image) or a Moving AI ``.map``
+    body. The same size limits as at start-up apply; a bad file changes nothing."""
+    _check_name(name)
+    data = await request.body()  # the size limit is enforced before this is read
+    settings = state.settings
+    movingai = sniff_movingai(data)
+
+    def parse() -> Grid:
+        try:
+            return load_map_data(name, data, movingai=movingai, max_cells=settings.max_map_cells,
+                                 source=f"{name}{'.map' if movingai else '.png'}")
+        except MapLoadError as exc:
+            raise InvalidField("map_data", f"cannot load the uploaded map: {exc.reason}") from None
+
+    parsed = await run_in_threadpool(parse)
+
+    def build(revision: int) -> Grid:
+        grid = dataclasses.replace(parsed, revision=revision)
+        if settings.maps_writable:
+            persist.save_bytes(settings.maps_dir, name, ".map" if movingai else ".png", data, None)
+        return grid
+
+    grid, replaced = await run_in_threadpool(store.replace, build, name, if_revision)
+    body = map_info(grid).model_dump_json().encode()
+    return Response(body, status_code=200 if replaced else 201, media_type="application/json")
+
+
+@router.delete("/maps/{name}", response_model=MapDeleted, responses=_ADMIN_ERRORS,
+               dependencies=[Depends(require_admin)])
+def delete_map(name: str, state: StateDep, store: StoreDep,
+               if_revision: int | None = None) -> MapDeleted:
+    """Remove a map (and, with MAPS_WRITABLE, its files)."""
+    _check_name(name)
+    grid = store.delete(name, if_revision)
+    if state.settings.maps_writable:
+        persist.remove(state.settings.maps_dir, name)
+    return MapDeleted(name=name, deleted=True, revision=grid.revision)

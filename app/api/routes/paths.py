@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import hashlib
 from typing import Any
 
+import numpy as np
 import orjson
 from fastapi import APIRouter
 from fastapi.responses import Response
@@ -12,9 +14,11 @@ from pydantic import ValidationError
 from app.api.deps import StateDep, StoreDep
 from app.api.errors import describe_errors, error_code_for
 from app.config import Settings
-from app.errors import BatchTooLarge, InvalidField, InvalidRequest, ServiceError
+from app.errors import BatchTooLarge, InvalidField, InvalidRequest, ServiceError, StaleRevision
 from app.grid import Grid
-from app.schemas import BatchRequest, BatchResponse, ErrorResponse, PathQuery, PathRequest, PathResponse
+from app.schemas import (
+    BatchRequest, BatchResponse, ErrorResponse, PathQuery, PathRequest, PathResponse,
+)
 from app.search import InvalidOption, SearchOptions, find_path, smooth, turning_points
 from app.search.scratch import SearchScratch
 from app.service import ServiceState
@@ -67,8 +71,16 @@ def search_options(query: PathQuery, grid: Grid, settings: Settings) -> SearchOp
         raise InvalidField(exc.field, exc.message) from None
 
 
+def path_hash(path: np.ndarray) -> str:
+    """SHA-256 of the cell path as little-endian int32 ``x, y`` pairs (the determinism check)."""
+    return hashlib.sha256(np.ascontiguousarray(path, dtype="<i4").tobytes()).hexdigest()
+
+
 def answer(grid: Grid, query: PathQuery, settings: Settings, scratch: SearchScratch) -> dict:
     """Run one query on one map snapshot and build the response body."""
+    if query.revision is not None and query.revision != grid.revision:
+        raise StaleRevision(f"map {grid.name!r} is at revision {grid.revision}, not "
+                            f"{query.revision}")
     options = search_options(query, grid, settings)
     blocked = [tuple(c) for c in query.blocked]
     include = set(query.include)
@@ -99,6 +111,7 @@ def answer(grid: Grid, query: PathQuery, settings: Settings, scratch: SearchScra
                                        scratch=scratch)
         else:
             body["waypoints"] = turning_points(result.path)
+    body["path_hash"] = path_hash(result.path)
     body["turns"] = result.turns
     body["expanded"] = result.expanded
     if "explored" in include:
@@ -156,6 +169,9 @@ def post_paths(request: BatchRequest, state: StateDep, store: StoreDep) -> Respo
         raise BatchTooLarge(f"{len(request.queries)} queries, over the limit of "
                             f"{state.settings.max_batch}")
     grid = store.get(request.map)  # one snapshot for the whole batch
+    if request.revision is not None and request.revision != grid.revision:
+        raise StaleRevision(f"map {grid.name!r} is at revision {grid.revision}, not "
+                            f"{request.revision}")
     results = list(state.executor.map(lambda raw: _run_batch_entry(state, grid, raw),
                                       request.queries))
     return _json({"map": grid.name, "results": results})

@@ -1,0 +1,85 @@
+"""Live map edits: build the next revision of a map from a list of cell changes.
+
+Edits never touch the current :class:`Grid` (searches may be reading it): they build a
+new snapshot (copy-on-write), which the store swaps in atomically.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from app.errors import InvalidField, OutOfBounds
+from app.grid.model import Grid, TerrainClass
+
+Value = str | float  # "blocked", "walkable", or a terrain cost > 0
+
+
+@dataclass(frozen=True)
+class Edit:
+    """Set ``value`` on ``cells`` (``[(x, y), ...]``) or on the inclusive rectangle
+    ``rect = (x0, y0, x1, y1)``."""
+
+    value: Value
+    cells: Sequence[tuple[int, int]] = ()
+    rect: tuple[int, int, int, int] | None = None
+
+
+def _mask(grid: Grid, edit: Edit, index: int) -> np.ndarray:
+    mask = np.zeros((grid.height, grid.width), dtype=bool)
+    if edit.rect is not None:
+        x0, y0, x1, y1 = edit.rect
+        if x0 > x1 or y0 > y1:
+            raise InvalidField("set", f"set[{index}].rect [{x0}, {y0}, {x1}, {y1}] needs "
+                               "x0 <= x1 and y0 <= y1")
+        for x, y in ((x0, y0), (x1, y1)):
+            if not grid.in_bounds(x, y):
+                raise OutOfBounds(f"set[{index}].rect corner [{x}, {y}] is outside map "
+                                  f"{grid.name!r} ({grid.width}x{grid.height})")
+        mask[y0:y1 + 1, x0:x1 + 1] = True
+    for x, y in edit.cells:
+        if not grid.in_bounds(x, y):
+            raise OutOfBounds(f"set[{index}] cell [{x}, {y}] is outside map {grid.name!r} "
+                              f"({grid.width}x{grid.height})")
+        mask[y, x] = True
+    return mask
+
+
+def apply_edits(grid: Grid, edits: Sequence[Edit], revision: int) -> Grid:
+    """The map with ``edits`` applied in order, as revision ``revision``.
+
+    ``"blocked"`` makes cells walls; ``"walkable"`` opens them, keeping their terrain class
+    (a wall opened becomes the map's first class, usually ``ground``); a number opens them
+    with that terrain cost (an existing class of that cost, or a new class ``cost_<c>``).
+    Raises without changing anything if any edit is out of bounds or has a bad value.
+    """
+    walkable = grid.walkable.astype(bool)
+    terrain = np.array(grid.terrain[1:-1, 1:-1])
+    classes = list(grid.terrain_classes)
+    for index, edit in enumerate(edits):
+        mask = _mask(grid, edit, index)
+        value = edit.value
+        if value == "blocked":
+            walkable[mask] = False
+        elif value == "walkable":
+            walkable[mask] = True
+        elif isinstance(value, (int, float)) and not isinstance(value, bool) and \
+                np.isfinite(value) and value > 0:
+            cost = float(value)
+            match = [i for i, tc in enumerate(classes) if tc.cost == cost]
+            if match:
+                class_index = match[0]
+            else:
+                if len(classes) >= 256:
+                    raise InvalidField("set", "a map has at most 256 terrain classes")
+                classes.append(TerrainClass(f"cost_{cost:g}", cost))
+                class_index = len(classes) - 1
+            walkable[mask] = True
+            terrain[mask] = class_index
+        else:
+            raise InvalidField("set", f"set[{index}].value must be \"blocked\", \"walkable\" or "
+                               f"a cost > 0, got {value!r}")
+    return Grid.from_walkable(grid.name, walkable, terrain=terrain, terrain_classes=tuple(classes),
+                              source=grid.source, revision=revision)
