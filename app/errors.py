@@ -79,6 +79,13 @@ class AdminDisabled(ServiceError):
     status = 403
 
 
+class StorageError(ServiceError):
+    """Writing a map file failed (MAPS_WRITABLE): the change was not applied."""
+
+    code = "storage_error"
+    status = 503
+
+
 class NotReady(ServiceError):
     code = "not_ready"
     status = 503

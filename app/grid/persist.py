@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 from PIL import Image
 
+from app.errors import StorageError
 from app.grid.loader import MAP_SUFFIXES, grey_cost
 from app.grid.model import Grid
 
@@ -96,7 +97,15 @@ def save(directory: Path, grid: Grid) -> Path:
 
 
 def save_bytes(directory: Path, name: str, suffix: str, data: bytes, sidecar: dict | None) -> Path:
-    directory = Path(directory)
+    """Write a map file (and sidecar) atomically; :class:`StorageError` if the disk says no."""
+    try:
+        return _save_bytes(Path(directory), name, suffix, data, sidecar)
+    except OSError as exc:
+        raise StorageError(f"could not write map {name!r} to {directory}: {exc}; "
+                           "nothing was changed") from exc
+
+
+def _save_bytes(directory: Path, name: str, suffix: str, data: bytes, sidecar: dict | None) -> Path:
     target = directory / f"{name}{suffix}"
     side = directory / f"{name}.json"
     if sidecar is not None:

@@ -1,0 +1,39 @@
+"""Golden vectors: the same requests must keep giving the same paths, byte for byte.
+
+If this fails, a change altered paths. If that was the intent, regenerate with
+``python -m tests.golden.regenerate`` and say so in the commit message.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from app.api.routes.paths import path_hash
+
+GOLDEN = sorted((Path(__file__).parent / "golden").glob("*.json"))
+
+
+def test_every_option_family_has_vectors():
+    families = {p.stem for p in GOLDEN}
+    assert {"default", "algorithms", "heuristics", "movement", "cost_model", "terrain", "turns",
+            "clearance", "limits", "overlay"} <= families
+    assert all(json.loads(p.read_text()) for p in GOLDEN)
+
+
+def test_path_hash_is_the_documented_function():
+    # SHA-256 of little-endian int32 x, y pairs: [[1, 2], [3, 4]] -> 01000000 02000000 ...
+    import hashlib
+    expected = hashlib.sha256(bytes.fromhex("01000000" "02000000" "03000000" "04000000")).hexdigest()
+    assert path_hash([[1, 2], [3, 4]]) == expected
+
+
+@pytest.mark.parametrize("golden", GOLDEN, ids=lambda p: p.stem)
+def test_golden_vectors(client, golden):
+    for vector in json.loads(golden.read_text()):
+        body = client.post("/path", json=vector["request"]).json()
+        got = {k: body.get(k) for k in ("found", "partial", "cost", "path_hash", "expanded")}
+        want = {k: vector[k] for k in got}
+        assert got == want, f"{golden.stem}: {vector['request']}"
