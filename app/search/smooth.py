@@ -20,13 +20,13 @@ from app.search.options import CORNER_RULES, Diagonal
 from app.search.scratch import SearchScratch, thread_scratch
 
 Cell = tuple[int, int]
-_NO_MARKS = np.zeros((1, _kernels.MARK_COLUMNS), dtype=np.int32)
 
 
 def _overlay(grid: Grid, blocked: Sequence[Cell], scratch: SearchScratch | None):
-    """(marks, block_mark) for the kernels: per-request blocked cells stamped in scratch."""
+    """(marks, block_mark) for the kernels: per-request blocked cells stamped in scratch,
+    or ``(None, -1)`` when there are none (the kernels' fast specialisation)."""
     if not blocked:
-        return _NO_MARKS, -1
+        return None, -1
     scratch = scratch or thread_scratch()
     generation = scratch.begin(grid.flat.size)
     marks = scratch.marks

@@ -32,14 +32,16 @@ def warm_up() -> float:
     smooth(grid, result.path)
     turning_points(result.path)
     line_of_sight(grid, (0, 0), (4, 3))
+    line_of_sight(grid, (0, 0), (4, 3), blocked=[(1, 1)], scratch=scratch)
     find_path(grid, (0, 0), (4, 3), SearchOptions(max_expanded=1), scratch=scratch)
     general = find_path(grid, (0, 0), None, SearchOptions(algorithm=Algorithm.DIJKSTRA, closest=True),
                         goals=[(4, 3), (3, 0)], blocked=[(1, 1)], explored_limit=4,
                         scratch=scratch)
     smooth(grid, general.path, blocked=[(1, 1)], scratch=scratch)
     flow_field(grid, (4, 3), blocked=[(1, 1)], scratch=scratch)
-    validate_path(grid, result.path, compare_optimal=True, scratch=scratch)
-    validate_path(grid, result.path, mode="waypoints", blocked=[(1, 1)], scratch=scratch)
+    for blocked in ([], [(1, 1)]):  # without and with an overlay: two specialisations
+        validate_path(grid, result.path, blocked=blocked, compare_optimal=True, scratch=scratch)
+        validate_path(grid, result.path, mode="waypoints", blocked=blocked, scratch=scratch)
     return time.perf_counter() - began
 
 
