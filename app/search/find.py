@@ -175,6 +175,8 @@ def find_path(
 def terrain_table(grid: Grid, options: SearchOptions) -> tuple[np.ndarray, bool, float]:
     """Per-class costs for this search (map costs, then the request's overrides), whether
     every walkable cell costs 1, and the cheapest walkable class cost (scales h)."""
+    if not options.terrain_costs and grid.uniform:
+        return _UNIFORM_TABLE, True, 1.0  # the common case, without per-request work
     costs = [tc.cost for tc in grid.terrain_classes]
     names = [tc.name for tc in grid.terrain_classes]
     for name, cost in options.terrain_costs:
@@ -191,6 +193,9 @@ def terrain_table(grid: Grid, options: SearchOptions) -> tuple[np.ndarray, bool,
     table = np.ones(256, dtype=np.float64)
     table[:len(costs)] = costs
     return table, all(c == 1.0 for c in present), min(present)
+
+
+_UNIFORM_TABLE = np.ones(256, dtype=np.float64)  # never written (same array type as others)
 
 
 def count_turns(path: np.ndarray) -> int:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from enum import Enum
 
 from app.search import _general
@@ -115,11 +116,7 @@ class SearchOptions:
 
     def resolved(self) -> SearchOptions:
         """The effective options: defaults filled in, 4-connected means no diagonals."""
-        diagonal = Diagonal.NEVER if self.connectivity == 4 else self.diagonal
-        heuristic = self.heuristic
-        if heuristic is None:
-            heuristic = Heuristic.MANHATTAN if diagonal == Diagonal.NEVER else Heuristic.OCTILE
-        return replace(self, diagonal=diagonal, heuristic=heuristic)
+        return _resolve(self)
 
     @property
     def diagonals(self) -> bool:
@@ -162,6 +159,17 @@ class SearchOptions:
                 and r.heuristic_weight == 1 and r.diagonal == Diagonal.NO_CORNER_CUT
                 and r.max_cost is None and not r.closest and r.turn_penalty == 0
                 and r.clearance == 1)
+
+
+@lru_cache(maxsize=1024)
+def _resolve(options: SearchOptions) -> SearchOptions:
+    diagonal = Diagonal.NEVER if options.connectivity == 4 else options.diagonal
+    heuristic = options.heuristic
+    if heuristic is None:
+        heuristic = Heuristic.MANHATTAN if diagonal == Diagonal.NEVER else Heuristic.OCTILE
+    if diagonal == options.diagonal and heuristic == options.heuristic:
+        return options
+    return replace(options, diagonal=diagonal, heuristic=heuristic)
 
 
 DEFAULT_OPTIONS = SearchOptions()

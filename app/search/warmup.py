@@ -9,7 +9,7 @@ import time
 
 import numpy as np
 
-from app.grid.model import Grid
+from app.grid.model import Grid, TerrainClass
 from app.search.find import find_path
 from app.search.flowfield import flow_field
 from app.search.validate import validate_path
@@ -39,6 +39,11 @@ def warm_up() -> float:
                         scratch=scratch)
     smooth(grid, general.path, blocked=[(1, 1)], scratch=scratch)
     flow_field(grid, (4, 3), blocked=[(1, 1)], scratch=scratch)
+    terrain = Grid.from_walkable("_warmup_terrain", walkable, terrain=(walkable * 1).astype(np.uint8),
+                                 terrain_classes=(TerrainClass("ground", 1.0),
+                                                  TerrainClass("sand", 2.0)))
+    find_path(terrain, (0, 0), (4, 3), SearchOptions(terrain_costs=(("sand", 1.5),)), scratch=scratch)
+    flow_field(terrain, (4, 3), scratch=scratch)
     for blocked in ([], [(1, 1)]):  # without and with an overlay: two specialisations
         validate_path(grid, result.path, blocked=blocked, compare_optimal=True, scratch=scratch)
         validate_path(grid, result.path, mode="waypoints", blocked=blocked, scratch=scratch)
