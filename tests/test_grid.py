@@ -65,3 +65,17 @@ def test_store_get_and_put():
     grid = Grid.from_walkable("x", np.ones((1, 1), dtype=bool))
     store.put(grid)
     assert store.get("x") is grid and "x" in store
+
+
+def test_components_per_rule_and_unit():
+    walkable = np.array([[1, 0, 1, 1],
+                         [0, 1, 1, 1],
+                         [1, 1, 1, 1]], dtype=bool)
+    grid = Grid.from_walkable("c", walkable)
+    four = grid.components().reshape(5, 6)[1:-1, 1:-1]
+    assert four[0, 0] != four[1, 1] and four[1, 1] == four[2, 0] == four[0, 2]
+    eight = grid.components(diagonals=True).reshape(5, 6)[1:-1, 1:-1]
+    assert eight[0, 0] == eight[1, 1]  # joined through the corner with "always"
+    big = grid.components(unit=2).reshape(5, 6)[1:-1, 1:-1]
+    assert big[0, 0] == 0 and big[0, 2] != 0 and big[1, 1] == big[0, 2]
+    assert grid.components(unit=2) is grid.components(unit=2)  # computed once per snapshot

@@ -16,12 +16,14 @@ from __future__ import annotations
 import hashlib
 import math
 import re
+import threading
 from dataclasses import dataclass, field
 from functools import cached_property
 
 import numpy as np
 
 from app.grid.clearance import clearance_map
+from app.grid.components import label_components
 
 MAP_NAME_PATTERN = r"^[A-Za-z0-9_-]{1,64}$"
 _MAP_NAME_RE = re.compile(MAP_NAME_PATTERN)
@@ -67,6 +69,9 @@ class Grid:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "flat", self.passable.reshape(-1))
+        object.__setattr__(self, "_component_cache", {})
+        object.__setattr__(self, "_component_lock", threading.Lock())
+        self.components()  # the common labels, at load/edit time rather than on a query
         object.__setattr__(self, "terrain_flat", self.terrain.reshape(-1))
 
     @classmethod
@@ -124,6 +129,17 @@ class Grid:
     @property
     def terrain_costs(self) -> dict[str, float]:
         return {tc.name: tc.cost for tc in self.terrain_classes}
+
+    def components(self, unit: int = 1, diagonals: bool = False) -> np.ndarray:
+        """Padded component labels for units of size ``unit`` (see :mod:`app.grid.components`);
+        computed on first use per (unit, diagonals) and kept with this snapshot."""
+        key = (unit, diagonals)
+        with self._component_lock:
+            labels = self._component_cache.get(key)
+            if labels is None:
+                labels = label_components(self.flat, self.stride, unit, diagonals)
+                self._component_cache[key] = labels
+            return labels
 
     @cached_property
     def present_classes(self) -> tuple[int, ...]:

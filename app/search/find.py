@@ -17,7 +17,7 @@ from app.grid.model import Grid
 from app.search import _general, _kernels
 from app.search.options import (
     ALGORITHM_CODES, DEFAULT_OPTIONS, DIAGONAL_CODES, HEURISTIC_CODES, Algorithm, CostModel,
-    Heuristic, InvalidOption, SearchOptions,
+    Diagonal, Heuristic, InvalidOption, SearchOptions,
 )
 from app.search.scratch import SearchScratch, thread_scratch
 
@@ -112,6 +112,8 @@ def find_path(
     optimal = options.optimal and (uniform or options.algorithm != Algorithm.BFS)
     verdict = {"options": options, "optimal": optimal,
                "bounded_suboptimal": options.bounded_suboptimal}
+    if not options.closest and _in_other_components(grid, options, start, goal_list):
+        return PathResult(False, _EMPTY, None, 0, "unreachable", **verdict)
     if scratch is None:
         scratch = thread_scratch()
     dirs = 9 if options.turn_penalty > 0 else 1  # (cell, heading) states with a turn penalty
@@ -170,6 +172,15 @@ def find_path(
                               orth_w, diag_w)
     return PathResult(found, path, _as_cost(cost, options), int(expanded), reason,
                       goal_index=goal_index, partial=partial, explored=explored_xy, **verdict)
+
+
+def _in_other_components(grid: Grid, options: SearchOptions, start: Cell,
+                         goals: Sequence[Cell]) -> bool:
+    """True if no goal is in the start's connected component: unreachable, no search needed
+    (per-request blocked cells only split components, so this stays sound with them)."""
+    labels = grid.components(options.clearance, options.diagonal == Diagonal.ALWAYS)
+    mine = labels[grid.index(*start)]
+    return all(labels[grid.index(*g)] != mine for g in goals)
 
 
 def terrain_table(grid: Grid, options: SearchOptions) -> tuple[np.ndarray, bool, float]:
