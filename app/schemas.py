@@ -37,7 +37,7 @@ class ErrorResponse(BaseModel):
 
 
 FiniteFloat = Annotated[float, Field(allow_inf_nan=False)]
-Include = Literal["path", "waypoints", "explored"]
+Include = Literal["path", "waypoints", "explored", "timing"]
 
 
 class PathOptions(BaseModel):
@@ -86,7 +86,8 @@ class PathOptions(BaseModel):
         "other). false: waypoints are the path's turning points.")
     include: list[Include] = Field(
         default_factory=lambda: ["path", "waypoints"],
-        description="Parts of the result to return; explored lists expanded cells (capped).")
+        description="Parts of the result to return; explored lists expanded cells (capped); "
+        "timing adds search_us (responses are otherwise byte-for-byte deterministic).")
 
 
 class PathQuery(PathOptions):
@@ -188,6 +189,9 @@ class PathResponse(BaseModel):
     expanded: int = Field(description="Nodes the search expanded.")
     explored: list[tuple[int, int]] | None = Field(
         None, description="Expanded cells in order, capped (only when included).")
+    search_us: float | None = Field(
+        None, description="Microseconds in the search kernel (only with include timing; "
+        "always in the Server-Timing header).")
     algorithm: Algorithm
     optimal: bool = Field(description="The cost is the minimum under the cost model.")
     bounded_suboptimal: bool = Field(
@@ -244,6 +248,7 @@ class ValidateRequest(BaseModel):
     start: Cell | None = None
     goal: Cell | None = None
     compare_optimal: StrictBool = Field(False, description="Also return optimal_cost.")
+    timing: StrictBool = Field(False, description="Also return search_us (kernel time).")
     connectivity: Literal[4, 8] = 8
     diagonal: Diagonal = Diagonal.NO_CORNER_CUT
     cost_model: CostModel = CostModel.FLOAT
@@ -268,6 +273,7 @@ class ValidateResponse(BaseModel):
     checked: int
     violations: list[ViolationOut]
     optimal_cost: float | None = Field(None, description="Only with compare_optimal.")
+    search_us: float | None = Field(None, description="Only with timing.")
 
 
 class MapEdit(BaseModel):

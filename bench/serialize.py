@@ -80,7 +80,8 @@ def template_body() -> dict[str, Any]:
     """A real ``POST /path`` body (default options) from the endpoint's own builder."""
     grid = Grid.from_walkable("bench", np.ones((4, 4), dtype=bool))
     query = PathQuery(start=(0, 0), goal=(3, 3))
-    return answer(grid, query, Settings(_env_file=None), SearchScratch())
+    body, _ = answer(grid, query, Settings(_env_file=None), SearchScratch())
+    return body
 
 
 def response_body(template: dict[str, Any], path: np.ndarray,

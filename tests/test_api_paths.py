@@ -208,3 +208,16 @@ def test_flowfield_over_http(client):
     blocked_goal = client.post("/flowfield", json={"map": "arena", "goal": [0, 0]})
     assert blocked_goal.status_code == 422 and blocked_goal.json()["error"]["code"] == "goal_blocked"
     assert len(client.app.state.service.flowfields) >= 2
+
+
+def test_timing_is_opt_in_and_always_in_the_header(client):
+    plain = post(client, ARENA)
+    assert "search_us" not in plain.json()
+    assert plain.headers["server-timing"].startswith("search;dur=")
+    timed = post(client, {**ARENA, "include": ["path", "timing"]}).json()
+    assert timed["search_us"] >= 0 and "waypoints" not in timed
+    batch = post(client, {"map": "arena", "queries": [{"start": [2, 2], "goal": [40, 50]}]},
+                 "/paths")
+    assert batch.headers["server-timing"].startswith("search;dur=")
+    check = client.post("/validate", json={"map": "arena", "path": [[2, 2], [3, 3]], "timing": True})
+    assert check.json()["search_us"] >= 0 and "server-timing" in check.headers

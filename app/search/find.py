@@ -7,6 +7,7 @@ of :mod:`app.search._general`. Both order the frontier the same way.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -51,6 +52,7 @@ class PathResult:
     explored: np.ndarray = field(default_factory=lambda: _EMPTY)
     optimal: bool = True  # the cost is the minimum under the cost model
     bounded_suboptimal: bool = False  # cost <= heuristic_weight x optimal
+    search_us: float = 0.0  # time in the search kernel (path rebuilding excluded)
 
     @property
     def turns(self) -> int:
@@ -110,8 +112,8 @@ def find_path(
     options = options.resolved()
     class_cost, uniform, min_cost = terrain_table(grid, options)
     optimal = options.optimal and (uniform or options.algorithm != Algorithm.BFS)
-    verdict = {"options": options, "optimal": optimal,
-               "bounded_suboptimal": options.bounded_suboptimal}
+    verdict: dict = {"options": options, "optimal": optimal,
+                     "bounded_suboptimal": options.bounded_suboptimal}
     if not options.closest and _in_other_components(grid, options, start, goal_list):
         return PathResult(False, _EMPTY, None, 0, "unreachable", **verdict)
     if scratch is None:
@@ -125,10 +127,12 @@ def find_path(
     if (options.is_fast_path and uniform and len(goal_list) == 1 and not blocked_set
             and explored_limit <= 0):
         goal_i = grid.index(*goal_list[0])
+        began = time.perf_counter_ns()
         status, expanded = _kernels.astar_octile(
             grid.flat, grid.stride, start_i, goal_i, limit, orth_w, diag_w,
             scratch.nodes, scratch.frontier, generation,
         )
+        verdict["search_us"] = (time.perf_counter_ns() - began) / 1000
         if status != _kernels.FOUND:
             return PathResult(False, _EMPTY, None, int(expanded), _REASONS[int(status)], **verdict)
         path = _kernels.reconstruct_path(scratch.nodes, goal_i, grid.stride, 1)
@@ -149,6 +153,7 @@ def find_path(
     h_factor = 0.0 if options.heuristic == Heuristic.ZERO else options.heuristic_weight * min_cost
     closest_kind = _general.OCTILE if options.diagonals else _general.MANHATTAN
     max_cost = np.inf if options.max_cost is None else float(options.max_cost)
+    began = time.perf_counter_ns()
     status, expanded, reached, closest, n_explored = _general.search_grid(
         grid.flat, grid.stride, options.clearance, grid.terrain_flat, class_cost, uniform,
         start_i, goal_xy,
@@ -157,6 +162,7 @@ def find_path(
         float(options.turn_penalty), scratch.nodes, marks, scratch.g_cost, scratch.frontier,
         generation, explored,
     )
+    verdict["search_us"] = (time.perf_counter_ns() - began) / 1000
     explored_xy = _cells_to_xy(explored[:n_explored], grid.stride)
     if status == _kernels.FOUND:
         path = _kernels.reconstruct_path(scratch.nodes, reached, grid.stride, dirs)

@@ -14,6 +14,7 @@ Modes:
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
@@ -47,6 +48,7 @@ class ValidationResult:
     checked: int
     violations: list[Violation] = field(default_factory=list)
     optimal_cost: float | int | None = None
+    search_us: float = 0.0  # time in the validation kernel
 
 
 def _message(code: str, i: int, path: np.ndarray, grid: Grid, unit: int) -> str:
@@ -85,6 +87,7 @@ def validate_path(
     out_index = np.empty(MAX_LISTED, dtype=np.int64)
     out_code = np.empty(MAX_LISTED, dtype=np.int64)
     first = np.full(len(_validate.VIOLATION_CODES), -1, dtype=np.int64)
+    began = time.perf_counter_ns()
     if mode == "cells":
         cost, found = _validate.validate_cells(
             grid.flat, grid.stride, grid.width, grid.height, options.clearance,
@@ -101,6 +104,7 @@ def validate_path(
             grid.flat, grid.stride, grid.width, grid.height, options.clearance, marks,
             block_mark, CORNER_RULES[options.diagonal], orth_w * min_cost, cells, out_index,
             out_code, first)
+    search_us = (time.perf_counter_ns() - began) / 1000
     listed = {(int(out_index[k]), int(out_code[k])) for k in range(min(found, MAX_LISTED))}
     listed |= {(int(i), code) for code, i in enumerate(first) if i >= 0}
     violations = [Violation(i, _validate.VIOLATION_CODES[c],
@@ -133,7 +137,7 @@ def validate_path(
             except ServiceError:  # an end is blocked: the violations say so already
                 optimal_cost = None
     return ValidationResult(valid=not violations, cost=cost, checked=n, violations=violations,
-                            optimal_cost=optimal_cost)
+                            optimal_cost=optimal_cost, search_us=search_us)
 
 
 def _optimal_options(options: SearchOptions) -> SearchOptions:

@@ -34,11 +34,16 @@ _ERRORS: dict[int | str, dict[str, Any]] = {
 }
 
 
-def _json(body: Any) -> Response:
+def _json(body: Any, search_us: float) -> Response:
     # Serialised straight from the numpy arrays (bench/serialize.py measures why); the
-    # shapes are the declared response models.
+    # shapes are the declared response models. The kernel time goes in a header, so the
+    # body stays byte-for-byte deterministic.
     return Response(orjson.dumps(body, option=orjson.OPT_SERIALIZE_NUMPY),
-                    media_type="application/json")
+                    media_type="application/json", headers=server_timing(search_us))
+
+
+def server_timing(search_us: float) -> dict[str, str]:
+    return {"Server-Timing": f"search;dur={search_us / 1000:.3f}"}
 
 
 def search_options(query: PathQuery, grid: Grid, settings: Settings) -> SearchOptions:
@@ -76,8 +81,9 @@ def path_hash(path: np.ndarray) -> str:
     return hashlib.sha256(np.ascontiguousarray(path, dtype="<i4").tobytes()).hexdigest()
 
 
-def answer(grid: Grid, query: PathQuery, settings: Settings, scratch: SearchScratch) -> dict:
-    """Run one query on one map snapshot and build the response body."""
+def answer(grid: Grid, query: PathQuery, settings: Settings,
+           scratch: SearchScratch) -> tuple[dict, float]:
+    """Run one query on one map snapshot; the response body and the kernel time in µs."""
     if query.revision is not None and query.revision != grid.revision:
         raise StaleRevision(f"map {grid.name!r} is at revision {grid.revision}, not "
                             f"{query.revision}")
@@ -116,6 +122,8 @@ def answer(grid: Grid, query: PathQuery, settings: Settings, scratch: SearchScra
     body["expanded"] = result.expanded
     if "explored" in include:
         body["explored"] = result.explored
+    if "timing" in include:
+        body["search_us"] = round(result.search_us, 1)
     body["algorithm"] = effective.algorithm.value
     body["optimal"] = result.optimal
     body["bounded_suboptimal"] = result.bounded_suboptimal
@@ -134,10 +142,10 @@ def answer(grid: Grid, query: PathQuery, settings: Settings, scratch: SearchScra
         "terrain_costs": {**grid.terrain_costs, **dict(effective.terrain_costs)},
         "smooth": query.smooth,
     }
-    return body
+    return body, result.search_us
 
 
-def _run(state: ServiceState, grid: Grid, query: PathQuery) -> dict:
+def _run(state: ServiceState, grid: Grid, query: PathQuery) -> tuple[dict, float]:
     with state.pool.borrow() as scratch:
         return answer(grid, query, state.settings, scratch)
 
@@ -146,17 +154,18 @@ def _run(state: ServiceState, grid: Grid, query: PathQuery) -> dict:
 def post_path(request: PathRequest, state: StateDep, store: StoreDep) -> Response:
     """Path between two cells (A* by default: optimal, 8-connected, no corner cutting)."""
     grid = store.get(request.map)
-    return _json(_run(state, grid, request))
+    return _json(*_run(state, grid, request))
 
 
-def _run_batch_entry(state: ServiceState, grid: Grid, raw: Any) -> dict:
+def _run_batch_entry(state: ServiceState, grid: Grid, raw: Any) -> tuple[dict, float]:
     try:
         query = PathQuery.model_validate(raw)
         return _run(state, grid, query)
     except ValidationError as exc:
-        return {"error": {"code": error_code_for(exc.errors()), "message": describe_errors(exc.errors())}}
+        errors = exc.errors()
+        return {"error": {"code": error_code_for(errors), "message": describe_errors(errors)}}, 0.0
     except ServiceError as exc:
-        return {"error": {"code": exc.code, "message": exc.message}}
+        return {"error": {"code": exc.code, "message": exc.message}}, 0.0
 
 
 @router.post("/paths", response_model=BatchResponse, responses=_ERRORS)
@@ -172,6 +181,7 @@ def post_paths(request: BatchRequest, state: StateDep, store: StoreDep) -> Respo
     if request.revision is not None and request.revision != grid.revision:
         raise StaleRevision(f"map {grid.name!r} is at revision {grid.revision}, not "
                             f"{request.revision}")
-    results = list(state.executor.map(lambda raw: _run_batch_entry(state, grid, raw),
+    answers = list(state.executor.map(lambda raw: _run_batch_entry(state, grid, raw),
                                       request.queries))
-    return _json({"map": grid.name, "results": results})
+    results = [body for body, _ in answers]
+    return _json({"map": grid.name, "results": results}, sum(us for _, us in answers))

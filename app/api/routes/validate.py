@@ -7,6 +7,7 @@ from fastapi import APIRouter
 from fastapi.responses import Response
 
 from app.api.deps import StateDep, StoreDep
+from app.api.routes.paths import server_timing
 from app.errors import InvalidField
 from app.schemas import ErrorResponse, ValidateRequest, ValidateResponse
 from app.search import InvalidOption, SearchOptions
@@ -58,4 +59,7 @@ def post_validate(request: ValidateRequest, state: StateDep, store: StoreDep) ->
             "cost": result.cost, "checked": result.checked, "violations": violations}
     if request.compare_optimal:
         body["optimal_cost"] = result.optimal_cost
-    return Response(orjson.dumps(body), media_type="application/json")
+    if request.timing:
+        body["search_us"] = round(result.search_us, 1)
+    return Response(orjson.dumps(body), media_type="application/json",
+                    headers=server_timing(result.search_us))
