@@ -34,6 +34,11 @@ class InvalidField(ServiceError):
         self.code = f"invalid_{field}"
 
 
+class AlgorithmUnsupported(ServiceError):
+    code = "algorithm_unsupported"
+    status = 422
+
+
 class BatchTooLarge(ServiceError):
     code = "batch_too_large"
     status = 422

@@ -46,8 +46,9 @@ class PathOptions(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     algorithm: Algorithm = Field(
-        Algorithm.ASTAR, description="astar (default), dijkstra, bfs (fewest steps; ignores "
-        "terrain), greedy (greedy best-first: fast, NOT optimal).")
+        Algorithm.AUTO, description="auto (default: jps where it applies, else astar), jps "
+        "(jump point search: uniform cost, 8-connected, no corner cutting), astar, dijkstra, "
+        "bfs (fewest steps; ignores terrain), greedy (greedy best-first: fast, NOT optimal).")
     heuristic: Heuristic | None = Field(
         None, description="octile (default with diagonals), manhattan (default for "
         "4-connected), euclidean, chebyshev, zero.")

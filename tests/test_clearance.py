@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from app.errors import GoalBlocked, StartBlocked
 from app.grid import Grid
 from app.grid.clearance import clearance_map
-from app.search import Diagonal, SearchOptions, find_path, line_of_sight, smooth
+from app.search import Algorithm, Diagonal, SearchOptions, find_path, line_of_sight, smooth
 from tests.reference import reference_line_of_sight_rule
 
 
@@ -50,10 +50,12 @@ def test_large_unit_equals_search_on_cells_with_room(size, walkable, data):
     start = data.draw(st.sampled_from(cells))
     goal = data.draw(st.sampled_from(cells))
     grid = Grid.from_walkable("c", walkable)
-    big = find_path(grid, start, goal, SearchOptions(clearance=size))
+    big = find_path(grid, start, goal, SearchOptions(clearance=size))  # auto: jps
+    astar = find_path(grid, start, goal, SearchOptions(clearance=size, algorithm=Algorithm.ASTAR),
+                      explored_limit=1)
     same = find_path(Grid.from_walkable("r", room), start, goal, explored_limit=1)
-    assert big.found == same.found and big.cost == same.cost
-    assert big.path.tolist() == same.path.tolist()
+    assert big.found == same.found and big.cost == same.cost == astar.cost
+    assert astar.path.tolist() == same.path.tolist()
     if big.found:  # every square the unit stands on is free
         for x, y in big.path.tolist():
             assert walkable[y:y + size, x:x + size].all()

@@ -153,8 +153,9 @@ def test_option_kernel_agrees_with_fast_kernel(case):
     give the very same path as the exact fast kernel."""
     walkable, start, goal = case
     grid = Grid.from_walkable("same", walkable)
-    fast = find_path(grid, start, goal)
-    general = find_path(grid, start, goal, explored_limit=10**6)
+    astar = SearchOptions(algorithm=Algorithm.ASTAR)
+    fast = find_path(grid, start, goal, astar)
+    general = find_path(grid, start, goal, astar, explored_limit=10**6)
     assert fast.path.tolist() == general.path.tolist()
     assert fast.expanded == general.expanded and fast.cost == general.cost
     assert len(general.explored) == general.expanded
@@ -175,8 +176,9 @@ def test_blocked_cells_equal_a_map_with_walls(case, data):
     for x, y in blocked:
         walled[y, x] = False
     grid = Grid.from_walkable("o", walkable)
-    with_overlay = find_path(grid, start, goal, blocked=blocked)
-    with_walls = find_path(Grid.from_walkable("o2", walled), start, goal, explored_limit=1)
+    astar = SearchOptions(algorithm=Algorithm.ASTAR)  # the same search on both sides
+    with_overlay = find_path(grid, start, goal, astar, blocked=blocked, explored_limit=1)
+    with_walls = find_path(Grid.from_walkable("o2", walled), start, goal, astar, explored_limit=1)
     assert with_overlay.path.tolist() == with_walls.path.tolist()
     assert with_overlay.cost == with_walls.cost
     # The shared map is untouched: the next search without overlay sees the walls gone.

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from app.errors import GoalBlocked, OutOfBounds, StartBlocked
 from app.grid import Grid
-from app.search import SearchOptions, SearchScratch, find_path
+from app.search import Algorithm, SearchOptions, SearchScratch, find_path
 from app.search import _general, _kernels
 from tests.conftest import make_grid
 from tests.reference import SQRT2, path_cost, reference_costs, step_is_legal
@@ -138,10 +138,11 @@ def test_bad_endpoints_raise(start, goal, error):
 
 def test_limit_reached():
     grid = make_grid("." * 50)
-    result = find_path(grid, (0, 0), (49, 0), SearchOptions(max_expanded=10))
+    astar = Algorithm.ASTAR  # JPS would jump there in two expansions
+    result = find_path(grid, (0, 0), (49, 0), SearchOptions(algorithm=astar, max_expanded=10))
     assert not result.found and result.reason == "limit_reached"
     assert result.expanded == 10
-    assert find_path(grid, (0, 0), (49, 0), SearchOptions(max_expanded=50)).found
+    assert find_path(grid, (0, 0), (49, 0), SearchOptions(algorithm=astar, max_expanded=50)).found
 
 
 def test_tie_break_is_documented_rule():
@@ -270,3 +271,37 @@ def test_reverse_query_has_equal_cost(case):
     assert forward.found == backward.found
     if forward.found:
         assert abs(forward.cost - backward.cost) <= 1e-9
+
+
+# --- jump point search ----------------------------------------------------------------
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(grid_and_query())
+def test_jps_matches_scipy_and_is_legal(case):
+    from app.search import Algorithm
+    walkable, start, goal = case
+    grid = Grid.from_walkable("jps", walkable)
+    result = find_path(grid, start, goal, SearchOptions(algorithm=Algorithm.JPS))
+    expected = reference_costs(walkable, start)[goal[1], goal[0]]
+    assert result.found == (not math.isinf(expected))
+    if not result.found:
+        return
+    assert abs(result.cost - expected) <= 1e-9 and result.options.algorithm == Algorithm.JPS
+    cells = [tuple(c) for c in result.path.tolist()]
+    assert cells[0] == start and cells[-1] == goal
+    assert all(step_is_legal(walkable, a, b) for a, b in zip(cells, cells[1:]))
+    assert abs(path_cost(cells) - result.cost) <= 1e-9
+
+
+def test_auto_picks_jps_when_it_applies_and_says_why_not():
+    from app.errors import AlgorithmUnsupported
+    from app.search import Algorithm, Diagonal
+    grid = make_grid("....\n.##.\n....")
+    assert find_path(grid, (0, 0), (3, 2)).options.algorithm == Algorithm.JPS
+    fallback = find_path(grid, (0, 0), (3, 2), SearchOptions(diagonal=Diagonal.ALWAYS))
+    assert fallback.options.algorithm == Algorithm.ASTAR
+    assert find_path(grid, (0, 0), (3, 2), blocked=[(3, 0)]).options.algorithm == Algorithm.ASTAR
+    with pytest.raises(AlgorithmUnsupported, match="corner"):
+        find_path(grid, (0, 0), (3, 2), SearchOptions(algorithm=Algorithm.JPS, connectivity=4))
+    with pytest.raises(AlgorithmUnsupported, match="blocked"):
+        find_path(grid, (0, 0), (3, 2), SearchOptions(algorithm=Algorithm.JPS), blocked=[(3, 0)])

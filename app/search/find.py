@@ -9,16 +9,16 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from app.errors import GoalBlocked, OutOfBounds, StartBlocked
+from app.errors import AlgorithmUnsupported, GoalBlocked, OutOfBounds, StartBlocked
 from app.grid.model import Grid
-from app.search import _general, _kernels
+from app.search import _general, _jps, _kernels
 from app.search.options import (
     ALGORITHM_CODES, DEFAULT_OPTIONS, DIAGONAL_CODES, HEURISTIC_CODES, Algorithm, CostModel,
-    Diagonal, Heuristic, InvalidOption, SearchOptions,
+    Diagonal, Heuristic, InvalidOption, SearchOptions, jps_blocker,
 )
 from app.search.scratch import SearchScratch, thread_scratch
 
@@ -111,6 +111,12 @@ def find_path(
         check_cell(grid, g, "goal", blocked_set, options.clearance)
     options = options.resolved()
     class_cost, uniform, min_cost = terrain_table(grid, options)
+    if options.algorithm in (Algorithm.AUTO, Algorithm.JPS):
+        blocker = jps_blocker(options, uniform=uniform, blocked=bool(blocked_set),
+                              goals=len(goal_list), explored=explored_limit > 0)
+        if options.algorithm == Algorithm.JPS and blocker:
+            raise AlgorithmUnsupported(f"algorithm jps does not apply here: {blocker}")
+        options = replace(options, algorithm=Algorithm.ASTAR if blocker else Algorithm.JPS)
     optimal = options.optimal and (uniform or options.algorithm != Algorithm.BFS)
     verdict: dict = {"options": options, "optimal": optimal,
                      "bounded_suboptimal": options.bounded_suboptimal}
@@ -124,18 +130,27 @@ def find_path(
     start_i = grid.index(*start)
     orth_w, diag_w = options.step_weights
 
-    if (options.is_fast_path and uniform and len(goal_list) == 1 and not blocked_set
-            and explored_limit <= 0):
+    jump = options.algorithm == Algorithm.JPS
+    if jump or (options.is_fast_path and uniform and len(goal_list) == 1 and not blocked_set
+                and explored_limit <= 0 and options.clearance == 1):
         goal_i = grid.index(*goal_list[0])
         began = time.perf_counter_ns()
-        status, expanded = _kernels.astar_octile(
-            grid.flat, grid.stride, start_i, goal_i, limit, orth_w, diag_w,
-            scratch.nodes, scratch.frontier, generation,
-        )
+        if jump:
+            status, expanded = _jps.jps(
+                grid.flat, grid.stride, options.clearance, start_i, goal_i, limit, orth_w,
+                diag_w, scratch.nodes, scratch.frontier, generation)
+        else:
+            status, expanded = _kernels.astar_octile(
+                grid.flat, grid.stride, start_i, goal_i, limit, orth_w, diag_w,
+                scratch.nodes, scratch.frontier, generation,
+            )
         verdict["search_us"] = (time.perf_counter_ns() - began) / 1000
         if status != _kernels.FOUND:
             return PathResult(False, _EMPTY, None, int(expanded), _REASONS[int(status)], **verdict)
-        path = _kernels.reconstruct_path(scratch.nodes, goal_i, grid.stride, 1)
+        if jump:
+            path = _jps.expand_jumps(scratch.nodes, goal_i, grid.stride)
+        else:
+            path = _kernels.reconstruct_path(scratch.nodes, goal_i, grid.stride, 1)
         straight = int(scratch.nodes[goal_i, _kernels.COST_ORTH])
         diagonal = int(scratch.nodes[goal_i, _kernels.COST_DIAG])
         cost = straight * orth_w + diagonal * diag_w

@@ -2,9 +2,11 @@
 
 The meanings follow Red Blob Games' introduction to A* and PathFinding.js/Godot naming:
 
-* ``algorithm``: ``astar`` (default), ``dijkstra``, ``bfs`` (breadth-first: fewest steps,
-  every step counts 1, terrain ignored), ``greedy`` (greedy best-first: ordered by the
-  heuristic alone; fast, **not** optimal).
+* ``algorithm``: ``auto`` (default: ``jps`` where it applies, else ``astar``), ``jps`` (jump
+  point search: uniform cost, 8-connected, no corner cutting; same cost as A*), ``astar``,
+  ``dijkstra``, ``bfs`` (breadth-first: fewest steps, every step counts 1, terrain
+  ignored), ``greedy`` (greedy best-first: ordered by the heuristic alone; fast, **not**
+  optimal).
 * ``heuristic``: ``octile`` (default with diagonals), ``manhattan`` (default for
   4-connected), ``euclidean``, ``chebyshev``, ``zero`` (A* with a zero heuristic is
   Dijkstra). ``heuristic_weight`` >= 1 gives weighted A*: cost at most weight x optimal.
@@ -27,6 +29,8 @@ from app.search._kernels import CORNER_BOTH, CORNER_NONE, CORNER_ONE, SQRT2
 
 
 class Algorithm(str, Enum):
+    AUTO = "auto"  # the fastest optimal search that applies: jps, else astar
+    JPS = "jps"
     ASTAR = "astar"
     DIJKSTRA = "dijkstra"
     BFS = "bfs"
@@ -78,7 +82,7 @@ class InvalidOption(ValueError):
 
 @dataclass(frozen=True)
 class SearchOptions:
-    algorithm: Algorithm = Algorithm.ASTAR
+    algorithm: Algorithm = Algorithm.AUTO
     heuristic: Heuristic | None = None  # None: octile with diagonals, manhattan without
     heuristic_weight: float = 1.0
     connectivity: int = 8
@@ -138,7 +142,7 @@ class SearchOptions:
         """The returned cost is the minimum under the cost model."""
         if self.algorithm == Algorithm.DIJKSTRA:
             return True
-        if self.algorithm == Algorithm.ASTAR:
+        if self.algorithm in (Algorithm.ASTAR, Algorithm.AUTO, Algorithm.JPS):
             return self.admissible and self.heuristic_weight == 1
         if self.algorithm == Algorithm.BFS:  # fewest steps is cheapest only if steps cost alike
             return not self.diagonals
@@ -147,7 +151,7 @@ class SearchOptions:
     @property
     def bounded_suboptimal(self) -> bool:
         """Weighted A* with an admissible heuristic: cost <= heuristic_weight x optimal."""
-        return (self.algorithm == Algorithm.ASTAR and self.admissible
+        return (self.algorithm in (Algorithm.ASTAR, Algorithm.AUTO) and self.admissible
                 and self.heuristic_weight > 1)
 
     @property
@@ -155,7 +159,8 @@ class SearchOptions:
         """Served by the exact default kernel (A*, octile, no corner cutting, weight 1) when
         the terrain is uniform."""
         r = self.resolved()
-        return (r.algorithm == Algorithm.ASTAR and r.heuristic == Heuristic.OCTILE
+        return (r.algorithm in (Algorithm.ASTAR, Algorithm.AUTO)
+                and r.heuristic == Heuristic.OCTILE
                 and r.heuristic_weight == 1 and r.diagonal == Diagonal.NO_CORNER_CUT
                 and r.max_cost is None and not r.closest and r.turn_penalty == 0
                 and r.clearance == 1)
@@ -173,3 +178,26 @@ def _resolve(options: SearchOptions) -> SearchOptions:
 
 
 DEFAULT_OPTIONS = SearchOptions()
+
+
+def jps_blocker(options: SearchOptions, *, uniform: bool, blocked: bool, goals: int,
+                explored: bool) -> str | None:
+    """Why jump point search cannot serve this query (None: it can)."""
+    r = options.resolved()
+    if not (r.connectivity == 8 and r.diagonal == Diagonal.NO_CORNER_CUT):
+        return "it needs 8-connected movement without corner cutting (diagonal no_corner_cut)"
+    if not uniform:
+        return "it needs uniform terrain costs"
+    if r.turn_penalty:
+        return "it does not support turn_penalty"
+    if r.heuristic != Heuristic.OCTILE or r.heuristic_weight != 1:
+        return "it uses the octile heuristic with weight 1"
+    if blocked:
+        return "it does not support per-request blocked cells"
+    if goals != 1:
+        return "it searches for a single goal"
+    if r.closest or r.max_cost is not None:
+        return "it does not support closest or max_cost"
+    if explored:
+        return "it does not report explored cells"
+    return None

@@ -24,7 +24,7 @@ QUERIES = [("arena", [2, 2], [40, 50]), ("arena", [60, 3], [3, 60]), ("maze", [1
 
 FAMILIES = {
     "default": [{}],
-    "algorithms": [{"algorithm": a} for a in ("astar", "dijkstra", "bfs", "greedy")],
+    "algorithms": [{"algorithm": a} for a in ("auto", "jps", "astar", "dijkstra", "bfs", "greedy")],
     "heuristics": [{"heuristic": h} for h in ("octile", "manhattan", "euclidean", "chebyshev",
                                               "zero")] + [{"heuristic_weight": 2.5}],
     "movement": [{"connectivity": 4}] + [{"diagonal": d} for d in ("never", "one_free", "always")],
