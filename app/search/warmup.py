@@ -34,6 +34,7 @@ def warm_up() -> float:
     line_of_sight(grid, (0, 0), (4, 3))
     line_of_sight(grid, (0, 0), (4, 3), blocked=[(1, 1)], scratch=scratch)
     find_path(grid, (0, 0), (4, 3), SearchOptions(max_expanded=1), scratch=scratch)
+    find_path(grid, (0, 0), (4, 3), SearchOptions(algorithm=Algorithm.ASTAR), scratch=scratch)
     general = find_path(grid, (0, 0), None, SearchOptions(algorithm=Algorithm.DIJKSTRA, closest=True),
                         goals=[(4, 3), (3, 0)], blocked=[(1, 1)], explored_limit=4,
                         scratch=scratch)
