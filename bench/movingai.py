@@ -31,7 +31,7 @@ import numpy as np
 
 from app.errors import MapLoadError
 from app.grid import Grid, load_map
-from app.search import PathResult, SearchScratch, find_path, smooth
+from app.search import Algorithm, PathResult, SearchOptions, SearchScratch, find_path, smooth
 from app.search.warmup import warm_up
 from bench.machine import machine_info, machine_line
 
@@ -206,7 +206,8 @@ def check_map_matches(grid: Grid, scenarios: Sequence[Scenario], map_path: Path)
                              f"{s.width}x{s.height}, map is {grid.width}x{grid.height}")
 
 
-def run_map(map_path: Path, limit: int | None, progress: Progress) -> MapResult:
+def run_map(map_path: Path, limit: int | None, progress: Progress,
+            options: SearchOptions = SearchOptions()) -> MapResult:
     """Load one map and run its (subsampled) scenarios, timing find_path and smooth."""
     grid = load_map(map_path, max_cells=MAX_CELLS, max_bytes=MAX_BYTES)
     scenarios = subsample(parse_scenarios(map_path.with_name(map_path.name + ".scen")), limit)
@@ -216,7 +217,7 @@ def run_map(map_path: Path, limit: int | None, progress: Progress) -> MapResult:
     progress.start(grid.name, len(scenarios))
     for done, scenario in enumerate(scenarios, start=1):
         began = time.perf_counter_ns()
-        found = find_path(grid, scenario.start, scenario.goal, scratch=scratch)
+        found = find_path(grid, scenario.start, scenario.goal, options, scratch=scratch)
         searched = time.perf_counter_ns()
         smooth(grid, found.path)
         smoothed = time.perf_counter_ns()
@@ -337,6 +338,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--limit", type=int, metavar="N",
                         help="at most N scenarios per map, spread evenly over the file")
     parser.add_argument("--json", type=Path, metavar="PATH", help="also write results as JSON")
+    parser.add_argument("--algorithm", choices=["auto", "jps", "astar", "dijkstra"],
+                        default="auto", help="search algorithm (default auto: the service's "
+                        "default, which is JPS on these uniform maps)")
     args = parser.parse_args(argv)
     if args.limit is not None and args.limit < 1:
         parser.error("--limit must be at least 1")
@@ -355,10 +359,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
 
     info = machine_info()  # before the run: the code version is the one that gets loaded
-    print(f"Kernel warm-up (numba compile or cache load): {warm_up():.2f} s\n", flush=True)
+    print(f"Kernel warm-up (numba compile or cache load): {warm_up():.2f} s", flush=True)
+    print(f"Algorithm: {args.algorithm}\n", flush=True)
     progress = Progress(len(maps))
     try:
-        results = [run_map(path, args.limit, progress) for path in maps]
+        options = SearchOptions(algorithm=Algorithm(args.algorithm))
+        results = [run_map(path, args.limit, progress, options) for path in maps]
     except (MapLoadError, OSError, ValueError) as exc:
         print(f"\nerror: {exc}", file=sys.stderr)
         return 2
