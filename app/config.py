@@ -12,7 +12,7 @@
 | ``MAX_GOALS`` | 256 | most ``goals`` in one query |
 | ``MAX_BATCH`` | 1000 | most queries in one ``POST /paths`` |
 | ``MAX_EXPLORED`` | 100000 | most ``explored`` cells returned |
-| ``MAX_TURN_CELLS`` | 4194304 | largest map for ``turn_penalty`` searches (9 states per cell) |
+| ``MAX_TURN_CELLS`` | 1048576 | largest map for ``turn_penalty`` searches (9 states per cell, ~470 MB of scratch at the limit) |
 | ``MAX_FLOWFIELD_CELLS`` | 4194304 | largest map for ``POST /flowfield`` |
 | ``FLOWFIELD_CACHE`` | 64 | flow fields kept (least recently used dropped) |
 | ``MAX_UPLOAD_BYTES`` | 67108864 | largest ``PUT /maps/{name}`` body |
@@ -46,7 +46,7 @@ class Settings(BaseSettings):
     max_goals: int = Field(256, ge=1)
     max_batch: int = Field(1000, ge=1)
     max_explored: int = Field(100_000, ge=0)
-    max_turn_cells: int = Field(4_194_304, ge=1)
+    max_turn_cells: int = Field(1_048_576, ge=1)
     max_flowfield_cells: int = Field(4_194_304, ge=1)
     flowfield_cache: int = Field(64, ge=0)
     max_upload_bytes: int = Field(64 * 1024 * 1024, ge=1)
