@@ -11,6 +11,7 @@
 | ``MAX_BLOCKED`` | 4096 | most per-request ``blocked`` cells |
 | ``MAX_GOALS`` | 256 | most ``goals`` in one query |
 | ``MAX_BATCH`` | 1000 | most queries in one ``POST /paths`` |
+| ``MAX_BATCH_EXPANDED`` | 64000000 | expansions one batch may spend in all, shared evenly by its queries |
 | ``MAX_EXPLORED`` | 100000 | most ``explored`` cells returned |
 | ``MAX_TURN_CELLS`` | 1048576 | largest map for ``turn_penalty`` searches (9 states per cell, ~470 MB of scratch at the limit) |
 | ``MAX_FLOWFIELD_CELLS`` | 4194304 | largest map for ``POST /flowfield`` |
@@ -45,6 +46,7 @@ class Settings(BaseSettings):
     max_blocked: int = Field(4096, ge=0)
     max_goals: int = Field(256, ge=1)
     max_batch: int = Field(1000, ge=1)
+    max_batch_expanded: int = Field(64_000_000, ge=1)
     max_explored: int = Field(100_000, ge=0)
     max_turn_cells: int = Field(1_048_576, ge=1)
     max_flowfield_cells: int = Field(4_194_304, ge=1)

@@ -221,3 +221,18 @@ def test_timing_is_opt_in_and_always_in_the_header(client):
     assert batch.headers["server-timing"].startswith("search;dur=")
     check = client.post("/validate", json={"map": "arena", "path": [[2, 2], [3, 3]], "timing": True})
     assert check.json()["search_us"] >= 0 and "server-timing" in check.headers
+
+
+def test_batch_shares_an_expansion_budget(tmp_path):
+    from fastapi.testclient import TestClient
+
+    from app.config import Settings
+    from app.main import create_app
+    from tests.conftest import MAPS_DIR, wait_ready
+    app = create_app(Settings(maps_dir=MAPS_DIR, max_batch_expanded=100))
+    with TestClient(app) as c:
+        wait_ready(c)
+        queries = [{"start": [2, 2], "goal": [40, 50], "algorithm": "astar"}] * 4
+        results = c.post("/paths", json={"map": "arena", "queries": queries}).json()["results"]
+        assert all(r["reason"] == "limit_reached" and r["expanded"] == 25 for r in results)
+        assert all(r["options"]["max_expanded"] == 25 for r in results)

@@ -46,8 +46,10 @@ def server_timing(search_us: float) -> dict[str, str]:
     return {"Server-Timing": f"search;dur={search_us / 1000:.3f}"}
 
 
-def search_options(query: PathQuery, grid: Grid, settings: Settings) -> SearchOptions:
-    """The pure-layer options of a query, with the server's caps applied."""
+def search_options(query: PathQuery, grid: Grid, settings: Settings,
+                   expansion_cap: int | None = None) -> SearchOptions:
+    """The pure-layer options of a query, with the server's caps applied (``expansion_cap``:
+    a batch's share of its total budget)."""
     if len(query.blocked) > settings.max_blocked:
         raise InvalidField("blocked", f"blocked lists {len(query.blocked)} cells, over the "
                            f"limit of {settings.max_blocked}")
@@ -58,7 +60,8 @@ def search_options(query: PathQuery, grid: Grid, settings: Settings) -> SearchOp
         raise InvalidRequest("missing field 'goal' (or give 'goals')")
     if query.goal is not None and query.goals is not None:
         raise InvalidField("goals", "give either goal or goals, not both")
-    max_expanded = min(query.max_expanded or settings.max_expanded, settings.max_expanded)
+    cap = min(settings.max_expanded, expansion_cap or settings.max_expanded)
+    max_expanded = min(query.max_expanded or cap, cap)
     if query.turn_penalty > 0 and grid.cell_count > settings.max_turn_cells:
         raise InvalidField("turn_penalty", f"turn_penalty searches 9 states per cell; map "
                            f"{grid.name!r} has {grid.cell_count} cells, over the limit of "
@@ -81,13 +84,13 @@ def path_hash(path: np.ndarray) -> str:
     return hashlib.sha256(np.ascontiguousarray(path, dtype="<i4").tobytes()).hexdigest()
 
 
-def answer(grid: Grid, query: PathQuery, settings: Settings,
-           scratch: SearchScratch) -> tuple[dict, float]:
+def answer(grid: Grid, query: PathQuery, settings: Settings, scratch: SearchScratch,
+           expansion_cap: int | None = None) -> tuple[dict, float]:
     """Run one query on one map snapshot; the response body and the kernel time in µs."""
     if query.revision is not None and query.revision != grid.revision:
         raise StaleRevision(f"map {grid.name!r} is at revision {grid.revision}, not "
                             f"{query.revision}")
-    options = search_options(query, grid, settings)
+    options = search_options(query, grid, settings, expansion_cap)
     blocked = [tuple(c) for c in query.blocked]
     include = set(query.include)
     explored_limit = settings.max_explored if "explored" in include else 0
@@ -145,9 +148,10 @@ def answer(grid: Grid, query: PathQuery, settings: Settings,
     return body, result.search_us
 
 
-def _run(state: ServiceState, grid: Grid, query: PathQuery) -> tuple[dict, float]:
+def _run(state: ServiceState, grid: Grid, query: PathQuery,
+         expansion_cap: int | None = None) -> tuple[dict, float]:
     with state.pool.borrow() as scratch:
-        return answer(grid, query, state.settings, scratch)
+        return answer(grid, query, state.settings, scratch, expansion_cap)
 
 
 @router.post("/path", response_model=PathResponse, responses=_ERRORS)
@@ -157,10 +161,11 @@ def post_path(request: PathRequest, state: StateDep, store: StoreDep) -> Respons
     return _json(*_run(state, grid, request))
 
 
-def _run_batch_entry(state: ServiceState, grid: Grid, raw: Any) -> tuple[dict, float]:
+def _run_batch_entry(state: ServiceState, grid: Grid, raw: Any,
+                     expansion_cap: int) -> tuple[dict, float]:
     try:
         query = PathQuery.model_validate(raw)
-        return _run(state, grid, query)
+        return _run(state, grid, query, expansion_cap)
     except ValidationError as exc:
         errors = exc.errors()
         return {"error": {"code": error_code_for(errors), "message": describe_errors(errors)}}, 0.0
@@ -181,7 +186,9 @@ def post_paths(request: BatchRequest, state: StateDep, store: StoreDep) -> Respo
     if request.revision is not None and request.revision != grid.revision:
         raise StaleRevision(f"map {grid.name!r} is at revision {grid.revision}, not "
                             f"{request.revision}")
-    answers = list(state.executor.map(lambda raw: _run_batch_entry(state, grid, raw),
+    # The whole batch shares MAX_BATCH_EXPANDED, so one request cannot tie the server up.
+    share = max(1, state.settings.max_batch_expanded // max(1, len(request.queries)))
+    answers = list(state.executor.map(lambda raw: _run_batch_entry(state, grid, raw, share),
                                       request.queries))
     results = [body for body, _ in answers]
     return _json({"map": grid.name, "results": results}, sum(us for _, us in answers))
