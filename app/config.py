@@ -1,27 +1,7 @@
 """Service settings, read from environment variables (and an optional ``.env`` file).
 
-| variable | default | meaning |
-| --- | --- | --- |
-| ``MAPS_DIR`` | ``maps`` | folder whose map files are loaded at startup |
-| ``MAX_MAP_CELLS`` | 16000000 | largest map accepted (width x height), checked before decoding |
-| ``MAX_MAP_BYTES`` | 268435456 | largest map file accepted, in bytes |
-| ``MAX_EXPANDED`` | 16000000 | hard cap on nodes one search may expand |
-| ``MAX_BODY_BYTES`` | 1048576 | largest request body accepted |
-| ``SEARCH_THREADS`` | number of CPUs | searches that run at once (each owns one scratch buffer) |
-| ``MAX_BLOCKED`` | 4096 | most per-request ``blocked`` cells |
-| ``MAX_GOALS`` | 256 | most ``goals`` in one query |
-| ``MAX_BATCH`` | 1000 | most queries in one ``POST /paths`` |
-| ``MAX_BATCH_EXPANDED`` | 64000000 | expansions one batch may spend in all, shared evenly by its queries |
-| ``MAX_EXPLORED`` | 100000 | most ``explored`` cells returned |
-| ``MAX_TURN_CELLS`` | 1048576 | largest map for ``turn_penalty`` searches (9 states per cell, ~470 MB of scratch at the limit) |
-| ``MAX_FLOWFIELD_CELLS`` | 4194304 | largest map for ``POST /flowfield`` |
-| ``FLOWFIELD_CACHE`` | 64 | flow fields kept (least recently used dropped) |
-| ``MAX_UPLOAD_BYTES`` | 67108864 | largest ``PUT /maps/{name}`` body |
-| ``MAX_VALIDATE_CELLS`` | 1000000 | longest path ``POST /validate`` accepts |
-| ``ADMIN_TOKEN`` | unset | bearer token for ``PUT``/``PATCH``/``DELETE /maps``; unset: map changes refused |
-| ``API_TOKEN`` | unset | if set, every endpoint but ``/health`` needs it (or the admin token) |
-| ``MAPS_WRITABLE`` | ``false`` | write edits and uploads back to ``MAPS_DIR`` (atomically) |
-| ``LOG_LEVEL`` | ``info`` | logging level |
+Each field's variable is its name in upper case (``maps_dir`` is ``MAPS_DIR``). The README's
+"Configuration" section lists them all with their meaning.
 """
 
 from __future__ import annotations

@@ -9,9 +9,9 @@ from contextlib import asynccontextmanager
 from fastapi import Depends, FastAPI
 
 from app import __version__
+from app.api.auth import require_api_token
 from app.api.errors import install_error_handlers
 from app.api.limits import BodySizeLimit
-from app.api.auth import require_api_token
 from app.api.routes import flowfield, health, maps, paths, validate
 from app.config import Settings, get_settings
 from app.service import ServiceState
@@ -19,8 +19,9 @@ from app.service import ServiceState
 
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or get_settings()
-    logging.basicConfig(level=settings.log_level.upper(),
-                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    logging.basicConfig(
+        level=settings.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+    )
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -38,8 +39,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         summary="Authoritative grid pathfinding for multiplayer game servers.",
         lifespan=lifespan,
     )
-    app.add_middleware(BodySizeLimit, max_bytes=settings.max_body_bytes,
-                       upload_bytes=settings.max_upload_bytes)
+    app.add_middleware(
+        BodySizeLimit, max_bytes=settings.max_body_bytes, upload_bytes=settings.max_upload_bytes
+    )
     install_error_handlers(app)
     app.include_router(health.router)  # always open: orchestrators probe it
     guarded = [Depends(require_api_token)]

@@ -15,13 +15,17 @@ from app.search.options import Algorithm, CostModel, Diagonal, Heuristic
 
 Cell = Annotated[
     tuple[StrictInt, StrictInt],
-    Field(description="A cell as [x, y]: x the column, y the row, origin top-left.",
-          examples=[[1, 1]]),
+    Field(
+        description="A cell as [x, y]: x the column, y the row, origin top-left.", examples=[[1, 1]]
+    ),
 ]
 MapName = Annotated[
     str,
-    Field(pattern=MAP_NAME_PATTERN, description="Map name: 1-64 characters of [A-Za-z0-9_-].",
-          examples=["arena"]),
+    Field(
+        pattern=MAP_NAME_PATTERN,
+        description="Map name: 1-64 characters of [A-Za-z0-9_-].",
+        examples=["arena"],
+    ),
 ]
 
 
@@ -46,49 +50,77 @@ class PathOptions(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     algorithm: Algorithm = Field(
-        Algorithm.AUTO, description="auto (default: jps where it applies, else astar), jps "
+        Algorithm.AUTO,
+        description="auto (default: jps where it applies, else astar), jps "
         "(jump point search: uniform cost, 8-connected, no corner cutting), astar, dijkstra, "
-        "bfs (fewest steps; ignores terrain), greedy (greedy best-first: fast, NOT optimal).")
+        "bfs (fewest steps; ignores terrain), greedy (greedy best-first: fast, NOT optimal).",
+    )
     heuristic: Heuristic | None = Field(
-        None, description="octile (default with diagonals), manhattan (default for "
-        "4-connected), euclidean, chebyshev, zero.")
+        None,
+        description="octile (default with diagonals), manhattan (default for "
+        "4-connected), euclidean, chebyshev, zero.",
+    )
     heuristic_weight: FiniteFloat = Field(
-        1.0, ge=1.0, description="Weighted A*: the cost is at most weight x optimal.")
+        1.0, ge=1.0, description="Weighted A*: the cost is at most weight x optimal."
+    )
     connectivity: Literal[4, 8] = 8
     diagonal: Diagonal = Field(
-        Diagonal.NO_CORNER_CUT, description="8-connected only: never, no_corner_cut (both "
-        "orthogonal neighbours walkable), one_free (at least one), always.")
+        Diagonal.NO_CORNER_CUT,
+        description="8-connected only: never, no_corner_cut (both "
+        "orthogonal neighbours walkable), one_free (at least one), always.",
+    )
     cost_model: CostModel = Field(
-        CostModel.FLOAT, description="float: 1 and sqrt(2) per step; integer: 10 and 14.")
+        CostModel.FLOAT, description="float: 1 and sqrt(2) per step; integer: 10 and 14."
+    )
     max_expanded: StrictInt | None = Field(
-        None, ge=1, description="Stop after this many expansions (capped by the server).")
+        None, ge=1, description="Stop after this many expansions (capped by the server)."
+    )
     max_cost: FiniteFloat | None = Field(
-        None, ge=0, description="Do not extend routes costing more than this.")
+        None, ge=0, description="Do not extend routes costing more than this."
+    )
     closest: StrictBool = Field(
-        False, description="If the goal is not reached, return the path to the expanded cell "
-        "nearest it (partial: true).")
+        False,
+        description="If the goal is not reached, return the path to the expanded cell "
+        "nearest it (partial: true).",
+    )
     clearance: StrictInt = Field(
-        1, ge=1, le=255, description="Unit size in cells: the unit occupies the k x k square "
-        "whose top-left cell is its position, and keeps to cells with clearance >= k.")
+        1,
+        ge=1,
+        le=255,
+        description="Unit size in cells: the unit occupies the k x k square "
+        "whose top-left cell is its position, and keeps to cells with clearance >= k.",
+    )
     turn_penalty: FiniteFloat = Field(
-        0.0, ge=0, description="Extra cost per change of direction: among equally short "
+        0.0,
+        ge=0,
+        description="Extra cost per change of direction: among equally short "
         "paths, the straightest (searches over (cell, heading) states; optimal for the "
-        "penalised cost).")
+        "penalised cost).",
+    )
     terrain_costs: dict[str, Annotated[float, Field(gt=0, allow_inf_nan=False)]] = Field(
-        default_factory=dict, description="Override terrain class costs for this request, "
-        'e.g. {"sand": 1.5} for a unit that prefers sand (classes: GET /maps).')
+        default_factory=dict,
+        description="Override terrain class costs for this request, "
+        'e.g. {"sand": 1.5} for a unit that prefers sand (classes: GET /maps).',
+    )
     blocked: list[Cell] = Field(
-        default_factory=list, description="Extra blocked cells for this request only.")
+        default_factory=list, description="Extra blocked cells for this request only."
+    )
     goals: list[Cell] | None = Field(
-        None, min_length=1, description="Several goals: the path goes to the cheapest to "
-        "reach (goal_index says which). Use instead of goal.")
+        None,
+        min_length=1,
+        description="Several goals: the path goes to the cheapest to "
+        "reach (goal_index says which). Use instead of goal.",
+    )
     smooth: StrictBool = Field(
-        True, description="true: waypoints are string-pulled (consecutive waypoints see each "
-        "other). false: waypoints are the path's turning points.")
+        True,
+        description="true: waypoints are string-pulled (consecutive waypoints see each "
+        "other). false: waypoints are the path's turning points.",
+    )
     include: list[Include] = Field(
         default_factory=lambda: ["path", "waypoints"],
         description="Parts of the result to return; explored lists expanded cells (capped); "
-        "timing adds search_us (responses are otherwise byte-for-byte deterministic).")
+        "timing adds search_us (responses are otherwise byte-for-byte deterministic).",
+    )
 
 
 class PathQuery(PathOptions):
@@ -97,7 +129,8 @@ class PathQuery(PathOptions):
     start: Cell
     goal: Cell | None = None
     revision: StrictInt | None = Field(
-        None, description="Expected map revision: 409 stale_revision if the map has moved on.")
+        None, description="Expected map revision: 409 stale_revision if the map has moved on."
+    )
 
 
 class PathRequest(PathQuery):
@@ -109,7 +142,8 @@ class BatchRequest(BaseModel):
 
     map: MapName
     revision: StrictInt | None = Field(
-        None, description="Expected map revision: 409 stale_revision if the map has moved on.")
+        None, description="Expected map revision: 409 stale_revision if the map has moved on."
+    )
     queries: list[dict] = Field(description="Each one a /path request without `map`.")
 
 
@@ -124,11 +158,13 @@ class FlowFieldRequest(BaseModel):
     diagonal: Diagonal = Diagonal.NO_CORNER_CUT
     cost_model: CostModel = CostModel.FLOAT
     terrain_costs: dict[str, Annotated[float, Field(gt=0, allow_inf_nan=False)]] = Field(
-        default_factory=dict)
+        default_factory=dict
+    )
     clearance: StrictInt = Field(1, ge=1, le=255)
     blocked: list[Cell] = Field(default_factory=list)
     format: Literal["base64", "png"] = Field(
-        "base64", description="base64: arrays in JSON; png: a picture of the cost field.")
+        "base64", description="base64: arrays in JSON; png: a picture of the cost field."
+    )
 
 
 class EncodedArray(BaseModel):
@@ -146,8 +182,10 @@ class FlowFieldResponse(BaseModel):
     reachable: int = Field(description="Cells that can reach the goal.")
     expanded: int
     cost: EncodedArray = Field(description="float64 cost to the goal; -1: blocked or unreachable.")
-    next: EncodedArray = Field(description="int8 first step towards the goal as an index into "
-                               "`directions`; -1: none (goal, blocked, unreachable).")
+    next: EncodedArray = Field(
+        description="int8 first step towards the goal as an index into "
+        "`directions`; -1: none (goal, blocked, unreachable)."
+    )
     directions: list[str]
     options: dict
 
@@ -173,30 +211,41 @@ class PathResponse(BaseModel):
     revision: int = Field(description="Revision of the map the path was computed on.")
     found: bool
     reason: Literal["unreachable", "limit_reached"] | None = Field(
-        description="Why the goal was not reached; null when found.")
+        description="Why the goal was not reached; null when found."
+    )
     partial: bool = Field(description="`path` ends at the expanded cell nearest the goal.")
     goal_index: int | None = Field(description="Which of `goals` was reached (0 with `goal`).")
     cost: float | None = Field(
         description="Cost of `path` under the cost model (float: 1 per straight step, sqrt(2) "
-        "per diagonal; integer: 10 and 14); null when there is no path.")
+        "per diagonal; integer: 10 and 14); null when there is no path."
+    )
     path: list[tuple[int, int]] | None = Field(
-        None, description="Every cell from start to goal inclusive (when included).")
+        None, description="Every cell from start to goal inclusive (when included)."
+    )
     waypoints: list[tuple[int, int]] | None = Field(
-        None, description="Subsequence of `path` from start to goal in which consecutive "
-        "waypoints have line of sight (when included).")
-    path_hash: str = Field(description="SHA-256 (hex) of the cell path as little-endian int32 "
-                           "x, y pairs: compare a client's prediction in one field.")
+        None,
+        description="Subsequence of `path` from start to goal in which consecutive "
+        "waypoints have line of sight (when included).",
+    )
+    path_hash: str = Field(
+        description="SHA-256 (hex) of the cell path as little-endian int32 "
+        "x, y pairs: compare a client's prediction in one field."
+    )
     turns: int = Field(description="Changes of direction along the path.")
     expanded: int = Field(description="Nodes the search expanded.")
     explored: list[tuple[int, int]] | None = Field(
-        None, description="Expanded cells in order, capped (only when included).")
+        None, description="Expanded cells in order, capped (only when included)."
+    )
     search_us: float | None = Field(
-        None, description="Microseconds in the search kernel (only with include timing; "
-        "always in the Server-Timing header).")
+        None,
+        description="Microseconds in the search kernel (only with include timing; "
+        "always in the Server-Timing header).",
+    )
     algorithm: Algorithm
     optimal: bool = Field(description="The cost is the minimum under the cost model.")
     bounded_suboptimal: bool = Field(
-        description="Weighted A*: the cost is at most heuristic_weight x optimal.")
+        description="Weighted A*: the cost is at most heuristic_weight x optimal."
+    )
     options: EffectiveOptions = Field(description="The effective options, defaults filled in.")
 
 
@@ -254,15 +303,25 @@ class ValidateRequest(BaseModel):
     diagonal: Diagonal = Diagonal.NO_CORNER_CUT
     cost_model: CostModel = CostModel.FLOAT
     terrain_costs: dict[str, Annotated[float, Field(gt=0, allow_inf_nan=False)]] = Field(
-        default_factory=dict)
+        default_factory=dict
+    )
     clearance: StrictInt = Field(1, ge=1, le=255)
     blocked: list[Cell] = Field(default_factory=list)
 
 
 class ViolationOut(BaseModel):
     index: int = Field(description="Index in `path` (-1: about the request, not a path entry).")
-    code: Literal["blocked_cell", "not_adjacent", "corner_cut", "no_line_of_sight",
-                  "out_of_bounds", "over_budget", "wrong_start", "wrong_goal", "stale_revision"]
+    code: Literal[
+        "blocked_cell",
+        "not_adjacent",
+        "corner_cut",
+        "no_line_of_sight",
+        "out_of_bounds",
+        "over_budget",
+        "wrong_start",
+        "wrong_goal",
+        "stale_revision",
+    ]
     message: str
 
 
@@ -282,7 +341,8 @@ class MapEdit(BaseModel):
 
     cells: list[Cell] = Field(default_factory=list)
     rect: tuple[StrictInt, StrictInt, StrictInt, StrictInt] | None = Field(
-        None, description="[x0, y0, x1, y1], inclusive.")
+        None, description="[x0, y0, x1, y1], inclusive."
+    )
     value: Literal["blocked", "walkable"] | Annotated[float, Field(gt=0, allow_inf_nan=False)]
 
 

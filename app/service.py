@@ -42,16 +42,22 @@ class ServiceState:
         began = time.perf_counter()
         try:
             s = self.settings
-            self.store = MapStore.from_dir(s.maps_dir, max_cells=s.max_map_cells,
-                                           max_bytes=s.max_map_bytes)
+            self.store = MapStore.from_dir(
+                s.maps_dir, max_cells=s.max_map_cells, max_bytes=s.max_map_bytes
+            )
             compile_s = warm_up()
         except Exception as exc:  # never leave the service hanging in "starting"
             log.exception("start-up failed")
             self.startup_error = f"start-up failed: {exc}"
             return
         self.ready.set()
-        log.info("ready in %.2f s: %d maps loaded, %d failed, kernels warm in %.2f s",
-                 time.perf_counter() - began, len(self.store), len(self.store.errors), compile_s)
+        log.info(
+            "ready in %.2f s: %d maps loaded, %d failed, kernels warm in %.2f s",
+            time.perf_counter() - began,
+            len(self.store),
+            len(self.store.errors),
+            compile_s,
+        )
 
     def close(self) -> None:
         self.executor.shutdown(wait=False, cancel_futures=True)

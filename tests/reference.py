@@ -38,8 +38,12 @@ def step_is_legal(walkable: np.ndarray, a, b, diagonal: str = "no_corner_cut") -
         return False
     if dx and dy:
         sides = (bool(walkable[ay, bx]), bool(walkable[by, ax]))
-        return {"never": False, "no_corner_cut": all(sides), "one_free": any(sides),
-                "always": True}[diagonal]
+        return {
+            "never": False,
+            "no_corner_cut": all(sides),
+            "one_free": any(sides),
+            "always": True,
+        }[diagonal]
     return True
 
 
@@ -49,9 +53,13 @@ def path_cost(path, weights: tuple[float, float] = (1.0, SQRT2)) -> float:
     return straight * weights[0] + diagonal * weights[1]
 
 
-def reference_costs(walkable: np.ndarray, start, diagonal: str = "no_corner_cut",
-                    weights: tuple[float, float] = (1.0, SQRT2),
-                    cell_cost: np.ndarray | None = None) -> np.ndarray:
+def reference_costs(
+    walkable: np.ndarray,
+    start,
+    diagonal: str = "no_corner_cut",
+    weights: tuple[float, float] = (1.0, SQRT2),
+    cell_cost: np.ndarray | None = None,
+) -> np.ndarray:
     """Cost from ``start`` to every cell (inf where unreachable), shape (height, width).
 
     ``weights`` are the straight and diagonal step costs; ``diagonal`` the corner rule;

@@ -16,6 +16,7 @@ from tests.reference import path_cost, reference_line_of_sight, step_is_legal
 def walkable_of(client, name):
     from app.grid import load_map
     from tests.conftest import MAPS_DIR
+
     return np.asarray(load_map(MAPS_DIR / f"{name}.png", max_cells=10**8, max_bytes=10**9).walkable)
 
 
@@ -47,10 +48,24 @@ def test_path_on_each_demo_map(client, name):
     response = client.post("/path", json={"map": name, "start": start, "goal": goal})
     assert response.status_code == 200
     body = response.json()
-    assert list(body) == ["map", "revision", "found", "reason", "partial", "goal_index", "cost",
-                          "path", "waypoints", "path_hash", "turns", "expanded", "algorithm",
-                          "optimal",
-                          "bounded_suboptimal", "options"]
+    assert list(body) == [
+        "map",
+        "revision",
+        "found",
+        "reason",
+        "partial",
+        "goal_index",
+        "cost",
+        "path",
+        "waypoints",
+        "path_hash",
+        "turns",
+        "expanded",
+        "algorithm",
+        "optimal",
+        "bounded_suboptimal",
+        "options",
+    ]
     assert body["map"] == name and body["found"] is True and body["reason"] is None
     assert body["revision"] == info["revision"]
     path = [tuple(c) for c in body["path"]]
@@ -89,6 +104,7 @@ def test_unreachable(tmp_path):
     app = create_app(Settings(maps_dir=tmp_path))
     with TestClient(app) as c:
         from tests.conftest import wait_ready
+
         wait_ready(c)
         response = c.post("/path", json={"map": "split", "start": [0, 0], "goal": [2, 0]})
     assert response.status_code == 200
@@ -97,25 +113,32 @@ def test_unreachable(tmp_path):
     assert body["path"] == [] and body["waypoints"] == [] and body["cost"] is None
 
 
-@pytest.mark.parametrize("request_body,status,code", [
-    ({"map": "nope", "start": [1, 1], "goal": [2, 2]}, 404, "map_not_found"),
-    ({"map": "arena", "start": [-1, 1], "goal": [2, 2]}, 422, "out_of_bounds"),
-    ({"map": "arena", "start": [1, 1], "goal": [64, 2]}, 422, "out_of_bounds"),
-    ({"map": "arena", "start": [1, 1], "goal": [2, 10**30]}, 422, "out_of_bounds"),
-    ({"map": "arena", "start": [0, 0], "goal": [2, 2]}, 422, "start_blocked"),
-    ({"map": "arena", "start": [1, 1], "goal": [0, 0]}, 422, "goal_blocked"),
-    ({"map": "arena", "start": [1.5, 1], "goal": [2, 2]}, 422, "invalid_request"),
-    ({"map": "arena", "start": [1.0, 1], "goal": [2, 2]}, 422, "invalid_request"),
-    ({"map": "arena", "start": ["1", 1], "goal": [2, 2]}, 422, "invalid_request"),
-    ({"map": "arena", "start": [True, 1], "goal": [2, 2]}, 422, "invalid_request"),
-    ({"map": "arena", "start": [1, 1, 1], "goal": [2, 2]}, 422, "invalid_request"),
-    ({"map": "arena", "start": [1], "goal": [2, 2]}, 422, "invalid_request"),
-    ({"map": "arena", "start": [1, 1]}, 422, "invalid_request"),
-    ({"map": "../maps/arena", "start": [1, 1], "goal": [2, 2]}, 422, "invalid_request"),
-    ({"map": "arena", "start": [1, 1], "goal": [2, 2], "smooth": "yes"}, 422, "invalid_request"),
-    ({"map": "arena", "start": [1, 1], "goal": [2, 2], "smoth": True}, 422, "invalid_request"),
-    ([1, 2, 3], 422, "invalid_request"),
-])
+@pytest.mark.parametrize(
+    "request_body,status,code",
+    [
+        ({"map": "nope", "start": [1, 1], "goal": [2, 2]}, 404, "map_not_found"),
+        ({"map": "arena", "start": [-1, 1], "goal": [2, 2]}, 422, "out_of_bounds"),
+        ({"map": "arena", "start": [1, 1], "goal": [64, 2]}, 422, "out_of_bounds"),
+        ({"map": "arena", "start": [1, 1], "goal": [2, 10**30]}, 422, "out_of_bounds"),
+        ({"map": "arena", "start": [0, 0], "goal": [2, 2]}, 422, "start_blocked"),
+        ({"map": "arena", "start": [1, 1], "goal": [0, 0]}, 422, "goal_blocked"),
+        ({"map": "arena", "start": [1.5, 1], "goal": [2, 2]}, 422, "invalid_request"),
+        ({"map": "arena", "start": [1.0, 1], "goal": [2, 2]}, 422, "invalid_request"),
+        ({"map": "arena", "start": ["1", 1], "goal": [2, 2]}, 422, "invalid_request"),
+        ({"map": "arena", "start": [True, 1], "goal": [2, 2]}, 422, "invalid_request"),
+        ({"map": "arena", "start": [1, 1, 1], "goal": [2, 2]}, 422, "invalid_request"),
+        ({"map": "arena", "start": [1], "goal": [2, 2]}, 422, "invalid_request"),
+        ({"map": "arena", "start": [1, 1]}, 422, "invalid_request"),
+        ({"map": "../maps/arena", "start": [1, 1], "goal": [2, 2]}, 422, "invalid_request"),
+        (
+            {"map": "arena", "start": [1, 1], "goal": [2, 2], "smooth": "yes"},
+            422,
+            "invalid_request",
+        ),
+        ({"map": "arena", "start": [1, 1], "goal": [2, 2], "smoth": True}, 422, "invalid_request"),
+        ([1, 2, 3], 422, "invalid_request"),
+    ],
+)
 def test_bad_input_error_codes(client, request_body, status, code):
     response = client.post("/path", json=request_body)
     assert response.status_code == status, response.text
@@ -124,13 +147,16 @@ def test_bad_input_error_codes(client, request_body, status, code):
     assert isinstance(body["error"]["message"], str) and body["error"]["message"]
 
 
-@pytest.mark.parametrize("content,headers", [
-    (b"{not json", {"content-type": "application/json"}),
-    (b"", {"content-type": "application/json"}),
-    (b'{"map": "arena"', {"content-type": "application/json"}),
-    (b"\xff\xfe\x00", {"content-type": "application/json"}),
-    (b'{"map": "arena", "start": [1, 1], "goal": [2, 2]}', {"content-type": "text/plain"}),
-])
+@pytest.mark.parametrize(
+    "content,headers",
+    [
+        (b"{not json", {"content-type": "application/json"}),
+        (b"", {"content-type": "application/json"}),
+        (b'{"map": "arena"', {"content-type": "application/json"}),
+        (b"\xff\xfe\x00", {"content-type": "application/json"}),
+        (b'{"map": "arena", "start": [1, 1], "goal": [2, 2]}', {"content-type": "text/plain"}),
+    ],
+)
 def test_malformed_bodies(client, content, headers):
     response = client.post("/path", content=content, headers=headers)
     assert response.status_code == 422
@@ -138,10 +164,13 @@ def test_malformed_bodies(client, content, headers):
 
 
 def test_error_messages_name_the_problem(client):
-    message = client.post("/path", json={"map": "arena", "start": [1, 1]}).json()["error"]["message"]
+    message = client.post("/path", json={"map": "arena", "start": [1, 1]}).json()["error"][
+        "message"
+    ]
     assert "goal" in message
     message = client.post("/path", json={"map": "arena", "start": [1, 99], "goal": [1, 1]}).json()[
-        "error"]["message"]
+        "error"
+    ]["message"]
     assert "start" in message and "[1, 99]" in message and "0..63" in message
 
 
@@ -169,10 +198,12 @@ def test_openapi_declares_models(client):
     schema = client.get("/openapi.json").json()
     post = schema["paths"]["/path"]["post"]
     assert post["responses"]["200"]["content"]["application/json"]["schema"]["$ref"].endswith(
-        "/PathResponse")
+        "/PathResponse"
+    )
     for status in ("404", "422"):
         assert post["responses"][status]["content"]["application/json"]["schema"]["$ref"].endswith(
-            "/ErrorResponse")
+            "/ErrorResponse"
+        )
     props = schema["components"]["schemas"]["PathResponse"]["properties"]
     assert {"map", "found", "cost", "path", "waypoints", "expanded"} <= set(props)
 
@@ -181,6 +212,7 @@ def test_not_ready_before_startup_finishes(tmp_path, monkeypatch):
     import threading
 
     from app import service
+
     gate = threading.Event()
     real_warm_up = service.warm_up
     monkeypatch.setattr(service, "warm_up", lambda: gate.wait(30) and real_warm_up())
@@ -192,6 +224,7 @@ def test_not_ready_before_startup_finishes(tmp_path, monkeypatch):
         assert response.status_code == 503 and response.json()["error"]["code"] == "not_ready"
         gate.set()
         from tests.conftest import wait_ready
+
         wait_ready(c)
 
 
@@ -201,6 +234,7 @@ def test_health_reports_broken_map_and_serves_the_rest(tmp_path):
     app = create_app(Settings(maps_dir=tmp_path))
     with TestClient(app) as c:
         from tests.conftest import wait_ready
+
         wait_ready(c)
         body = c.get("/health").json()
         assert body["maps"] == ["ok"]

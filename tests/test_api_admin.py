@@ -42,11 +42,14 @@ def png_bytes(pixels) -> bytes:
     return out.getvalue()
 
 
-@pytest.mark.parametrize("method,url,kwargs", [
-    ("patch", "/maps/arena", {"json": {"set": [{"cells": [[2, 2]], "value": "blocked"}]}}),
-    ("put", "/maps/newmap", {"content": png_bytes([[255, 255]])}),
-    ("delete", "/maps/arena", {}),
-])
+@pytest.mark.parametrize(
+    "method,url,kwargs",
+    [
+        ("patch", "/maps/arena", {"json": {"set": [{"cells": [[2, 2]], "value": "blocked"}]}}),
+        ("put", "/maps/newmap", {"content": png_bytes([[255, 255]])}),
+        ("delete", "/maps/arena", {}),
+    ],
+)
 def test_changes_need_the_admin_token(tmp_path, method, url, kwargs):
     disabled, _ = make_client(tmp_path)
     with disabled:
@@ -86,8 +89,11 @@ def test_patch_creates_a_revision_and_paths_follow_it(admin):
     request = {"map": "arena", "start": [2, 2], "goal": [40, 50]}
     before = admin.post("/path", json=request).json()
     wall = before["path"][len(before["path"]) // 2]
-    response = admin.patch("/maps/arena", headers=ADMIN,
-                           json={"set": [{"cells": [wall], "value": "blocked"}], "if_revision": 1})
+    response = admin.patch(
+        "/maps/arena",
+        headers=ADMIN,
+        json={"set": [{"cells": [wall], "value": "blocked"}], "if_revision": 1},
+    )
     assert response.status_code == 200
     after_info = response.json()
     assert after_info["revision"] == 2 and after_info["sha256"] != info["sha256"]
@@ -97,32 +103,45 @@ def test_patch_creates_a_revision_and_paths_follow_it(admin):
     stale = admin.post("/path", json={**request, "revision": 1})
     assert stale.status_code == 409 and stale.json()["error"]["code"] == "stale_revision"
     assert admin.post("/path", json={**request, "revision": 2}).status_code == 200
-    conflict = admin.patch("/maps/arena", headers=ADMIN,
-                           json={"set": [{"cells": [[2, 3]], "value": "blocked"}], "if_revision": 1})
+    conflict = admin.patch(
+        "/maps/arena",
+        headers=ADMIN,
+        json={"set": [{"cells": [[2, 3]], "value": "blocked"}], "if_revision": 1},
+    )
     assert conflict.status_code == 409 and conflict.json()["error"]["code"] == "revision_conflict"
     assert admin.get("/maps/arena").json()["revision"] == 2
 
 
-@pytest.mark.parametrize("edit,code", [
-    ({"cells": [[2, 2], [64, 0]], "value": "blocked"}, "out_of_bounds"),
-    ({"rect": [0, 0, 99, 3], "value": "walkable"}, "out_of_bounds"),
-    ({"rect": [5, 5, 1, 1], "value": "walkable"}, "invalid_set"),
-    ({"cells": [[2, 2]], "value": "lava"}, "invalid_request"),
-    ({"cells": [[2, 2]], "value": -3}, "invalid_request"),
-])
+@pytest.mark.parametrize(
+    "edit,code",
+    [
+        ({"cells": [[2, 2], [64, 0]], "value": "blocked"}, "out_of_bounds"),
+        ({"rect": [0, 0, 99, 3], "value": "walkable"}, "out_of_bounds"),
+        ({"rect": [5, 5, 1, 1], "value": "walkable"}, "invalid_set"),
+        ({"cells": [[2, 2]], "value": "lava"}, "invalid_request"),
+        ({"cells": [[2, 2]], "value": -3}, "invalid_request"),
+    ],
+)
 def test_bad_edits_change_nothing(admin, edit, code):
     before = admin.get("/maps/arena").json()
-    response = admin.patch("/maps/arena", headers=ADMIN,
-                           json={"set": [{"cells": [[3, 3]], "value": "blocked"}, edit]})
+    response = admin.patch(
+        "/maps/arena", headers=ADMIN, json={"set": [{"cells": [[3, 3]], "value": "blocked"}, edit]}
+    )
     assert response.status_code == 422 and response.json()["error"]["code"] == code
     assert admin.get("/maps/arena").json() == before
 
 
 def test_rect_and_cost_edits(admin):
-    response = admin.patch("/maps/arena", headers=ADMIN, json={"set": [
-        {"rect": [2, 2, 5, 4], "value": 3},
-        {"cells": [[2, 2]], "value": "blocked"},
-    ]})
+    response = admin.patch(
+        "/maps/arena",
+        headers=ADMIN,
+        json={
+            "set": [
+                {"rect": [2, 2, 5, 4], "value": 3},
+                {"cells": [[2, 2]], "value": "blocked"},
+            ]
+        },
+    )
     info = response.json()
     assert {"name": "cost_3", "cost": 3.0} in info["terrain"]
     body = admin.post("/path", json={"map": "arena", "start": [3, 3], "goal": [4, 3]}).json()
@@ -134,7 +153,9 @@ def test_upload_replace_delete(admin):
     pixels[1, 1:4] = 0
     created = admin.put("/maps/tiny", headers=ADMIN, content=png_bytes(pixels))
     assert created.status_code == 201 and created.json()["revision"] == 1
-    assert admin.post("/path", json={"map": "tiny", "start": [0, 1], "goal": [4, 1]}).json()["found"]
+    assert admin.post("/path", json={"map": "tiny", "start": [0, 1], "goal": [4, 1]}).json()[
+        "found"
+    ]
     text = b"type octile\nheight 1\nwidth 3\nmap\n.@.\n"
     replaced = admin.put("/maps/tiny", headers=ADMIN, content=text)
     assert replaced.status_code == 200 and replaced.json()["revision"] == 2
@@ -145,7 +166,11 @@ def test_upload_replace_delete(admin):
     conflict = admin.delete("/maps/tiny?if_revision=1", headers=ADMIN)
     assert conflict.status_code == 409
     gone = admin.delete("/maps/tiny", headers=ADMIN)
-    assert gone.status_code == 200 and gone.json() == {"name": "tiny", "deleted": True, "revision": 2}
+    assert gone.status_code == 200 and gone.json() == {
+        "name": "tiny",
+        "deleted": True,
+        "revision": 2,
+    }
     assert admin.get("/maps/tiny").status_code == 404
     again = admin.put("/maps/tiny", headers=ADMIN, content=text)
     assert again.json()["revision"] == 3  # revisions never go back
@@ -163,15 +188,21 @@ def test_upload_size_limit(tmp_path):
     with client2:
         wait_ready(client2)
         response = client2.put("/maps/big", headers=ADMIN, content=text)
-        assert response.status_code == 422 and "over the limit" in response.json()["error"]["message"]
+        assert (
+            response.status_code == 422 and "over the limit" in response.json()["error"]["message"]
+        )
 
 
 def test_persistence_survives_a_restart(tmp_path):
     client, maps = make_client(tmp_path, admin_token=TOKEN, maps_writable=True)
     with client:
         wait_ready(client)
-        client.patch("/maps/arena", headers=ADMIN, json={"set": [{"cells": [[2, 2]], "value": "blocked"}]})
-        client.put("/maps/fresh", headers=ADMIN, content=b"type octile\nheight 1\nwidth 2\nmap\n..\n")
+        client.patch(
+            "/maps/arena", headers=ADMIN, json={"set": [{"cells": [[2, 2]], "value": "blocked"}]}
+        )
+        client.put(
+            "/maps/fresh", headers=ADMIN, content=b"type octile\nheight 1\nwidth 2\nmap\n..\n"
+        )
         edited = client.get("/maps/arena").json()
     restarted, _ = make_client(tmp_path, admin_token=TOKEN, maps_writable=True)
     with restarted:
@@ -184,6 +215,7 @@ def test_persistence_survives_a_restart(tmp_path):
 
 def test_crash_between_write_and_rename_keeps_the_old_file(tmp_path, monkeypatch):
     from app.grid import persist
+
     client, maps = make_client(tmp_path, admin_token=TOKEN, maps_writable=True)
     original = (maps / "arena.png").read_bytes()
 
@@ -193,8 +225,9 @@ def test_crash_between_write_and_rename_keeps_the_old_file(tmp_path, monkeypatch
     with client:
         wait_ready(client)
         monkeypatch.setattr(persist.os, "replace", crash)
-        response = client.patch("/maps/arena", headers=ADMIN,
-                                json={"set": [{"cells": [[2, 2]], "value": "blocked"}]})
+        response = client.patch(
+            "/maps/arena", headers=ADMIN, json={"set": [{"cells": [[2, 2]], "value": "blocked"}]}
+        )
         assert response.status_code == 503
         assert response.json()["error"]["code"] == "storage_error"
         assert client.get("/maps/arena").json()["revision"] == 1  # nothing applied
@@ -210,19 +243,22 @@ def test_searches_during_edits_see_whole_revisions(admin):
     errors: list[str] = []
     stop = threading.Event()
     from app.grid import load_map
-    walkable = np.asarray(load_map(MAPS_DIR / "arena.png", max_cells=10**6, max_bytes=10**7).walkable,
-                          dtype=bool)
+
+    walkable = np.asarray(
+        load_map(MAPS_DIR / "arena.png", max_cells=10**6, max_bytes=10**7).walkable, dtype=bool
+    )
     snapshots[1] = walkable.copy()
     walls = [[x, 20] for x in range(1, 63)]
     lock = threading.Lock()
 
     def editor():
         current = walkable.copy()
-        for k, cell in enumerate(walls[::3]):
+        for cell in walls[::3]:
             current = current.copy()
             current[cell[1], cell[0]] = False
-            response = admin.patch("/maps/arena", headers=ADMIN,
-                                   json={"set": [{"cells": [cell], "value": "blocked"}]})
+            response = admin.patch(
+                "/maps/arena", headers=ADMIN, json={"set": [{"cells": [cell], "value": "blocked"}]}
+            )
             with lock:
                 snapshots[response.json()["revision"]] = current
         stop.set()
@@ -243,7 +279,9 @@ def test_searches_during_edits_see_whole_revisions(admin):
                 if not all(step_is_legal(grid, a, b) for a, b in zip(cells, cells[1:])):
                     errors.append(f"illegal path on revision {body['revision']}")
 
-    threads = [threading.Thread(target=searcher) for _ in range(3)] + [threading.Thread(target=editor)]
+    threads = [threading.Thread(target=searcher) for _ in range(3)] + [
+        threading.Thread(target=editor)
+    ]
     for t in threads:
         t.start()
     for t in threads:
@@ -258,20 +296,45 @@ def test_image_endpoint(admin):
     image = Image.open(io.BytesIO(response.content))
     assert image.size == (64 * 8, 64 * 8)
     assert admin.get("/maps/arena/image?start=2,2").status_code == 422
-    assert admin.get("/maps/arena/image?start=a,b&goal=1,1").json()["error"]["code"] == "invalid_start"
+    assert (
+        admin.get("/maps/arena/image?start=a,b&goal=1,1").json()["error"]["code"] == "invalid_start"
+    )
     assert admin.get("/maps/nope/image").status_code == 404
 
 
 def test_validate_over_http(admin):
     request = {"map": "arena", "start": [2, 2], "goal": [40, 50]}
     found = admin.post("/path", json=request).json()
-    ok = admin.post("/validate", json={"map": "arena", "path": found["path"], "revision": 1,
-                                       "max_cost": found["cost"], "start": [2, 2],
-                                       "goal": [40, 50], "compare_optimal": True}).json()
-    assert ok == {"map": "arena", "revision": 1, "valid": True, "cost": found["cost"],
-                  "checked": len(found["path"]), "violations": [], "optimal_cost": found["cost"]}
-    sight = admin.post("/validate", json={"map": "arena", "path": found["waypoints"],
-                                          "mode": "waypoints", "max_cost": found["cost"]}).json()
+    ok = admin.post(
+        "/validate",
+        json={
+            "map": "arena",
+            "path": found["path"],
+            "revision": 1,
+            "max_cost": found["cost"],
+            "start": [2, 2],
+            "goal": [40, 50],
+            "compare_optimal": True,
+        },
+    ).json()
+    assert ok == {
+        "map": "arena",
+        "revision": 1,
+        "valid": True,
+        "cost": found["cost"],
+        "checked": len(found["path"]),
+        "violations": [],
+        "optimal_cost": found["cost"],
+    }
+    sight = admin.post(
+        "/validate",
+        json={
+            "map": "arena",
+            "path": found["waypoints"],
+            "mode": "waypoints",
+            "max_cost": found["cost"],
+        },
+    ).json()
     assert sight["valid"] and "optimal_cost" not in sight
     cheat = list(found["path"])
     cheat[3] = [0, 0]
@@ -279,11 +342,17 @@ def test_validate_over_http(admin):
     codes = {(v["code"], v["index"]) for v in bad["violations"]}
     assert not bad["valid"] and ("blocked_cell", 3) in codes and ("not_adjacent", 3) in codes
     assert any(v["code"] == "over_budget" for v in bad["violations"])
-    admin.patch("/maps/arena", headers=ADMIN, json={"set": [{"cells": [[60, 60]], "value": "blocked"}]})
-    stale = admin.post("/validate", json={"map": "arena", "path": found["path"], "revision": 1}).json()
+    admin.patch(
+        "/maps/arena", headers=ADMIN, json={"set": [{"cells": [[60, 60]], "value": "blocked"}]}
+    )
+    stale = admin.post(
+        "/validate", json={"map": "arena", "path": found["path"], "revision": 1}
+    ).json()
     assert not stale["valid"] and stale["violations"][0]["code"] == "stale_revision"
     assert stale["revision"] == 2
-    huge = admin.post("/validate", json={"map": "arena", "path": [[2**40, -2**40], [2, 2]]}).json()
+    huge = admin.post(
+        "/validate", json={"map": "arena", "path": [[2**40, -(2**40)], [2, 2]]}
+    ).json()
     assert huge["violations"][0]["code"] == "out_of_bounds"
     wrong = admin.post("/validate", json={"map": "arena", "path": [[2, 2]], "mode": "teleport"})
     assert wrong.status_code == 422

@@ -11,7 +11,8 @@ from tests.reference import step_is_legal
 
 ARENA = {"map": "arena", "start": [2, 2], "goal": [40, 50]}
 ARENA_WALKABLE = np.asarray(
-    load_map(MAPS_DIR / "arena.png", max_cells=10**6, max_bytes=10**7).walkable, dtype=bool)
+    load_map(MAPS_DIR / "arena.png", max_cells=10**6, max_bytes=10**7).walkable, dtype=bool
+)
 
 
 def post(client, body, url="/path"):
@@ -23,11 +24,19 @@ def test_options_are_echoed(client):
     assert body["algorithm"] == "dijkstra" and body["optimal"] is True
     assert body["bounded_suboptimal"] is False
     assert body["options"] == {
-        "algorithm": "dijkstra", "heuristic": "manhattan", "heuristic_weight": 1.0,
-        "connectivity": 4, "diagonal": "never", "cost_model": "float",
-        "max_expanded": 16_000_000, "max_cost": None, "closest": False, "clearance": 1,
+        "algorithm": "dijkstra",
+        "heuristic": "manhattan",
+        "heuristic_weight": 1.0,
+        "connectivity": 4,
+        "diagonal": "never",
+        "cost_model": "float",
+        "max_expanded": 16_000_000,
+        "max_cost": None,
+        "closest": False,
+        "clearance": 1,
         "turn_penalty": 0.0,
-        "terrain_costs": {"ground": 1.0}, "smooth": True,
+        "terrain_costs": {"ground": 1.0},
+        "smooth": True,
     }
 
 
@@ -39,8 +48,10 @@ def test_each_algorithm_over_http(client, algorithm):
 
 
 def test_optimal_algorithms_agree_and_greedy_is_flagged(client):
-    costs = {a: post(client, {**ARENA, "algorithm": a}).json()["cost"]
-             for a in ("astar", "dijkstra", "greedy")}
+    costs = {
+        a: post(client, {**ARENA, "algorithm": a}).json()["cost"]
+        for a in ("astar", "dijkstra", "greedy")
+    }
     assert costs["astar"] == costs["dijkstra"] <= costs["greedy"]
     weighted = post(client, {**ARENA, "heuristic_weight": 3}).json()
     assert weighted["bounded_suboptimal"] is True and weighted["optimal"] is False
@@ -57,8 +68,15 @@ def test_blocked_goals_include_explored(client):
     middle = base["path"][len(base["path"]) // 2]
     detour = post(client, {**ARENA, "blocked": [middle]}).json()
     assert detour["found"] and middle not in detour["path"] and detour["cost"] >= base["cost"]
-    multi = post(client, {"map": "arena", "start": [2, 2], "goals": [[40, 50], [3, 3]],
-                          "include": ["path", "explored"]}).json()
+    multi = post(
+        client,
+        {
+            "map": "arena",
+            "start": [2, 2],
+            "goals": [[40, 50], [3, 3]],
+            "include": ["path", "explored"],
+        },
+    ).json()
     assert multi["goal_index"] == 1 and multi["path"][-1] == [3, 3]
     assert "waypoints" not in multi and len(multi["explored"]) == multi["expanded"]
 
@@ -80,24 +98,27 @@ def test_limit_reached(client):
     assert body["found"] is False and body["reason"] == "limit_reached" and body["expanded"] == 5
 
 
-@pytest.mark.parametrize("extra,code", [
-    ({"algorithm": "dfs"}, "invalid_algorithm"),
-    ({"heuristic": "magic"}, "invalid_heuristic"),
-    ({"connectivity": 6}, "invalid_connectivity"),
-    ({"diagonal": "sometimes"}, "invalid_diagonal"),
-    ({"cost_model": "fixed"}, "invalid_cost_model"),
-    ({"heuristic_weight": 0.5}, "invalid_heuristic_weight"),
-    ({"max_cost": -1}, "invalid_max_cost"),
-    ({"max_expanded": 0}, "invalid_max_expanded"),
-    ({"blocked": [[1, 2, 3]]}, "invalid_blocked"),
-    ({"blocked": [[1, 1]] * 5000}, "invalid_blocked"),
-    ({"include": ["everything"]}, "invalid_include"),
-    ({"goals": []}, "invalid_goals"),
-    ({"goals": [[1, 1]]}, "invalid_goals"),  # both goal and goals
-    ({"blocked": [[900, 1]]}, "out_of_bounds"),
-    ({"blocked": [[40, 50]]}, "goal_blocked"),
-    ({"blocked": [[2, 2]]}, "start_blocked"),
-])
+@pytest.mark.parametrize(
+    "extra,code",
+    [
+        ({"algorithm": "dfs"}, "invalid_algorithm"),
+        ({"heuristic": "magic"}, "invalid_heuristic"),
+        ({"connectivity": 6}, "invalid_connectivity"),
+        ({"diagonal": "sometimes"}, "invalid_diagonal"),
+        ({"cost_model": "fixed"}, "invalid_cost_model"),
+        ({"heuristic_weight": 0.5}, "invalid_heuristic_weight"),
+        ({"max_cost": -1}, "invalid_max_cost"),
+        ({"max_expanded": 0}, "invalid_max_expanded"),
+        ({"blocked": [[1, 2, 3]]}, "invalid_blocked"),
+        ({"blocked": [[1, 1]] * 5000}, "invalid_blocked"),
+        ({"include": ["everything"]}, "invalid_include"),
+        ({"goals": []}, "invalid_goals"),
+        ({"goals": [[1, 1]]}, "invalid_goals"),  # both goal and goals
+        ({"blocked": [[900, 1]]}, "out_of_bounds"),
+        ({"blocked": [[40, 50]]}, "goal_blocked"),
+        ({"blocked": [[2, 2]]}, "start_blocked"),
+    ],
+)
 def test_bad_options(client, extra, code):
     response = post(client, {**ARENA, **extra})
     assert response.status_code == 422, response.text
@@ -109,8 +130,11 @@ def test_nan_and_infinity_refused(client, raw):
     content = b'{"map": "arena", "start": [2, 2], "goal": [40, 50], ' + raw + b"}"
     response = client.post("/path", content=content, headers={"content-type": "application/json"})
     assert response.status_code == 422
-    assert response.json()["error"]["code"] in ("invalid_heuristic_weight", "invalid_max_cost",
-                                                "invalid_request")
+    assert response.json()["error"]["code"] in (
+        "invalid_heuristic_weight",
+        "invalid_max_cost",
+        "invalid_request",
+    )
 
 
 def test_batch_in_order_with_per_query_errors(client):
@@ -130,8 +154,12 @@ def test_batch_in_order_with_per_query_errors(client):
     assert results[0]["options"].pop("max_expanded") == 64_000_000 // 5
     single["options"].pop("max_expanded")
     assert results[0] == single
-    assert results[1] == {"error": {"code": "start_blocked",
-                                    "message": "start [0, 0] is a blocked cell on map 'arena'"}}
+    assert results[1] == {
+        "error": {
+            "code": "start_blocked",
+            "message": "start [0, 0] is a blocked cell on map 'arena'",
+        }
+    }
     assert results[2]["algorithm"] == "bfs" and results[2]["found"]
     assert results[3]["error"]["code"] == "invalid_request"
     assert results[4]["error"]["code"] == "invalid_algorithm"
@@ -161,12 +189,15 @@ def test_batch_of_many_queries_is_consistent(client):
         assert all(step_is_legal(ARENA_WALKABLE, a, b) for a, b in zip(cells, cells[1:]))
 
 
-@pytest.mark.parametrize("extra,code", [
-    ({"terrain_costs": {"lava": 2}}, "invalid_terrain_costs"),
-    ({"terrain_costs": {"ground": -1}}, "invalid_terrain_costs"),
-    ({"terrain_costs": {"ground": 0}}, "invalid_terrain_costs"),
-    ({"terrain_costs": {"ground": 1.5}, "cost_model": "integer"}, "invalid_cost_model"),
-])
+@pytest.mark.parametrize(
+    "extra,code",
+    [
+        ({"terrain_costs": {"lava": 2}}, "invalid_terrain_costs"),
+        ({"terrain_costs": {"ground": -1}}, "invalid_terrain_costs"),
+        ({"terrain_costs": {"ground": 0}}, "invalid_terrain_costs"),
+        ({"terrain_costs": {"ground": 1.5}, "cost_model": "integer"}, "invalid_cost_model"),
+    ],
+)
 def test_bad_terrain_costs(client, extra, code):
     response = post(client, {**ARENA, **extra})
     assert response.status_code == 422 and response.json()["error"]["code"] == code
@@ -210,7 +241,9 @@ def test_flowfield_over_http(client):
     bad = client.post("/flowfield", json={**request, "diagonal": "maybe"})
     assert bad.status_code == 422 and bad.json()["error"]["code"] == "invalid_diagonal"
     blocked_goal = client.post("/flowfield", json={"map": "arena", "goal": [0, 0]})
-    assert blocked_goal.status_code == 422 and blocked_goal.json()["error"]["code"] == "goal_blocked"
+    assert (
+        blocked_goal.status_code == 422 and blocked_goal.json()["error"]["code"] == "goal_blocked"
+    )
     assert len(client.app.state.service.flowfields) >= 2
 
 
@@ -220,10 +253,13 @@ def test_timing_is_opt_in_and_always_in_the_header(client):
     assert plain.headers["server-timing"].startswith("search;dur=")
     timed = post(client, {**ARENA, "include": ["path", "timing"]}).json()
     assert timed["search_us"] >= 0 and "waypoints" not in timed
-    batch = post(client, {"map": "arena", "queries": [{"start": [2, 2], "goal": [40, 50]}]},
-                 "/paths")
+    batch = post(
+        client, {"map": "arena", "queries": [{"start": [2, 2], "goal": [40, 50]}]}, "/paths"
+    )
     assert batch.headers["server-timing"].startswith("search;dur=")
-    check = client.post("/validate", json={"map": "arena", "path": [[2, 2], [3, 3]], "timing": True})
+    check = client.post(
+        "/validate", json={"map": "arena", "path": [[2, 2], [3, 3]], "timing": True}
+    )
     assert check.json()["search_us"] >= 0 and "server-timing" in check.headers
 
 
@@ -233,6 +269,7 @@ def test_batch_shares_an_expansion_budget(tmp_path):
     from app.config import Settings
     from app.main import create_app
     from tests.conftest import MAPS_DIR, wait_ready
+
     app = create_app(Settings(maps_dir=MAPS_DIR, max_batch_expanded=100))
     with TestClient(app) as c:
         wait_ready(c)

@@ -20,7 +20,7 @@ def brute_clearance(walkable):
     for y in range(h):
         for x in range(w):
             k = 0
-            while y + k < h and x + k < w and walkable[y:y + k + 1, x:x + k + 1].all():
+            while y + k < h and x + k < w and walkable[y : y + k + 1, x : x + k + 1].all():
                 k += 1
             out[y, x] = k
     return out
@@ -51,25 +51,26 @@ def test_large_unit_equals_search_on_cells_with_room(size, walkable, data):
     goal = data.draw(st.sampled_from(cells))
     grid = Grid.from_walkable("c", walkable)
     big = find_path(grid, start, goal, SearchOptions(clearance=size))  # auto: jps
-    astar = find_path(grid, start, goal, SearchOptions(clearance=size, algorithm=Algorithm.ASTAR),
-                      explored_limit=1)
+    astar = find_path(
+        grid,
+        start,
+        goal,
+        SearchOptions(clearance=size, algorithm=Algorithm.ASTAR),
+        explored_limit=1,
+    )
     same = find_path(Grid.from_walkable("r", room), start, goal, explored_limit=1)
     assert big.found == same.found and big.cost == same.cost == astar.cost
     assert astar.path.tolist() == same.path.tolist()
     if big.found:  # every square the unit stands on is free
         for x, y in big.path.tolist():
-            assert walkable[y:y + size, x:x + size].all()
+            assert walkable[y : y + size, x : x + size].all()
         waypoints = smooth(grid, big.path, clearance=size).tolist()
         for a, b in zip(waypoints, waypoints[1:]):
             assert reference_line_of_sight_rule(room, tuple(a), tuple(b), "no_corner_cut")
 
 
 def test_door_too_narrow_for_big_unit():
-    rows = ["..#..",
-            ".....",
-            "..#..",
-            "..#..",
-            "....."]
+    rows = ["..#..", ".....", "..#..", "..#..", "....."]
     walkable = np.array([[c == "." for c in r] for r in rows])
     grid = Grid.from_walkable("door", walkable)
     small = find_path(grid, (0, 0), (3, 0))

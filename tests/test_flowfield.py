@@ -53,7 +53,9 @@ def test_costs_and_steps_match_reference(diagonal, c):
                 assert field.next[y, x] == -1 and field.cost[y, x] == 0
                 continue
             dx, dy = OFFSETS[field.next[y, x]]
-            step = (SQRT2 if dx and dy else 1.0) * 0.5 * (cell_cost[y, x] + cell_cost[y + dy, x + dx])
+            step = (
+                (SQRT2 if dx and dy else 1.0) * 0.5 * (cell_cost[y, x] + cell_cost[y + dy, x + dx])
+            )
             assert abs(field.cost[y + dy, x + dx] + step - field.cost[y, x]) <= 1e-9
     assert field.reachable == int((~np.isinf(expected)).sum())
 

@@ -18,15 +18,26 @@ GOLDEN = sorted((Path(__file__).parent / "golden").glob("*.json"))
 
 def test_every_option_family_has_vectors():
     families = {p.stem for p in GOLDEN}
-    assert {"default", "algorithms", "heuristics", "movement", "cost_model", "terrain", "turns",
-            "clearance", "limits", "overlay"} <= families
+    assert {
+        "default",
+        "algorithms",
+        "heuristics",
+        "movement",
+        "cost_model",
+        "terrain",
+        "turns",
+        "clearance",
+        "limits",
+        "overlay",
+    } <= families
     assert all(json.loads(p.read_text()) for p in GOLDEN)
 
 
 def test_path_hash_is_the_documented_function():
     # SHA-256 of little-endian int32 x, y pairs: [[1, 2], [3, 4]] -> 01000000 02000000 ...
     import hashlib
-    expected = hashlib.sha256(bytes.fromhex("01000000" "02000000" "03000000" "04000000")).hexdigest()
+
+    expected = hashlib.sha256(bytes.fromhex("01000000020000000300000004000000")).hexdigest()
     assert path_hash([[1, 2], [3, 4]]) == expected
 
 

@@ -27,9 +27,18 @@ def test_grid_hash_depends_on_content_and_shape():
     assert a.sha256 != b.sha256 and a.sha256 == c.sha256
 
 
-@pytest.mark.parametrize("name,ok", [("arena", True), ("a-b_C9", True), ("../etc", False),
-                                     ("a.b", False), ("", False), ("x" * 65, False),
-                                     ("sp ace", False)])
+@pytest.mark.parametrize(
+    "name,ok",
+    [
+        ("arena", True),
+        ("a-b_C9", True),
+        ("../etc", False),
+        ("a.b", False),
+        ("", False),
+        ("x" * 65, False),
+        ("sp ace", False),
+    ],
+)
 def test_map_names(name, ok):
     assert is_valid_map_name(name) is ok
 
@@ -68,9 +77,7 @@ def test_store_get_and_put():
 
 
 def test_components_per_rule_and_unit():
-    walkable = np.array([[1, 0, 1, 1],
-                         [0, 1, 1, 1],
-                         [1, 1, 1, 1]], dtype=bool)
+    walkable = np.array([[1, 0, 1, 1], [0, 1, 1, 1], [1, 1, 1, 1]], dtype=bool)
     grid = Grid.from_walkable("c", walkable)
     four = grid.components().reshape(5, 6)[1:-1, 1:-1]
     assert four[0, 0] != four[1, 1] and four[1, 1] == four[2, 0] == four[0, 2]

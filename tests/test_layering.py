@@ -14,6 +14,7 @@ def test_grid_and_search_import_no_web_stack():
         "bad = [m for m in ('fastapi', 'pydantic', 'starlette', 'uvicorn') if m in sys.modules]\n"
         "print(','.join(bad))\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
-                         check=True).stdout.strip()
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout.strip()
     assert out == "", f"imported by app.grid/app.search: {out}"

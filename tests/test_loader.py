@@ -45,22 +45,27 @@ def test_png_16bit_grey(tmp_path):
 
 def test_movingai_parse():
     text = b"type octile\nheight 2\nwidth 4\nmap\n.@GS\r\nTOW.\n"
-    assert parse_movingai(text, max_cells=100).tolist() == [[True, False, True, True],
-                                                            [False, False, False, True]]
+    assert parse_movingai(text, max_cells=100).tolist() == [
+        [True, False, True, True],
+        [False, False, False, True],
+    ]
 
 
-@pytest.mark.parametrize("content,reason", [
-    (b"", "empty"),
-    (b"\x89PNG\r\n\x1a\nnot really", "corrupt"),
-    (b"type hex\nheight 1\nwidth 1\nmap\n.\n", "unsupported"),
-    (b"height 1\nwidth 1\nmap\n.\n", "missing"),
-    (b"type octile\nheight 2\nwidth 2\nmap\n..\n", "expected 2 map rows"),
-    (b"type octile\nheight 1\nwidth 3\nmap\n..\n", "row 0 has 2 characters"),
-    (b"type octile\nheight 1\nwidth 2\nmap\n.X\n", "unknown terrain character 'X'"),
-    (b"type octile\nheight x\nwidth 2\nmap\n..\n", "integers"),
-    (b"type octile\nheight 5000\nwidth 5000\nmap\n", "over the limit"),
-    (b"garbage", "header"),
-])
+@pytest.mark.parametrize(
+    "content,reason",
+    [
+        (b"", "empty"),
+        (b"\x89PNG\r\n\x1a\nnot really", "corrupt"),
+        (b"type hex\nheight 1\nwidth 1\nmap\n.\n", "unsupported"),
+        (b"height 1\nwidth 1\nmap\n.\n", "missing"),
+        (b"type octile\nheight 2\nwidth 2\nmap\n..\n", "expected 2 map rows"),
+        (b"type octile\nheight 1\nwidth 3\nmap\n..\n", "row 0 has 2 characters"),
+        (b"type octile\nheight 1\nwidth 2\nmap\n.X\n", "unknown terrain character 'X'"),
+        (b"type octile\nheight x\nwidth 2\nmap\n..\n", "integers"),
+        (b"type octile\nheight 5000\nwidth 5000\nmap\n", "over the limit"),
+        (b"garbage", "header"),
+    ],
+)
 def test_bad_files_have_reasons(tmp_path, content, reason):
     suffix = ".png" if content.startswith(b"\x89PNG") or content == b"" else ".map"
     path = tmp_path / f"bad{suffix}"

@@ -16,7 +16,9 @@ from app.config import Settings
 from app.main import create_app
 from tests.conftest import MOVINGAI_DIR, wait_ready
 
-pytestmark = pytest.mark.skipif(not MOVINGAI_DIR.is_dir(), reason="shared Moving AI maps not present")
+pytestmark = pytest.mark.skipif(
+    not MOVINGAI_DIR.is_dir(), reason="shared Moving AI maps not present"
+)
 
 FULL = os.environ.get("MOVINGAI_FULL") == "1"
 SAMPLE_EVERY = 40
@@ -46,7 +48,9 @@ def test_published_optimal_lengths(movingai_client, scen):
     failures = []
     cases = scenarios(scen)
     for start, goal, optimal in cases:
-        body = movingai_client.post("/path", json={"map": name, "start": start, "goal": goal}).json()
+        body = movingai_client.post(
+            "/path", json={"map": name, "start": start, "goal": goal}
+        ).json()
         if not body.get("found") or abs(body["cost"] - optimal) > max(1e-4, 1e-5 * optimal):
             failures.append((start, goal, optimal, body.get("cost")))
     assert not failures, f"{len(failures)}/{len(cases)} not optimal, e.g. {failures[:3]}"

@@ -11,16 +11,32 @@ from hypothesis import strategies as st
 
 from app.grid import Grid
 from app.search import (
-    Algorithm, CostModel, Diagonal, Heuristic, InvalidOption, SearchOptions, find_path,
-    line_of_sight, smooth,
+    Algorithm,
+    CostModel,
+    Diagonal,
+    Heuristic,
+    InvalidOption,
+    SearchOptions,
+    find_path,
+    line_of_sight,
+    smooth,
 )
 from tests.conftest import make_grid
 from tests.reference import (
-    SQRT2, path_cost, reference_costs, reference_line_of_sight_rule, step_is_legal,
+    SQRT2,
+    path_cost,
+    reference_costs,
+    reference_line_of_sight_rule,
+    step_is_legal,
 )
 
-RULES = [(4, Diagonal.NO_CORNER_CUT), (8, Diagonal.NEVER), (8, Diagonal.NO_CORNER_CUT),
-         (8, Diagonal.ONE_FREE), (8, Diagonal.ALWAYS)]
+RULES = [
+    (4, Diagonal.NO_CORNER_CUT),
+    (8, Diagonal.NEVER),
+    (8, Diagonal.NO_CORNER_CUT),
+    (8, Diagonal.ONE_FREE),
+    (8, Diagonal.ALWAYS),
+]
 
 
 def rule_name(connectivity, diagonal):
@@ -64,8 +80,9 @@ def test_optimal_algorithms_match_scipy(algorithm, connectivity, diagonal, cost_
     walkable, start, goal = case
     rule = rule_name(connectivity, diagonal)
     weights = weights_of(cost_model)
-    options = SearchOptions(algorithm=algorithm, connectivity=connectivity, diagonal=diagonal,
-                            cost_model=cost_model)
+    options = SearchOptions(
+        algorithm=algorithm, connectivity=connectivity, diagonal=diagonal, cost_model=cost_model
+    )
     result = find_path(Grid.from_walkable("p", walkable), start, goal, options)
     expected = reference_costs(walkable, start, rule, weights)[goal[1], goal[0]]
     assert options.optimal
@@ -81,8 +98,16 @@ def test_optimal_algorithms_match_scipy(algorithm, connectivity, diagonal, cost_
     assert abs(path_cost(cells, weights) - result.cost) <= 1e-9
 
 
-@pytest.mark.parametrize("heuristic", [Heuristic.OCTILE, Heuristic.EUCLIDEAN,
-                                       Heuristic.CHEBYSHEV, Heuristic.ZERO, Heuristic.MANHATTAN])
+@pytest.mark.parametrize(
+    "heuristic",
+    [
+        Heuristic.OCTILE,
+        Heuristic.EUCLIDEAN,
+        Heuristic.CHEBYSHEV,
+        Heuristic.ZERO,
+        Heuristic.MANHATTAN,
+    ],
+)
 @pytest.mark.parametrize("cost_model", list(CostModel))
 @settings(max_examples=40, deadline=None)
 @given(case=grid_and_query())
@@ -90,7 +115,9 @@ def test_heuristics(heuristic, cost_model, case):
     walkable, start, goal = case
     options = SearchOptions(heuristic=heuristic, cost_model=cost_model)
     result = find_path(Grid.from_walkable("h", walkable), start, goal, options)
-    expected = reference_costs(walkable, start, "no_corner_cut", weights_of(cost_model))[goal[1], goal[0]]
+    expected = reference_costs(walkable, start, "no_corner_cut", weights_of(cost_model))[
+        goal[1], goal[0]
+    ]
     assert result.found == (not math.isinf(expected))
     if not result.found:
         return
@@ -124,7 +151,9 @@ def test_bfs_finds_fewest_steps(connectivity, diagonal, case):
 def test_greedy_paths_are_legal(connectivity, diagonal, case):
     walkable, start, goal = case
     rule = rule_name(connectivity, diagonal)
-    options = SearchOptions(algorithm=Algorithm.GREEDY, connectivity=connectivity, diagonal=diagonal)
+    options = SearchOptions(
+        algorithm=Algorithm.GREEDY, connectivity=connectivity, diagonal=diagonal
+    )
     result = find_path(Grid.from_walkable("g", walkable), start, goal, options)
     reachable = not math.isinf(reference_costs(walkable, start, rule)[goal[1], goal[0]])
     assert result.found == reachable and not options.optimal
@@ -167,8 +196,11 @@ def test_option_kernel_agrees_with_fast_kernel(case):
 @given(case=grid_and_query(), data=st.data())
 def test_blocked_cells_equal_a_map_with_walls(case, data):
     walkable, start, goal = case
-    free = [tuple(int(v) for v in c[::-1]) for c in np.argwhere(walkable)
-            if tuple(int(v) for v in c[::-1]) not in (start, goal)]
+    free = [
+        tuple(int(v) for v in c[::-1])
+        for c in np.argwhere(walkable)
+        if tuple(int(v) for v in c[::-1]) not in (start, goal)
+    ]
     if not free:
         return
     blocked = data.draw(st.lists(st.sampled_from(free), max_size=8, unique=True))
@@ -182,7 +214,10 @@ def test_blocked_cells_equal_a_map_with_walls(case, data):
     assert with_overlay.path.tolist() == with_walls.path.tolist()
     assert with_overlay.cost == with_walls.cost
     # The shared map is untouched: the next search without overlay sees the walls gone.
-    assert find_path(grid, start, goal).cost == find_path(Grid.from_walkable("o3", walkable), start, goal).cost
+    assert (
+        find_path(grid, start, goal).cost
+        == find_path(Grid.from_walkable("o3", walkable), start, goal).cost
+    )
     if with_overlay.found:
         waypoints = smooth(grid, with_overlay.path, blocked=blocked)
         for a, b in zip(waypoints.tolist(), waypoints.tolist()[1:]):
@@ -252,7 +287,8 @@ def test_line_of_sight_per_diagonal_rule(diagonal, case):
     walkable, a, b = case
     grid = Grid.from_walkable("l", walkable)
     assert line_of_sight(grid, a, b, diagonal=diagonal) == reference_line_of_sight_rule(
-        walkable, a, b, diagonal.value)
+        walkable, a, b, diagonal.value
+    )
 
 
 @pytest.mark.parametrize("connectivity,diagonal", RULES)
@@ -272,11 +308,17 @@ def test_smoothed_waypoints_see_each_other_under_each_rule(connectivity, diagona
         assert reference_line_of_sight_rule(walkable, tuple(a), tuple(b), effective.value)
 
 
-@pytest.mark.parametrize("kwargs,field", [
-    ({"connectivity": 6}, "connectivity"), ({"heuristic_weight": 0.5}, "heuristic_weight"),
-    ({"heuristic_weight": float("nan")}, "heuristic_weight"), ({"max_cost": -1.0}, "max_cost"),
-    ({"max_cost": float("inf")}, "max_cost"), ({"max_expanded": 0}, "max_expanded"),
-])
+@pytest.mark.parametrize(
+    "kwargs,field",
+    [
+        ({"connectivity": 6}, "connectivity"),
+        ({"heuristic_weight": 0.5}, "heuristic_weight"),
+        ({"heuristic_weight": float("nan")}, "heuristic_weight"),
+        ({"max_cost": -1.0}, "max_cost"),
+        ({"max_cost": float("inf")}, "max_cost"),
+        ({"max_expanded": 0}, "max_expanded"),
+    ],
+)
 def test_invalid_options_name_the_field(kwargs, field):
     with pytest.raises(InvalidOption) as info:
         SearchOptions(**kwargs)
@@ -287,4 +329,7 @@ def test_resolved_defaults():
     assert SearchOptions().resolved().heuristic == Heuristic.OCTILE
     four = SearchOptions(connectivity=4).resolved()
     assert four.heuristic == Heuristic.MANHATTAN and four.diagonal == Diagonal.NEVER
-    assert SearchOptions(connectivity=4).optimal and not SearchOptions(heuristic=Heuristic.MANHATTAN).optimal
+    assert (
+        SearchOptions(connectivity=4).optimal
+        and not SearchOptions(heuristic=Heuristic.MANHATTAN).optimal
+    )

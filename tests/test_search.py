@@ -12,8 +12,7 @@ from hypothesis import strategies as st
 
 from app.errors import GoalBlocked, OutOfBounds, StartBlocked
 from app.grid import Grid
-from app.search import Algorithm, SearchOptions, SearchScratch, find_path
-from app.search import _general, _kernels
+from app.search import Algorithm, SearchOptions, SearchScratch, _general, _kernels, find_path
 from tests.conftest import make_grid
 from tests.reference import SQRT2, path_cost, reference_costs, step_is_legal
 
@@ -25,6 +24,7 @@ def assert_legal(grid: Grid, path: np.ndarray) -> None:
 
 
 # --- hand-made grids -------------------------------------------------------------------
+
 
 def test_straight_line():
     grid = make_grid(".....")
@@ -84,11 +84,14 @@ def test_start_equals_goal():
     assert result.path.tolist() == [[1, 0]]
 
 
-@pytest.mark.parametrize("text,start,goal,cost", [
-    ("......", (0, 0), (5, 0), 5.0),            # 1xN
-    (".\n.\n.\n.", (0, 0), (0, 3), 3.0),        # Nx1
-    (".", (0, 0), (0, 0), 0.0),                 # 1x1
-])
+@pytest.mark.parametrize(
+    "text,start,goal,cost",
+    [
+        ("......", (0, 0), (5, 0), 5.0),  # 1xN
+        (".\n.\n.\n.", (0, 0), (0, 3), 3.0),  # Nx1
+        (".", (0, 0), (0, 0), 0.0),  # 1x1
+    ],
+)
 def test_thin_maps(text, start, goal, cost):
     result = find_path(make_grid(text), start, goal)
     assert result.found and result.cost == cost
@@ -123,10 +126,16 @@ def test_detour_around_wall():
     assert_legal(grid, result.path)
 
 
-@pytest.mark.parametrize("start,goal,error", [
-    ((-1, 0), (1, 1), OutOfBounds), ((0, 0), (3, 0), OutOfBounds), ((0, 5), (0, 0), OutOfBounds),
-    ((1, 0), (0, 0), StartBlocked), ((0, 0), (1, 0), GoalBlocked),
-])
+@pytest.mark.parametrize(
+    "start,goal,error",
+    [
+        ((-1, 0), (1, 1), OutOfBounds),
+        ((0, 0), (3, 0), OutOfBounds),
+        ((0, 5), (0, 0), OutOfBounds),
+        ((1, 0), (0, 0), StartBlocked),
+        ((0, 0), (1, 0), GoalBlocked),
+    ],
+)
 def test_bad_endpoints_raise(start, goal, error):
     grid = make_grid("""
         .#.
@@ -170,6 +179,7 @@ def test_scratch_reuse_never_leaks_state():
 
 def test_generation_wraparound_resets_state(monkeypatch):
     from app.search import scratch as scratch_module
+
     monkeypatch.setattr(scratch_module, "_MAX_GENERATION", 3)
     grid = make_grid("...\n.#.\n...")
     scratch = SearchScratch()
@@ -180,9 +190,15 @@ def test_generation_wraparound_resets_state(monkeypatch):
 
 
 def test_kernels_release_the_gil_and_cache():
-    for kernel in (_kernels.astar_octile, _kernels.reconstruct_path, _kernels.line_of_sight,
-                   _general.search_grid, _general.path_cost,
-                   _kernels.smooth_path, _kernels.turning_points):
+    for kernel in (
+        _kernels.astar_octile,
+        _kernels.reconstruct_path,
+        _kernels.line_of_sight,
+        _general.search_grid,
+        _general.path_cost,
+        _kernels.smooth_path,
+        _kernels.turning_points,
+    ):
         assert kernel.targetoptions.get("nogil") is True
         assert kernel._cache is not None and type(kernel._cache).__name__ != "NullCache"
 
@@ -201,8 +217,9 @@ def test_concurrent_searches_agree():
     walkable[0, 0] = walkable[59, 59] = True
     grid = Grid.from_walkable("concurrent", walkable)
     cells = np.argwhere(walkable)[:, ::-1]
-    queries = [(tuple(cells[i]), tuple(cells[j]))
-               for i, j in rng.integers(0, len(cells), size=(40, 2))]
+    queries = [
+        (tuple(cells[i]), tuple(cells[j])) for i, j in rng.integers(0, len(cells), size=(40, 2))
+    ]
     expected = [find_path(grid, s, g, scratch=SearchScratch()) for s, g in queries]
     results: dict[int, list] = {}
 
@@ -221,6 +238,7 @@ def test_concurrent_searches_agree():
 
 
 # --- properties against an independent reference ------------------------------------
+
 
 @st.composite
 def grid_and_query(draw):
@@ -275,10 +293,12 @@ def test_reverse_query_has_equal_cost(case):
 
 # --- jump point search ----------------------------------------------------------------
 
+
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(grid_and_query())
 def test_jps_matches_scipy_and_is_legal(case):
     from app.search import Algorithm
+
     walkable, start, goal = case
     grid = Grid.from_walkable("jps", walkable)
     result = find_path(grid, start, goal, SearchOptions(algorithm=Algorithm.JPS))
@@ -296,6 +316,7 @@ def test_jps_matches_scipy_and_is_legal(case):
 def test_auto_picks_jps_when_it_applies_and_says_why_not():
     from app.errors import AlgorithmUnsupported
     from app.search import Algorithm, Diagonal
+
     grid = make_grid("....\n.##.\n....")
     assert find_path(grid, (0, 0), (3, 2)).options.algorithm == Algorithm.JPS
     fallback = find_path(grid, (0, 0), (3, 2), SearchOptions(diagonal=Diagonal.ALWAYS))

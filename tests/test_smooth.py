@@ -122,7 +122,9 @@ def test_waypoints_are_the_forward_string_pull(walkable, data):
     i = data.draw(st.integers(0, len(cells) - 1))
     j = data.draw(st.integers(0, len(cells) - 1))
     grid = Grid.from_walkable("smooth", walkable)
-    result = find_path(grid, (int(cells[i][1]), int(cells[i][0])), (int(cells[j][1]), int(cells[j][0])))
+    result = find_path(
+        grid, (int(cells[i][1]), int(cells[i][0])), (int(cells[j][1]), int(cells[j][0]))
+    )
     if not result.found:
         return
     path = [tuple(c) for c in result.path.tolist()]

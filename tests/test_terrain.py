@@ -45,7 +45,9 @@ def test_terrain_costs_match_scipy(algorithm, diagonal, cost_model, case):
     result = find_path(grid, start, goal, options)
     cell_cost = np.array([c.cost for c in CLASSES])[terrain]
     weights = (10.0, 14.0) if cost_model == CostModel.INTEGER else (1.0, SQRT2)
-    expected = reference_costs(walkable, start, diagonal.value, weights, cell_cost)[goal[1], goal[0]]
+    expected = reference_costs(walkable, start, diagonal.value, weights, cell_cost)[
+        goal[1], goal[0]
+    ]
     if math.isinf(expected):
         assert not result.found
         return
@@ -57,9 +59,7 @@ def test_terrain_costs_match_scipy(algorithm, diagonal, cost_model, case):
 
 def sand_map():
     """Grass straight ahead (cost 3 per cell), a sand detour around (cost 2)."""
-    rows = ["ggggggg",
-            "s#####s",
-            "sssssss"]
+    rows = ["ggggggg", "s#####s", "sssssss"]
     walkable = np.array([[c != "#" for c in r] for r in rows])
     terrain = np.array([[{"g": 1, "s": 2, "#": 0}[c] for c in r] for r in rows], dtype=np.uint8)
     classes = (TerrainClass("ground", 1.0), TerrainClass("grass", 3.0), TerrainClass("sand", 2.0))
@@ -90,8 +90,12 @@ def test_bad_terrain_overrides():
     with pytest.raises(InvalidOption):
         SearchOptions(terrain_costs=(("sand", -1.0),))
     with pytest.raises(InvalidOption, match="integer cost model"):
-        find_path(grid, (0, 0), (6, 0), SearchOptions(cost_model=CostModel.INTEGER,
-                                                      terrain_costs=(("sand", 1.5),)))
+        find_path(
+            grid,
+            (0, 0),
+            (6, 0),
+            SearchOptions(cost_model=CostModel.INTEGER, terrain_costs=(("sand", 1.5),)),
+        )
 
 
 def test_grey_levels_become_classes(tmp_path):
@@ -99,8 +103,12 @@ def test_grey_levels_become_classes(tmp_path):
     Image.fromarray(pixels).save(tmp_path / "greys.png")
     grid = load_map(tmp_path / "greys.png", **LIMITS)
     assert grid.walkable.tolist() == [[1, 1, 1, 1, 0, 0]]
-    assert grid.terrain_costs == {"ground": 1.0, "grey_128": 1 + 127 / 32, "grey_191": 3.0,
-                                  "grey_223": 2.0}
+    assert grid.terrain_costs == {
+        "ground": 1.0,
+        "grey_128": 1 + 127 / 32,
+        "grey_191": 3.0,
+        "grey_223": 2.0,
+    }
     result = find_path(grid, (0, 0), (3, 0))
     assert result.cost == pytest.approx(0.5 * (1 + 2) + 0.5 * (2 + 3) + 0.5 * (3 + 1 + 127 / 32))
 
@@ -112,28 +120,46 @@ def test_black_and_white_maps_stay_uniform(tmp_path):
 
 
 def test_palette_sidecar(tmp_path):
-    rgb = np.array([[[255, 255, 255], [224, 192, 128], [0, 0, 255], [224, 192, 128]]], dtype=np.uint8)
+    rgb = np.array(
+        [[[255, 255, 255], [224, 192, 128], [0, 0, 255], [224, 192, 128]]], dtype=np.uint8
+    )
     Image.fromarray(rgb).save(tmp_path / "beach.png")
-    (tmp_path / "beach.json").write_text(json.dumps({"palette": [
-        {"name": "road", "color": "#ffffff", "cost": 1},
-        {"name": "sand", "color": "#e0c080", "cost": 2},
-        {"name": "water", "color": "#0000ff", "blocked": True},
-    ]}))
+    (tmp_path / "beach.json").write_text(
+        json.dumps(
+            {
+                "palette": [
+                    {"name": "road", "color": "#ffffff", "cost": 1},
+                    {"name": "sand", "color": "#e0c080", "cost": 2},
+                    {"name": "water", "color": "#0000ff", "blocked": True},
+                ]
+            }
+        )
+    )
     grid = load_map(tmp_path / "beach.png", **LIMITS)
     assert grid.walkable.tolist() == [[1, 1, 0, 1]]
     assert grid.terrain_costs == {"road": 1.0, "sand": 2.0}
     assert find_path(grid, (0, 0), (1, 0)).cost == pytest.approx(1.5)
 
 
-@pytest.mark.parametrize("sidecar,reason", [
-    ({"palette": [{"name": "road", "color": "#ffffff", "cost": 1}]}, "not in the palette"),
-    ({"palette": [{"name": "road", "color": "white", "cost": 1}]}, "color"),
-    ({"palette": [{"name": "road", "color": "#ffffff", "cost": -2},
-                  {"name": "x", "color": "#000000", "blocked": True}]}, "cost must be"),
-    ({"costs": {"lava": 3}}, "unknown terrain class 'lava'"),
-    ({"palette": "nope"}, "non-empty list"),
-    ({"other": 1}, "must be an object"),
-])
+@pytest.mark.parametrize(
+    "sidecar,reason",
+    [
+        ({"palette": [{"name": "road", "color": "#ffffff", "cost": 1}]}, "not in the palette"),
+        ({"palette": [{"name": "road", "color": "white", "cost": 1}]}, "color"),
+        (
+            {
+                "palette": [
+                    {"name": "road", "color": "#ffffff", "cost": -2},
+                    {"name": "x", "color": "#000000", "blocked": True},
+                ]
+            },
+            "cost must be",
+        ),
+        ({"costs": {"lava": 3}}, "unknown terrain class 'lava'"),
+        ({"palette": "nope"}, "non-empty list"),
+        ({"other": 1}, "must be an object"),
+    ],
+)
 def test_bad_sidecars(tmp_path, sidecar, reason):
     Image.fromarray(np.array([[255, 0]], dtype=np.uint8)).save(tmp_path / "m.png")
     (tmp_path / "m.json").write_text(json.dumps(sidecar))

@@ -58,8 +58,9 @@ def case(draw):
 @given(c=case())
 def test_penalised_cost_is_optimal(penalty, c):
     walkable, start, goal = c
-    result = find_path(Grid.from_walkable("t", walkable), start, goal,
-                       SearchOptions(turn_penalty=penalty))
+    result = find_path(
+        Grid.from_walkable("t", walkable), start, goal, SearchOptions(turn_penalty=penalty)
+    )
     expected = reference_penalised(walkable, start, goal, penalty)
     if math.isinf(expected):
         assert not result.found
@@ -85,7 +86,9 @@ def test_open_field_path_has_fewest_turns_among_shortest():
 
 def test_turn_penalty_in_integer_model_and_validation():
     grid = Grid.from_walkable("g", np.ones((5, 5), dtype=bool))
-    result = find_path(grid, (0, 0), (4, 2), SearchOptions(turn_penalty=5, cost_model=CostModel.INTEGER))
+    result = find_path(
+        grid, (0, 0), (4, 2), SearchOptions(turn_penalty=5, cost_model=CostModel.INTEGER)
+    )
     assert isinstance(result.cost, int) and result.turns == 1
     with pytest.raises(InvalidOption):
         SearchOptions(turn_penalty=-1)
@@ -95,7 +98,11 @@ def test_turn_penalty_in_integer_model_and_validation():
 
 def test_turn_penalty_with_4_connectivity():
     walkable = np.ones((6, 6), dtype=bool)
-    result = find_path(Grid.from_walkable("g", walkable), (0, 0), (5, 5),
-                       SearchOptions(turn_penalty=2, connectivity=4))
+    result = find_path(
+        Grid.from_walkable("g", walkable),
+        (0, 0),
+        (5, 5),
+        SearchOptions(turn_penalty=2, connectivity=4),
+    )
     assert result.cost == 10 and result.turns == 1
     assert Diagonal.NEVER == SearchOptions(connectivity=4).resolved().diagonal

@@ -13,8 +13,12 @@ from app.search.validate import validate_path
 from tests.conftest import make_grid
 from tests.reference import path_cost, reference_line_of_sight_rule, step_is_legal
 
-RULES = [(4, Diagonal.NO_CORNER_CUT), (8, Diagonal.NO_CORNER_CUT), (8, Diagonal.ONE_FREE),
-         (8, Diagonal.ALWAYS)]
+RULES = [
+    (4, Diagonal.NO_CORNER_CUT),
+    (8, Diagonal.NO_CORNER_CUT),
+    (8, Diagonal.ONE_FREE),
+    (8, Diagonal.ALWAYS),
+]
 
 
 @st.composite
@@ -40,8 +44,15 @@ def test_found_and_smoothed_paths_validate(connectivity, diagonal, c):
     result = find_path(grid, start, goal, options)
     if not result.found:
         return
-    check = validate_path(grid, result.path, options=options, max_cost=result.cost,
-                          start=start, goal=goal, compare_optimal=True)
+    check = validate_path(
+        grid,
+        result.path,
+        options=options,
+        max_cost=result.cost,
+        start=start,
+        goal=goal,
+        compare_optimal=True,
+    )
     assert check.valid, check.violations
     assert check.cost == result.cost and check.optimal_cost == result.cost
     waypoints = smooth(grid, result.path, diagonal=options.resolved().diagonal)
@@ -59,11 +70,15 @@ def test_cells_mode_agrees_with_reference_rules(connectivity, diagonal, c, data)
     path = data.draw(st.lists(coords, min_size=1, max_size=6))
     rule = "never" if connectivity == 4 else diagonal.value
     grid = Grid.from_walkable("r", walkable)
-    check = validate_path(grid, path, options=SearchOptions(connectivity=connectivity,
-                                                            diagonal=diagonal))
+    check = validate_path(
+        grid, path, options=SearchOptions(connectivity=connectivity, diagonal=diagonal)
+    )
     inside = [0 <= x < w and 0 <= y < h for x, y in path]
-    legal = all(inside) and all(walkable[y, x] for x, y in path) and all(
-        step_is_legal(walkable, a, b, rule) for a, b in zip(path, path[1:]))
+    legal = (
+        all(inside)
+        and all(walkable[y, x] for x, y in path)
+        and all(step_is_legal(walkable, a, b, rule) for a, b in zip(path, path[1:]))
+    )
     assert check.valid == legal
     codes = {v.code for v in check.violations}
     assert ("out_of_bounds" in codes) == (not all(inside))
@@ -77,8 +92,10 @@ def test_waypoints_mode_agrees_with_exact_geometry(c, data):
     cells = [(int(x), int(y)) for y, x in np.argwhere(walkable)]
     path = data.draw(st.lists(st.sampled_from(cells), min_size=1, max_size=5))
     check = validate_path(Grid.from_walkable("w", walkable), path, mode="waypoints")
-    expected = all(reference_line_of_sight_rule(walkable, a, b, "no_corner_cut")
-                   for a, b in zip(path, path[1:]))
+    expected = all(
+        reference_line_of_sight_rule(walkable, a, b, "no_corner_cut")
+        for a, b in zip(path, path[1:])
+    )
     assert check.valid == expected
 
 
@@ -90,15 +107,18 @@ GRID = """
 """
 
 
-@pytest.mark.parametrize("path,code,index", [
-    ([(1, 0), (2, 1)], "blocked_cell", 1),                 # a step into a wall
-    ([(0, 0), (3, 0)], "not_adjacent", 1),                 # a teleport
-    ([(0, 0), (0, 0)], "not_adjacent", 1),                 # standing still is not a step
-    ([(1, 2), (2, 1)], "blocked_cell", 1),
-    ([(1, 0), (2, 1), (3, 2)], "blocked_cell", 1),
-    ([(1, 1), (2, 0)], "corner_cut", 1),                   # squeezes past the wall's corner
-    ([(5, 3), (6, 3)], "out_of_bounds", 1),
-])
+@pytest.mark.parametrize(
+    "path,code,index",
+    [
+        ([(1, 0), (2, 1)], "blocked_cell", 1),  # a step into a wall
+        ([(0, 0), (3, 0)], "not_adjacent", 1),  # a teleport
+        ([(0, 0), (0, 0)], "not_adjacent", 1),  # standing still is not a step
+        ([(1, 2), (2, 1)], "blocked_cell", 1),
+        ([(1, 0), (2, 1), (3, 2)], "blocked_cell", 1),
+        ([(1, 1), (2, 0)], "corner_cut", 1),  # squeezes past the wall's corner
+        ([(5, 3), (6, 3)], "out_of_bounds", 1),
+    ],
+)
 def test_each_cheat_is_caught(path, code, index):
     grid = make_grid(GRID)
     check = validate_path(grid, path)

@@ -14,8 +14,13 @@ from app.errors import ServiceError
 
 log = logging.getLogger(__name__)
 
-_HTTP_CODES = {404: "not_found", 405: "method_not_allowed", 413: "payload_too_large",
-               415: "unsupported_media_type", 401: "unauthorized"}
+_HTTP_CODES = {
+    404: "not_found",
+    405: "method_not_allowed",
+    413: "payload_too_large",
+    415: "unsupported_media_type",
+    401: "unauthorized",
+}
 
 
 def error_response(status: int, code: str, message: str) -> Response:
@@ -25,11 +30,26 @@ def error_response(status: int, code: str, message: str) -> Response:
 
 # Option fields whose bad values get a code naming the field (``invalid_<field>``); the
 # foundation's fields (map, start, goal, smooth) and malformed bodies get ``invalid_request``.
-OPTION_FIELDS = frozenset({
-    "algorithm", "heuristic", "heuristic_weight", "connectivity", "diagonal", "cost_model",
-    "max_expanded", "max_cost", "closest", "blocked", "goals", "include", "terrain_costs",
-    "turn_penalty", "clearance", "format",
-})
+OPTION_FIELDS = frozenset(
+    {
+        "algorithm",
+        "heuristic",
+        "heuristic_weight",
+        "connectivity",
+        "diagonal",
+        "cost_model",
+        "max_expanded",
+        "max_cost",
+        "closest",
+        "blocked",
+        "goals",
+        "include",
+        "terrain_costs",
+        "turn_penalty",
+        "clearance",
+        "format",
+    }
+)
 
 
 def _field_name(loc: list[str]) -> str:
@@ -40,7 +60,7 @@ def _field_name(loc: list[str]) -> str:
 
 
 def error_code_for(errors: list[dict]) -> str:
-    """``invalid_<option>`` when the first problem is a bad option value, else ``invalid_request``."""
+    """``invalid_<option>`` for a bad option value, else ``invalid_request``."""
     for err in errors[:1]:
         loc = [str(p) for p in err.get("loc", ()) if p != "body"]
         if loc and loc[0] in OPTION_FIELDS and err.get("type") != "extra_forbidden":

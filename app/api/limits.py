@@ -71,5 +71,6 @@ class BodySizeLimit:
 
     async def _refuse(self, scope: Scope, receive: Receive, send: Send, limit: int) -> None:
         response = error_response(
-            413, "payload_too_large", f"request body is over the limit of {limit} bytes")
+            413, "payload_too_large", f"request body is over the limit of {limit} bytes"
+        )
         await response(scope, receive, send)

@@ -55,8 +55,9 @@ def _label(passable, stride, unit, diagonals, labels, queue):
     return count
 
 
-def label_components(passable_flat: np.ndarray, stride: int, unit: int = 1,
-                     diagonals: bool = False) -> np.ndarray:
+def label_components(
+    passable_flat: np.ndarray, stride: int, unit: int = 1, diagonals: bool = False
+) -> np.ndarray:
     """Component label of every padded cell (0: blocked or too narrow for ``unit``)."""
     labels = np.zeros(passable_flat.size, dtype=np.int32)
     queue = np.empty(passable_flat.size, dtype=np.int32)

@@ -32,17 +32,22 @@ def _mask(grid: Grid, edit: Edit, index: int) -> np.ndarray:
     if edit.rect is not None:
         x0, y0, x1, y1 = edit.rect
         if x0 > x1 or y0 > y1:
-            raise InvalidField("set", f"set[{index}].rect [{x0}, {y0}, {x1}, {y1}] needs "
-                               "x0 <= x1 and y0 <= y1")
+            raise InvalidField(
+                "set", f"set[{index}].rect [{x0}, {y0}, {x1}, {y1}] needs x0 <= x1 and y0 <= y1"
+            )
         for x, y in ((x0, y0), (x1, y1)):
             if not grid.in_bounds(x, y):
-                raise OutOfBounds(f"set[{index}].rect corner [{x}, {y}] is outside map "
-                                  f"{grid.name!r} ({grid.width}x{grid.height})")
-        mask[y0:y1 + 1, x0:x1 + 1] = True
+                raise OutOfBounds(
+                    f"set[{index}].rect corner [{x}, {y}] is outside map "
+                    f"{grid.name!r} ({grid.width}x{grid.height})"
+                )
+        mask[y0 : y1 + 1, x0 : x1 + 1] = True
     for x, y in edit.cells:
         if not grid.in_bounds(x, y):
-            raise OutOfBounds(f"set[{index}] cell [{x}, {y}] is outside map {grid.name!r} "
-                              f"({grid.width}x{grid.height})")
+            raise OutOfBounds(
+                f"set[{index}] cell [{x}, {y}] is outside map {grid.name!r} "
+                f"({grid.width}x{grid.height})"
+            )
         mask[y, x] = True
     return mask
 
@@ -65,8 +70,12 @@ def apply_edits(grid: Grid, edits: Sequence[Edit], revision: int) -> Grid:
             walkable[mask] = False
         elif value == "walkable":
             walkable[mask] = True
-        elif isinstance(value, (int, float)) and not isinstance(value, bool) and \
-                np.isfinite(value) and value > 0:
+        elif (
+            isinstance(value, (int, float))
+            and not isinstance(value, bool)
+            and np.isfinite(value)
+            and value > 0
+        ):
             cost = float(value)
             match = [i for i, tc in enumerate(classes) if tc.cost == cost]
             if match:
@@ -79,7 +88,15 @@ def apply_edits(grid: Grid, edits: Sequence[Edit], revision: int) -> Grid:
             walkable[mask] = True
             terrain[mask] = class_index
         else:
-            raise InvalidField("set", f"set[{index}].value must be \"blocked\", \"walkable\" or "
-                               f"a cost > 0, got {value!r}")
-    return Grid.from_walkable(grid.name, walkable, terrain=terrain, terrain_classes=tuple(classes),
-                              source=grid.source, revision=revision)
+            raise InvalidField(
+                "set",
+                f'set[{index}].value must be "blocked", "walkable" or a cost > 0, got {value!r}',
+            )
+    return Grid.from_walkable(
+        grid.name,
+        walkable,
+        terrain=terrain,
+        terrain_classes=tuple(classes),
+        source=grid.source,
+        revision=revision,
+    )

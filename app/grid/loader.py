@@ -30,12 +30,11 @@ Every failure raises :class:`~app.errors.MapLoadError` with a reason a person ca
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import io
 import json
 import math
 import re
+from pathlib import Path
 
 import numpy as np
 from PIL import Image, UnidentifiedImageError
@@ -45,8 +44,20 @@ from app.grid.model import GROUND, Grid, TerrainClass
 
 MOVINGAI_SUFFIXES = frozenset({".map"})
 IMAGE_SUFFIXES = frozenset(
-    {".png", ".bmp", ".gif", ".tif", ".tiff", ".webp", ".pgm", ".ppm", ".pbm", ".pnm",
-     ".jpg", ".jpeg"}
+    {
+        ".png",
+        ".bmp",
+        ".gif",
+        ".tif",
+        ".tiff",
+        ".webp",
+        ".pgm",
+        ".ppm",
+        ".pbm",
+        ".pnm",
+        ".jpg",
+        ".jpeg",
+    }
 )
 MAP_SUFFIXES = MOVINGAI_SUFFIXES | IMAGE_SUFFIXES
 
@@ -79,8 +90,14 @@ def load_map(path: Path, *, name: str | None = None, max_cells: int, max_bytes: 
         data = path.read_bytes()
     except OSError as exc:
         raise MapLoadError(f"cannot read file: {exc.strerror or exc}") from exc
-    return load_map_data(name, data, movingai=suffix in MOVINGAI_SUFFIXES, max_cells=max_cells,
-                         sidecar=read_sidecar(path.with_suffix(".json")), source=path.name)
+    return load_map_data(
+        name,
+        data,
+        movingai=suffix in MOVINGAI_SUFFIXES,
+        max_cells=max_cells,
+        sidecar=read_sidecar(path.with_suffix(".json")),
+        source=path.name,
+    )
 
 
 def sniff_movingai(data: bytes) -> bool:
@@ -88,8 +105,15 @@ def sniff_movingai(data: bytes) -> bool:
     return data.lstrip()[:5] == b"type "
 
 
-def load_map_data(name: str, data: bytes, *, movingai: bool, max_cells: int,
-                  sidecar: dict | None = None, source: str = "") -> Grid:
+def load_map_data(
+    name: str,
+    data: bytes,
+    *,
+    movingai: bool,
+    max_cells: int,
+    sidecar: dict | None = None,
+    source: str = "",
+) -> Grid:
     """Build a map from file contents: Moving AI text, or an image Pillow can read."""
     sidecar = sidecar or {}
     if not data:
@@ -110,16 +134,20 @@ def load_map_data(name: str, data: bytes, *, movingai: bool, max_cells: int,
     classes = apply_costs(classes, sidecar.get("costs", {}))
     if len(classes) == 1 and classes[0] == GROUND[0]:
         terrain = None
-    return Grid.from_walkable(name, walkable, terrain=terrain, terrain_classes=classes,
-                              source=source)
+    return Grid.from_walkable(
+        name, walkable, terrain=terrain, terrain_classes=classes, source=source
+    )
 
 
 _COLOR_RE = re.compile(r"^#[0-9a-fA-F]{6}$")
 
 
 def _cost(value: object, where: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not (
-            math.isfinite(value) and value > 0):
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, (int, float))
+        or not (math.isfinite(value) and value > 0)
+    ):
         raise MapLoadError(f"sidecar: {where} cost must be a finite number > 0, got {value!r}")
     return float(value)
 
@@ -146,10 +174,14 @@ def apply_costs(classes: tuple[TerrainClass, ...], costs: dict) -> tuple[Terrain
     known = {tc.name for tc in classes}
     for name in costs:
         if name not in known:
-            raise MapLoadError(f"sidecar: 'costs' names unknown terrain class {name!r} "
-                               f"(classes: {', '.join(sorted(known))})")
-    return tuple(TerrainClass(tc.name, _cost(costs[tc.name], repr(tc.name)))
-                 if tc.name in costs else tc for tc in classes)
+            raise MapLoadError(
+                f"sidecar: 'costs' names unknown terrain class {name!r} "
+                f"(classes: {', '.join(sorted(known))})"
+            )
+    return tuple(
+        TerrainClass(tc.name, _cost(costs[tc.name], repr(tc.name))) if tc.name in costs else tc
+        for tc in classes
+    )
 
 
 def parse_movingai(data: bytes, *, max_cells: int) -> np.ndarray:
@@ -179,7 +211,9 @@ def movingai_chars(data: bytes, *, max_cells: int) -> np.ndarray:
         if key not in header:
             raise MapLoadError(f"bad Moving AI header: missing {key.decode()!r}")
     if header[b"type"] != b"octile":
-        raise MapLoadError(f"unsupported Moving AI map type {header[b'type'].decode(errors='replace')!r}")
+        raise MapLoadError(
+            f"unsupported Moving AI map type {header[b'type'].decode(errors='replace')!r}"
+        )
     try:
         height, width = int(header[b"height"]), int(header[b"width"])
     except ValueError:
@@ -187,7 +221,9 @@ def movingai_chars(data: bytes, *, max_cells: int) -> np.ndarray:
     if height < 1 or width < 1:
         raise MapLoadError(f"bad Moving AI header: size {width}x{height} is empty")
     if width * height > max_cells:
-        raise MapLoadError(f"map is {width}x{height} = {width * height} cells, over the limit of {max_cells}")
+        raise MapLoadError(
+            f"map is {width}x{height} = {width * height} cells, over the limit of {max_cells}"
+        )
     body = [line.rstrip(b"\r") for line in lines[row:]]
     while body and not body[-1].strip():
         body.pop()  # blank lines at the end of the file
@@ -199,7 +235,9 @@ def movingai_chars(data: bytes, *, max_cells: int) -> np.ndarray:
         if len(line) != width:
             raise MapLoadError(f"row {y} has {len(line)} characters, expected {width}")
     grid = grid.reshape(height, width)
-    known = np.isin(grid, np.frombuffer(bytes(_MOVINGAI_PASSABLE | _MOVINGAI_BLOCKED), dtype=np.uint8))
+    known = np.isin(
+        grid, np.frombuffer(bytes(_MOVINGAI_PASSABLE | _MOVINGAI_BLOCKED), dtype=np.uint8)
+    )
     if not known.all():
         y, x = np.argwhere(~known)[0]
         raise MapLoadError(f"unknown terrain character {chr(grid[y, x])!r} at x={x}, y={y}")
@@ -213,7 +251,8 @@ def decode_bitmap(source: Path | io.BytesIO, *, max_cells: int) -> Image.Image:
             width, height = image.size  # from the header: nothing decoded yet
             if width * height > max_cells:
                 raise MapLoadError(
-                    f"image is {width}x{height} = {width * height} cells, over the limit of {max_cells}"
+                    f"image is {width}x{height} = {width * height} cells, "
+                    f"over the limit of {max_cells}"
                 )
             if width < 1 or height < 1:
                 raise MapLoadError(f"image size {width}x{height} is empty")
@@ -283,9 +322,14 @@ def palette_terrain(image: Image.Image, palette: list):
     listed = np.zeros(packed.shape, dtype=bool)
     seen_colors = set()
     for entry in palette:
-        if not isinstance(entry, dict) or not isinstance(entry.get("name"), str) or \
-                not _COLOR_RE.match(str(entry.get("color", ""))):
-            raise MapLoadError("sidecar: each palette entry needs a 'name' and a 'color' like '#a0b0c0'")
+        if (
+            not isinstance(entry, dict)
+            or not isinstance(entry.get("name"), str)
+            or not _COLOR_RE.match(str(entry.get("color", "")))
+        ):
+            raise MapLoadError(
+                "sidecar: each palette entry needs a 'name' and a 'color' like '#a0b0c0'"
+            )
         color = int(entry["color"][1:], 16)
         if color in seen_colors:
             raise MapLoadError(f"sidecar: colour {entry['color']} is listed twice")
@@ -298,14 +342,17 @@ def palette_terrain(image: Image.Image, palette: list):
         if entry["name"] in names:
             index = names.index(entry["name"])
         else:
-            classes.append(TerrainClass(entry["name"], _cost(entry.get("cost"), repr(entry["name"]))))
+            classes.append(
+                TerrainClass(entry["name"], _cost(entry.get("cost"), repr(entry["name"])))
+            )
             index = len(classes) - 1
         walkable |= here
         terrain[here] = index
     if not listed.all():
         y, x = np.argwhere(~listed)[0]
-        raise MapLoadError(f"sidecar: pixel colour #{int(packed[y, x]):06x} at x={x}, y={y} is "
-                           "not in the palette")
+        raise MapLoadError(
+            f"sidecar: pixel colour #{int(packed[y, x]):06x} at x={x}, y={y} is not in the palette"
+        )
     if not classes:
         raise MapLoadError("sidecar: the palette has no walkable colour")
     if len(classes) > 256:

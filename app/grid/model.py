@@ -5,8 +5,8 @@ cell as stored in the file. Arrays are indexed ``[y, x]``.
 
 Internally the grid is stored with a one-cell blocked border (``passable`` has shape
 ``(height + 2, width + 2)``), so the search kernels never test bounds: a neighbour
-outside the map is simply a blocked cell. The padded array holds each cell's clearance (0: blocked; see :mod:`app.grid.clearance`).
-The padded flat index of ``(x, y)`` is
+outside the map is simply a blocked cell. The padded array holds each cell's clearance
+(0: blocked; see :mod:`app.grid.clearance`). The padded flat index of ``(x, y)`` is
 ``(y + 1) * stride + (x + 1)`` with ``stride = width + 2``; it orders cells exactly
 like the unpadded row-major index ``y * width + x``.
 """
@@ -76,8 +76,14 @@ class Grid:
 
     @classmethod
     def from_walkable(
-        cls, name: str, walkable: np.ndarray, *, terrain: np.ndarray | None = None,
-        terrain_classes: tuple[TerrainClass, ...] = GROUND, source: str = "", revision: int = 1,
+        cls,
+        name: str,
+        walkable: np.ndarray,
+        *,
+        terrain: np.ndarray | None = None,
+        terrain_classes: tuple[TerrainClass, ...] = GROUND,
+        source: str = "",
+        revision: int = 1,
     ) -> Grid:
         """Build a grid from a ``(height, width)`` boolean-like array (truthy = walkable).
 

@@ -30,7 +30,9 @@ class LoadFailure:
 class MapStore:
     """Named maps, safe to read from any thread."""
 
-    def __init__(self, maps: dict[str, Grid] | None = None, errors: list[LoadFailure] | None = None):
+    def __init__(
+        self, maps: dict[str, Grid] | None = None, errors: list[LoadFailure] | None = None
+    ):
         self._lock = threading.Lock()
         self._maps: dict[str, Grid] = dict(maps or {})
         self._last_revision: dict[str, int] = {n: g.revision for n, g in self._maps.items()}
@@ -70,8 +72,14 @@ class MapStore:
                 fail(path, exc.reason)
                 continue
             maps[name] = grid
-            log.info("loaded map %s from %s (%dx%d, %d walkable)", name, path.name,
-                     grid.width, grid.height, grid.walkable_count)
+            log.info(
+                "loaded map %s from %s (%dx%d, %d walkable)",
+                name,
+                path.name,
+                grid.width,
+                grid.height,
+                grid.walkable_count,
+            )
         return cls(maps, errors)
 
     def get(self, name: str) -> Grid:
@@ -108,8 +116,9 @@ class MapStore:
         """Revisions of a name only grow, across deletes and re-uploads."""
         return self._last_revision.get(name, 0) + 1
 
-    def update(self, name: str, change: Callable[[Grid, int], Grid],
-               if_revision: int | None = None) -> Grid:
+    def update(
+        self, name: str, change: Callable[[Grid, int], Grid], if_revision: int | None = None
+    ) -> Grid:
         """Replace map ``name`` by ``change(current, next_revision)``, atomically.
 
         With ``if_revision`` not the current revision: :class:`RevisionConflict`, nothing
@@ -118,22 +127,26 @@ class MapStore:
         with self._lock:
             current = self.get(name)
             if if_revision is not None and if_revision != current.revision:
-                raise RevisionConflict(f"map {name!r} is at revision {current.revision}, "
-                                       f"not {if_revision}; nothing was changed")
+                raise RevisionConflict(
+                    f"map {name!r} is at revision {current.revision}, "
+                    f"not {if_revision}; nothing was changed"
+                )
             new = change(current, self.next_revision(name))
             self._swap(name, new)
             return new
 
-    def replace(self, grid_for_revision: Callable[[int], Grid], name: str,
-                if_revision: int | None = None) -> tuple[Grid, bool]:
+    def replace(
+        self, grid_for_revision: Callable[[int], Grid], name: str, if_revision: int | None = None
+    ) -> tuple[Grid, bool]:
         """Create or replace map ``name`` with ``grid_for_revision(next_revision)``;
         returns the new grid and whether it replaced one."""
         with self._lock:
             current = self._maps.get(name)
             if if_revision is not None and (current is None or if_revision != current.revision):
                 found = "absent" if current is None else f"at revision {current.revision}"
-                raise RevisionConflict(f"map {name!r} is {found}, not at revision {if_revision}; "
-                                       "nothing was changed")
+                raise RevisionConflict(
+                    f"map {name!r} is {found}, not at revision {if_revision}; nothing was changed"
+                )
             new = grid_for_revision(self.next_revision(name))
             self._swap(name, new)
             return new, current is not None
@@ -142,8 +155,10 @@ class MapStore:
         with self._lock:
             current = self.get(name)
             if if_revision is not None and if_revision != current.revision:
-                raise RevisionConflict(f"map {name!r} is at revision {current.revision}, "
-                                       f"not {if_revision}; nothing was changed")
+                raise RevisionConflict(
+                    f"map {name!r} is at revision {current.revision}, "
+                    f"not {if_revision}; nothing was changed"
+                )
             self._swap(name, None)
             return current
 

@@ -16,8 +16,20 @@ import numpy as np
 from numba import njit
 
 from app.search._kernels import (
-    BLOCKED, CAME_FROM, FOUND, GOAL, HEAP_POS, LIMIT_REACHED, SQRT2, STATE, UNREACHABLE, F, G,
-    CELL, _open, _sift_down, _sift_up,
+    CAME_FROM,
+    CELL,
+    FOUND,
+    GOAL,
+    HEAP_POS,
+    LIMIT_REACHED,
+    SQRT2,
+    STATE,
+    UNREACHABLE,
+    F,
+    G,
+    _open,
+    _pop,
+    _sift_up,
 )
 
 # Algorithms.
@@ -79,8 +91,26 @@ def _step_cost(terrain, class_cost, uniform, a, b, length):
 
 
 @njit(nogil=True, cache=True, inline="always")
-def _offer(node, x, y, g, current, algorithm, heuristic, h_factor, goal_xy, orth_w, diag_w,
-           max_cost, nodes, g_cost, frontier, size, open_mark, closed_mark):
+def _offer(
+    node,
+    x,
+    y,
+    g,
+    current,
+    algorithm,
+    heuristic,
+    h_factor,
+    goal_xy,
+    orth_w,
+    diag_w,
+    max_cost,
+    nodes,
+    g_cost,
+    frontier,
+    size,
+    open_mark,
+    closed_mark,
+):
     """Offer the route ``current -> node`` (search states) of cost ``g``, the node lying at
     cell ``(x, y)``; returns (new size, pruned)."""
     s = nodes[node, STATE]
@@ -112,16 +142,40 @@ def _offer(node, x, y, g, current, algorithm, heuristic, h_factor, goal_xy, orth
 
 
 @njit(nogil=True, cache=True)
-def search_grid(passable, stride, unit, terrain, class_cost, uniform, start, goal_xy, algorithm,
-                heuristic, h_factor, closest_kind, diagonal, orth_w, diag_w, max_expanded,
-                max_cost, turn_penalty, nodes, marks, g_cost, frontier, generation, explored):
+def search_grid(
+    passable,
+    stride,
+    unit,
+    terrain,
+    class_cost,
+    uniform,
+    start,
+    goal_xy,
+    algorithm,
+    heuristic,
+    h_factor,
+    closest_kind,
+    diagonal,
+    orth_w,
+    diag_w,
+    max_expanded,
+    max_cost,
+    turn_penalty,
+    nodes,
+    marks,
+    g_cost,
+    frontier,
+    generation,
+    explored,
+):
     """Search from ``start`` to the nearest of the goals stamped in ``marks[:, GOAL]``.
 
     ``goal_xy`` holds the goals' padded ``(x, y)`` for the heuristic. ``h_factor`` scales
     the heuristic (minimum terrain cost x weight). ``terrain`` gives each cell's class and
-    ``class_cost`` each class's cost (ignored when ``uniform``). BFS counts steps (every step costs 1) and
-    ignores terrain. Cells blocked for this search are stamped in ``marks[:, BLOCKED]``; a
-    unit of size ``unit`` > 1 keeps to cells whose clearance is at least ``unit``.
+    ``class_cost`` each class's cost (ignored when ``uniform``). BFS counts steps (every
+    step costs 1) and ignores terrain. Cells blocked for this search are stamped in
+    ``marks[:, BLOCKED]``; a unit of size ``unit`` > 1 keeps to cells whose clearance is at
+    least ``unit``.
     Expanded cells are written to ``explored`` in order, as many as fit.
 
     With ``turn_penalty`` > 0 the search runs over (cell, heading) states: node
@@ -160,13 +214,7 @@ def search_grid(passable, stride, unit, terrain, class_cost, uniform, start, goa
     closest_g = 0.0
 
     while size > 0:
-        current = int(frontier[0, CELL])
-        size -= 1
-        if size > 0:
-            frontier[0, F] = frontier[size, F]
-            frontier[0, G] = frontier[size, G]
-            frontier[0, CELL] = frontier[size, CELL]
-            _sift_down(frontier, nodes, 0, size)
+        current, size = _pop(frontier, nodes, size)
         nodes[current, STATE] = closed_mark
         expanded += 1
         if dirs == 1:
@@ -182,7 +230,9 @@ def search_grid(passable, stride, unit, terrain, class_cost, uniform, start, goa
         y = here // stride
         g = g_cost[current]
         hc = _nearest_goal(closest_kind, x, y, goal_xy, orth_w, diag_w)
-        if hc < closest_h or (hc == closest_h and (g < closest_g or (g == closest_g and current < closest))):
+        if hc < closest_h or (
+            hc == closest_h and (g < closest_g or (g == closest_g and current < closest))
+        ):
             closest, closest_h, closest_g = current, hc, g
         if marks[here, GOAL] == generation:
             return FOUND, expanded, current, closest, n_explored
@@ -236,9 +286,26 @@ def search_grid(passable, stride, unit, terrain, class_cost, uniform, start, goa
                 node = cell * 9 + k
                 if heading != 8 and heading != k:
                     step += turn_penalty
-            size, cut = _offer(node, nx, ny, g + step, current, algorithm, heuristic, h_factor,
-                               goal_xy, orth_w, diag_w, max_cost, nodes, g_cost, frontier, size,
-                               open_mark, closed_mark)
+            size, cut = _offer(
+                node,
+                nx,
+                ny,
+                g + step,
+                current,
+                algorithm,
+                heuristic,
+                h_factor,
+                goal_xy,
+                orth_w,
+                diag_w,
+                max_cost,
+                nodes,
+                g_cost,
+                frontier,
+                size,
+                open_mark,
+                closed_mark,
+            )
             pruned = pruned or cut
     if pruned:
         return LIMIT_REACHED, expanded, -1, closest, n_explored
@@ -265,7 +332,9 @@ def path_cost(terrain, class_cost, uniform, stride, path, orth_w, diag_w):
         if not uniform:
             a = (path[k - 1, 1] + 1) * stride + path[k - 1, 0] + 1
             b = (path[k, 1] + 1) * stride + path[k, 0] + 1
-            total += _step_cost(terrain, class_cost, uniform, a, b, diag_w if is_diagonal else orth_w)
+            total += _step_cost(
+                terrain, class_cost, uniform, a, b, diag_w if is_diagonal else orth_w
+            )
     if uniform:
         return straight * orth_w + diagonal * diag_w
     return total

@@ -21,8 +21,20 @@ import numpy as np
 from numba import njit
 
 from app.search._kernels import (
-    CAME_FROM, CELL, COST_DIAG, COST_ORTH, FOUND, HEAP_POS, LIMIT_REACHED, STATE, UNREACHABLE, F,
-    G, _octile_pair, _relax, _sift_down,
+    CAME_FROM,
+    CELL,
+    COST_DIAG,
+    COST_ORTH,
+    FOUND,
+    HEAP_POS,
+    LIMIT_REACHED,
+    STATE,
+    UNREACHABLE,
+    F,
+    G,
+    _octile_pair,
+    _pop,
+    _relax,
 )
 
 
@@ -41,8 +53,9 @@ def _jump_straight(passable, unit, cell, step, side, goal):
             return -1
         if cell == goal:
             return cell
-        if (_open(passable, unit, cell + side) and not _open(passable, unit, cell + side - step)) or \
-                (_open(passable, unit, cell - side) and not _open(passable, unit, cell - side - step)):
+        if (
+            _open(passable, unit, cell + side) and not _open(passable, unit, cell + side - step)
+        ) or (_open(passable, unit, cell - side) and not _open(passable, unit, cell - side - step)):
             return cell
 
 
@@ -58,8 +71,10 @@ def _jump_diagonal(passable, unit, cell, step_x, step_y, stride, goal):
             return -1
         if cell == goal:
             return cell
-        if _jump_straight(passable, unit, cell, step_x, stride, goal) >= 0 or \
-                _jump_straight(passable, unit, cell, step_y, 1, goal) >= 0:
+        if (
+            _jump_straight(passable, unit, cell, step_x, stride, goal) >= 0
+            or _jump_straight(passable, unit, cell, step_y, 1, goal) >= 0
+        ):
             return cell
 
 
@@ -69,8 +84,9 @@ def _sign(v):
 
 
 @njit(nogil=True, cache=True)
-def jps(passable, stride, unit, start, goal, max_expanded, orth_w, diag_w, nodes, frontier,
-        generation):
+def jps(
+    passable, stride, unit, start, goal, max_expanded, orth_w, diag_w, nodes, frontier, generation
+):
     """Jump point search from ``start`` to ``goal``; same returns as ``astar_octile``
     (``expanded`` counts jump points). ``came_from`` links jump points: expand them with
     :func:`expand_jumps`."""
@@ -92,13 +108,7 @@ def jps(passable, stride, unit, start, goal, max_expanded, orth_w, diag_w, nodes
     candidates = np.empty(8, dtype=np.int64)
 
     while size > 0:
-        current = int(frontier[0, CELL])
-        size -= 1
-        if size > 0:
-            frontier[0, F] = frontier[size, F]
-            frontier[0, G] = frontier[size, G]
-            frontier[0, CELL] = frontier[size, CELL]
-            _sift_down(frontier, nodes, 0, size)
+        current, size = _pop(frontier, nodes, size)
         nodes[current, STATE] = closed_mark
         expanded += 1
         if current == goal:
@@ -157,14 +167,22 @@ def jps(passable, stride, unit, start, goal, max_expanded, orth_w, diag_w, nodes
                 ahead_open = _open(passable, unit, current + ahead)
                 for s in (side, -side):
                     if _open(passable, unit, current + s):
-                        jp = _jump_straight(passable, unit, current, s, ahead if ahead > 0 else -ahead, goal)
+                        jp = _jump_straight(
+                            passable, unit, current, s, ahead if ahead > 0 else -ahead, goal
+                        )
                         if jp >= 0:
                             candidates[n] = jp
                             n += 1
                         if ahead_open:
-                            jp = _jump_diagonal(passable, unit, current,
-                                                ahead if dx != 0 else s,
-                                                s if dx != 0 else ahead, stride, goal)
+                            jp = _jump_diagonal(
+                                passable,
+                                unit,
+                                current,
+                                ahead if dx != 0 else s,
+                                s if dx != 0 else ahead,
+                                stride,
+                                goal,
+                            )
                             if jp >= 0:
                                 candidates[n] = jp
                                 n += 1
@@ -183,8 +201,23 @@ def jps(passable, stride, unit, start, goal, max_expanded, orth_w, diag_w, nodes
             ddx = abs(jx - x)
             ddy = abs(jy - y)
             lo = min(ddx, ddy)
-            size = _relax(jp, jx, jy, a + max(ddx, ddy) - lo, d + lo, current, goal_x, goal_y,
-                          orth_w, diag_w, nodes, frontier, size, open_mark, closed_mark)
+            size = _relax(
+                jp,
+                jx,
+                jy,
+                a + max(ddx, ddy) - lo,
+                d + lo,
+                current,
+                goal_x,
+                goal_y,
+                orth_w,
+                diag_w,
+                nodes,
+                frontier,
+                size,
+                open_mark,
+                closed_mark,
+            )
     return UNREACHABLE, expanded
 
 

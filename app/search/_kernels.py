@@ -54,16 +54,16 @@ _NO_PARENT = -1
 
 # Columns of the per-cell scratch array ``nodes`` (int32, one row of 20 bytes per cell,
 # so a search touches one cache line per cell it looks at).
-STATE = 0      # 2*generation: in the frontier; 2*generation+1: closed; else unseen
+STATE = 0  # 2*generation: in the frontier; 2*generation+1: closed; else unseen
 COST_ORTH = 1  # cost_so_far as (straight steps, diagonal steps)
 COST_DIAG = 2
 CAME_FROM = 3  # parent cell index; -1 at the start
-HEAP_POS = 4   # position in the frontier heap while open
+HEAP_POS = 4  # position in the frontier heap while open
 NODE_COLUMNS = 5
 
 # Columns of the per-cell ``marks`` array (int32), used by the option-rich search only.
-BLOCKED = 0    # == generation: blocked for this search only (per-request obstacles)
-GOAL = 1       # == generation: one of this search's goals
+BLOCKED = 0  # == generation: blocked for this search only (per-request obstacles)
+GOAL = 1  # == generation: one of this search's goals
 MARK_COLUMNS = 2
 
 # Columns of the frontier heap ``frontier`` (float64 rows: f, g, cell index).
@@ -128,8 +128,14 @@ def _sift_down(frontier, nodes, i, size):
         if c >= size:
             break
         r = c + 1
-        if r < size and _before(frontier[r, F], frontier[r, G], frontier[r, CELL],
-                                frontier[c, F], frontier[c, G], frontier[c, CELL]):
+        if r < size and _before(
+            frontier[r, F],
+            frontier[r, G],
+            frontier[r, CELL],
+            frontier[c, F],
+            frontier[c, G],
+            frontier[c, CELL],
+        ):
             c = r
         cf = frontier[c, F]
         cg = frontier[c, G]
@@ -148,6 +154,19 @@ def _sift_down(frontier, nodes, i, size):
 
 
 @njit(nogil=True, cache=True, inline="always")
+def _pop(frontier, nodes, size):
+    """Take the first node off the frontier; returns ``(node, new size)``."""
+    current = int(frontier[0, CELL])
+    size -= 1
+    if size > 0:
+        frontier[0, F] = frontier[size, F]
+        frontier[0, G] = frontier[size, G]
+        frontier[0, CELL] = frontier[size, CELL]
+        _sift_down(frontier, nodes, 0, size)
+    return current, size
+
+
+@njit(nogil=True, cache=True, inline="always")
 def _octile_pair(x, y, goal_x, goal_y):
     """Octile distance from ``(x, y)`` to the goal as (straight steps, diagonal steps)."""
     dx = abs(x - goal_x)
@@ -158,8 +177,23 @@ def _octile_pair(x, y, goal_x, goal_y):
 
 
 @njit(nogil=True, cache=True, inline="always")
-def _relax(cell, x, y, a, d, current, goal_x, goal_y, orth_w, diag_w,
-           nodes, frontier, size, open_mark, closed_mark):
+def _relax(
+    cell,
+    x,
+    y,
+    a,
+    d,
+    current,
+    goal_x,
+    goal_y,
+    orth_w,
+    diag_w,
+    nodes,
+    frontier,
+    size,
+    open_mark,
+    closed_mark,
+):
     """Offer the route ``current -> cell`` of cost ``(a, d)``; returns the new frontier size."""
     s = nodes[cell, STATE]
     if s == closed_mark:
@@ -185,8 +219,9 @@ def _relax(cell, x, y, a, d, current, goal_x, goal_y, orth_w, diag_w,
 
 
 @njit(nogil=True, cache=True)
-def astar_octile(passable, stride, start, goal, max_expanded, orth_w, diag_w,
-                 nodes, frontier, generation):
+def astar_octile(
+    passable, stride, start, goal, max_expanded, orth_w, diag_w, nodes, frontier, generation
+):
     """A* on an 8-connected grid without corner cutting, octile heuristic.
 
     A diagonal step is allowed only when both orthogonally adjacent cells are walkable.
@@ -213,13 +248,7 @@ def astar_octile(passable, stride, start, goal, max_expanded, orth_w, diag_w,
     expanded = 0
 
     while size > 0:
-        current = int(frontier[0, CELL])
-        size -= 1
-        if size > 0:
-            frontier[0, F] = frontier[size, F]
-            frontier[0, G] = frontier[size, G]
-            frontier[0, CELL] = frontier[size, CELL]
-            _sift_down(frontier, nodes, 0, size)
+        current, size = _pop(frontier, nodes, size)
         nodes[current, STATE] = closed_mark
         expanded += 1
         if current == goal:
@@ -238,29 +267,149 @@ def astar_octile(passable, stride, start, goal, max_expanded, orth_w, diag_w,
         s_ok = passable[south] != 0
         w_ok = passable[current - 1] != 0
         if n_ok:
-            size = _relax(north, x, y - 1, a + 1, d, current, goal_x, goal_y, orth_w, diag_w,
-                          nodes, frontier, size, open_mark, closed_mark)
+            size = _relax(
+                north,
+                x,
+                y - 1,
+                a + 1,
+                d,
+                current,
+                goal_x,
+                goal_y,
+                orth_w,
+                diag_w,
+                nodes,
+                frontier,
+                size,
+                open_mark,
+                closed_mark,
+            )
         if e_ok:
-            size = _relax(current + 1, x + 1, y, a + 1, d, current, goal_x, goal_y, orth_w,
-                          diag_w, nodes, frontier, size, open_mark, closed_mark)
+            size = _relax(
+                current + 1,
+                x + 1,
+                y,
+                a + 1,
+                d,
+                current,
+                goal_x,
+                goal_y,
+                orth_w,
+                diag_w,
+                nodes,
+                frontier,
+                size,
+                open_mark,
+                closed_mark,
+            )
         if s_ok:
-            size = _relax(south, x, y + 1, a + 1, d, current, goal_x, goal_y, orth_w, diag_w,
-                          nodes, frontier, size, open_mark, closed_mark)
+            size = _relax(
+                south,
+                x,
+                y + 1,
+                a + 1,
+                d,
+                current,
+                goal_x,
+                goal_y,
+                orth_w,
+                diag_w,
+                nodes,
+                frontier,
+                size,
+                open_mark,
+                closed_mark,
+            )
         if w_ok:
-            size = _relax(current - 1, x - 1, y, a + 1, d, current, goal_x, goal_y, orth_w,
-                          diag_w, nodes, frontier, size, open_mark, closed_mark)
+            size = _relax(
+                current - 1,
+                x - 1,
+                y,
+                a + 1,
+                d,
+                current,
+                goal_x,
+                goal_y,
+                orth_w,
+                diag_w,
+                nodes,
+                frontier,
+                size,
+                open_mark,
+                closed_mark,
+            )
         if n_ok and e_ok and passable[north + 1] != 0:
-            size = _relax(north + 1, x + 1, y - 1, a, d + 1, current, goal_x, goal_y, orth_w,
-                          diag_w, nodes, frontier, size, open_mark, closed_mark)
+            size = _relax(
+                north + 1,
+                x + 1,
+                y - 1,
+                a,
+                d + 1,
+                current,
+                goal_x,
+                goal_y,
+                orth_w,
+                diag_w,
+                nodes,
+                frontier,
+                size,
+                open_mark,
+                closed_mark,
+            )
         if s_ok and e_ok and passable[south + 1] != 0:
-            size = _relax(south + 1, x + 1, y + 1, a, d + 1, current, goal_x, goal_y, orth_w,
-                          diag_w, nodes, frontier, size, open_mark, closed_mark)
+            size = _relax(
+                south + 1,
+                x + 1,
+                y + 1,
+                a,
+                d + 1,
+                current,
+                goal_x,
+                goal_y,
+                orth_w,
+                diag_w,
+                nodes,
+                frontier,
+                size,
+                open_mark,
+                closed_mark,
+            )
         if s_ok and w_ok and passable[south - 1] != 0:
-            size = _relax(south - 1, x - 1, y + 1, a, d + 1, current, goal_x, goal_y, orth_w,
-                          diag_w, nodes, frontier, size, open_mark, closed_mark)
+            size = _relax(
+                south - 1,
+                x - 1,
+                y + 1,
+                a,
+                d + 1,
+                current,
+                goal_x,
+                goal_y,
+                orth_w,
+                diag_w,
+                nodes,
+                frontier,
+                size,
+                open_mark,
+                closed_mark,
+            )
         if n_ok and w_ok and passable[north - 1] != 0:
-            size = _relax(north - 1, x - 1, y - 1, a, d + 1, current, goal_x, goal_y, orth_w,
-                          diag_w, nodes, frontier, size, open_mark, closed_mark)
+            size = _relax(
+                north - 1,
+                x - 1,
+                y - 1,
+                a,
+                d + 1,
+                current,
+                goal_x,
+                goal_y,
+                orth_w,
+                diag_w,
+                nodes,
+                frontier,
+                size,
+                open_mark,
+                closed_mark,
+            )
     return UNREACHABLE, expanded
 
 
@@ -286,7 +435,7 @@ def reconstruct_path(nodes, goal, stride, dirs):
 # What a sight line needs where it passes exactly through a grid corner, of the two
 # side cells that meet there (the cells it enters before and after are always checked).
 CORNER_BOTH = 0  # both walkable: the no-corner-cut rule (and 4-connected movement)
-CORNER_ONE = 1   # at least one walkable: the "one_free" diagonal rule
+CORNER_ONE = 1  # at least one walkable: the "one_free" diagonal rule
 CORNER_NONE = 2  # neither needed: the "always" diagonal rule
 
 
@@ -361,8 +510,18 @@ def smooth_path(passable, stride, unit, marks, block_mark, corner_rule, path):
     i = 0
     while i < n - 1:
         j = i + 1
-        while j + 1 < n and line_of_sight(passable, stride, unit, marks, block_mark, corner_rule,
-                                          path[i, 0], path[i, 1], path[j + 1, 0], path[j + 1, 1]):
+        while j + 1 < n and line_of_sight(
+            passable,
+            stride,
+            unit,
+            marks,
+            block_mark,
+            corner_rule,
+            path[i, 0],
+            path[i, 1],
+            path[j + 1, 0],
+            path[j + 1, 1],
+        ):
             j += 1
         keep[k] = j
         k += 1
@@ -378,8 +537,10 @@ def turning_points(path):
     keep[0] = 0
     k = 1
     for i in range(1, n - 1):
-        if (path[i, 0] - path[i - 1, 0] != path[i + 1, 0] - path[i, 0]
-                or path[i, 1] - path[i - 1, 1] != path[i + 1, 1] - path[i, 1]):
+        if (
+            path[i, 0] - path[i - 1, 0] != path[i + 1, 0] - path[i, 0]
+            or path[i, 1] - path[i - 1, 1] != path[i + 1, 1] - path[i, 1]
+        ):
             keep[k] = i
             k += 1
     if n > 1:

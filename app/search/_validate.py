@@ -15,8 +15,13 @@ BLOCKED_CELL = 1
 NOT_ADJACENT = 2
 CORNER_CUT = 3
 NO_LINE_OF_SIGHT = 4
-VIOLATION_CODES = ("out_of_bounds", "blocked_cell", "not_adjacent", "corner_cut",
-                   "no_line_of_sight")
+VIOLATION_CODES = (
+    "out_of_bounds",
+    "blocked_cell",
+    "not_adjacent",
+    "corner_cut",
+    "no_line_of_sight",
+)
 
 
 @njit(nogil=True, cache=True, inline="always")
@@ -32,8 +37,25 @@ def _note(i, code, found, out_index, out_code, first):
 
 
 @njit(nogil=True, cache=True)
-def validate_cells(passable, stride, width, height, unit, terrain, class_cost, uniform, marks,
-                   block_mark, diagonal, orth_w, diag_w, path, out_index, out_code, first):
+def validate_cells(
+    passable,
+    stride,
+    width,
+    height,
+    unit,
+    terrain,
+    class_cost,
+    uniform,
+    marks,
+    block_mark,
+    diagonal,
+    orth_w,
+    diag_w,
+    path,
+    out_index,
+    out_code,
+    first,
+):
     """Check every step of a cell path; returns ``(cost, n_violations)``.
 
     Violations are written to ``out_index``/``out_code`` in path order, as many as fit, and
@@ -85,8 +107,21 @@ def validate_cells(passable, stride, width, height, unit, terrain, class_cost, u
 
 
 @njit(nogil=True, cache=True)
-def validate_waypoints(passable, stride, width, height, unit, marks, block_mark, corner_rule,
-                       unit_length, path, out_index, out_code, first):
+def validate_waypoints(
+    passable,
+    stride,
+    width,
+    height,
+    unit,
+    marks,
+    block_mark,
+    corner_rule,
+    unit_length,
+    path,
+    out_index,
+    out_code,
+    first,
+):
     """Check that consecutive waypoints see each other; returns ``(length, n_violations)``.
 
     ``length`` is the Euclidean length of the polyline times ``unit_length``.
@@ -110,9 +145,6 @@ def validate_waypoints(passable, stride, width, height, unit, marks, block_mark,
         if not (0 <= px < width and 0 <= py < height):
             continue
         length += math.sqrt(float((x - px) ** 2 + (y - py) ** 2)) * unit_length
-        if not line_of_sight(passable, stride, unit, marks, block_mark, corner_rule,
-                             px, py, x, y):
+        if not line_of_sight(passable, stride, unit, marks, block_mark, corner_rule, px, py, x, y):
             found = _note(i, NO_LINE_OF_SIGHT, found, out_index, out_code, first)
     return length, found
-
-

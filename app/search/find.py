@@ -17,8 +17,17 @@ from app.errors import AlgorithmUnsupported, GoalBlocked, OutOfBounds, StartBloc
 from app.grid.model import Grid
 from app.search import _general, _jps, _kernels
 from app.search.options import (
-    ALGORITHM_CODES, DEFAULT_OPTIONS, DIAGONAL_CODES, HEURISTIC_CODES, Algorithm, CostModel,
-    Diagonal, Heuristic, InvalidOption, SearchOptions, jps_blocker,
+    ALGORITHM_CODES,
+    DEFAULT_OPTIONS,
+    DIAGONAL_CODES,
+    HEURISTIC_CODES,
+    Algorithm,
+    CostModel,
+    Diagonal,
+    Heuristic,
+    InvalidOption,
+    SearchOptions,
+    jps_blocker,
 )
 from app.search.scratch import SearchScratch, thread_scratch
 
@@ -60,8 +69,9 @@ class PathResult:
         return count_turns(self.path)
 
 
-def check_cell(grid: Grid, cell: Cell, role: str, blocked: frozenset[Cell] = frozenset(),
-               size: int = 1) -> None:
+def check_cell(
+    grid: Grid, cell: Cell, role: str, blocked: frozenset[Cell] = frozenset(), size: int = 1
+) -> None:
     """Raise the domain error for a start/goal outside the map or where the unit cannot stand."""
     x, y = cell
     if not grid.in_bounds(x, y):
@@ -75,8 +85,10 @@ def check_cell(grid: Grid, cell: Cell, role: str, blocked: frozenset[Cell] = fro
     if (x, y) in blocked:
         raise error(f"{role} [{x}, {y}] is a cell listed in blocked")
     if grid.clearance_at(x, y) < size:
-        raise error(f"{role} [{x}, {y}] has clearance {grid.clearance_at(x, y)} on map "
-                    f"{grid.name!r}: no room for a unit of size {size}")
+        raise error(
+            f"{role} [{x}, {y}] has clearance {grid.clearance_at(x, y)} on map "
+            f"{grid.name!r}: no room for a unit of size {size}"
+        )
 
 
 def find_path(
@@ -104,22 +116,32 @@ def find_path(
     blocked_set = frozenset((int(x), int(y)) for x, y in blocked)
     for x, y in blocked_set:
         if not grid.in_bounds(x, y):
-            raise OutOfBounds(f"blocked cell [{x}, {y}] is outside map {grid.name!r} "
-                              f"(x must be in 0..{grid.width - 1}, y in 0..{grid.height - 1})")
+            raise OutOfBounds(
+                f"blocked cell [{x}, {y}] is outside map {grid.name!r} "
+                f"(x must be in 0..{grid.width - 1}, y in 0..{grid.height - 1})"
+            )
     check_cell(grid, start, "start", blocked_set, options.clearance)
     for g in goal_list:
         check_cell(grid, g, "goal", blocked_set, options.clearance)
     options = options.resolved()
     class_cost, uniform, min_cost = terrain_table(grid, options)
     if options.algorithm in (Algorithm.AUTO, Algorithm.JPS):
-        blocker = jps_blocker(options, uniform=uniform, blocked=bool(blocked_set),
-                              goals=len(goal_list), explored=explored_limit > 0)
+        blocker = jps_blocker(
+            options,
+            uniform=uniform,
+            blocked=bool(blocked_set),
+            goals=len(goal_list),
+            explored=explored_limit > 0,
+        )
         if options.algorithm == Algorithm.JPS and blocker:
             raise AlgorithmUnsupported(f"algorithm jps does not apply here: {blocker}")
         options = replace(options, algorithm=Algorithm.ASTAR if blocker else Algorithm.JPS)
     optimal = options.optimal and (uniform or options.algorithm != Algorithm.BFS)
-    verdict: dict = {"options": options, "optimal": optimal,
-                     "bounded_suboptimal": options.bounded_suboptimal}
+    verdict: dict = {
+        "options": options,
+        "optimal": optimal,
+        "bounded_suboptimal": options.bounded_suboptimal,
+    }
     if not options.closest and _in_other_components(grid, options, start, goal_list):
         return PathResult(False, _EMPTY, None, 0, "unreachable", **verdict)
     if scratch is None:
@@ -131,18 +153,42 @@ def find_path(
     orth_w, diag_w = options.step_weights
 
     jump = options.algorithm == Algorithm.JPS
-    if jump or (options.is_fast_path and uniform and len(goal_list) == 1 and not blocked_set
-                and explored_limit <= 0 and options.clearance == 1):
+    if jump or (
+        options.is_fast_path
+        and uniform
+        and len(goal_list) == 1
+        and not blocked_set
+        and explored_limit <= 0
+        and options.clearance == 1
+    ):
         goal_i = grid.index(*goal_list[0])
         began = time.perf_counter_ns()
         if jump:
             status, expanded = _jps.jps(
-                grid.flat, grid.stride, options.clearance, start_i, goal_i, limit, orth_w,
-                diag_w, scratch.nodes, scratch.frontier, generation)
+                grid.flat,
+                grid.stride,
+                options.clearance,
+                start_i,
+                goal_i,
+                limit,
+                orth_w,
+                diag_w,
+                scratch.nodes,
+                scratch.frontier,
+                generation,
+            )
         else:
             status, expanded = _kernels.astar_octile(
-                grid.flat, grid.stride, start_i, goal_i, limit, orth_w, diag_w,
-                scratch.nodes, scratch.frontier, generation,
+                grid.flat,
+                grid.stride,
+                start_i,
+                goal_i,
+                limit,
+                orth_w,
+                diag_w,
+                scratch.nodes,
+                scratch.frontier,
+                generation,
             )
         verdict["search_us"] = (time.perf_counter_ns() - began) / 1000
         if status != _kernels.FOUND:
@@ -154,8 +200,9 @@ def find_path(
         straight = int(scratch.nodes[goal_i, _kernels.COST_ORTH])
         diagonal = int(scratch.nodes[goal_i, _kernels.COST_DIAG])
         cost = straight * orth_w + diagonal * diag_w
-        return PathResult(True, path, _as_cost(cost, options), int(expanded), goal_index=0,
-                          **verdict)
+        return PathResult(
+            True, path, _as_cost(cost, options), int(expanded), goal_index=0, **verdict
+        )
 
     marks = scratch.marks
     goal_cells = np.array([grid.index(x, y) for x, y in goal_list], dtype=np.int64)
@@ -170,12 +217,30 @@ def find_path(
     max_cost = np.inf if options.max_cost is None else float(options.max_cost)
     began = time.perf_counter_ns()
     status, expanded, reached, closest, n_explored = _general.search_grid(
-        grid.flat, grid.stride, options.clearance, grid.terrain_flat, class_cost, uniform,
-        start_i, goal_xy,
-        ALGORITHM_CODES[options.algorithm], HEURISTIC_CODES[options.heuristic], h_factor,
-        closest_kind, DIAGONAL_CODES[options.diagonal], orth_w, diag_w, limit, max_cost,
-        float(options.turn_penalty), scratch.nodes, marks, scratch.g_cost, scratch.frontier,
-        generation, explored,
+        grid.flat,
+        grid.stride,
+        options.clearance,
+        grid.terrain_flat,
+        class_cost,
+        uniform,
+        start_i,
+        goal_xy,
+        ALGORITHM_CODES[options.algorithm],
+        HEURISTIC_CODES[options.heuristic],
+        h_factor,
+        closest_kind,
+        DIAGONAL_CODES[options.diagonal],
+        orth_w,
+        diag_w,
+        limit,
+        max_cost,
+        float(options.turn_penalty),
+        scratch.nodes,
+        marks,
+        scratch.g_cost,
+        scratch.frontier,
+        generation,
+        explored,
     )
     verdict["search_us"] = (time.perf_counter_ns() - began) / 1000
     explored_xy = _cells_to_xy(explored[:n_explored], grid.stride)
@@ -187,16 +252,34 @@ def find_path(
         path = _kernels.reconstruct_path(scratch.nodes, closest, grid.stride, dirs)
         goal_index, found, partial, reason = None, False, True, _REASONS[int(status)]
     else:
-        return PathResult(False, _EMPTY, None, int(expanded), _REASONS[int(status)],
-                          explored=explored_xy, **verdict)
-    cost = _general.path_cost(grid.terrain_flat, class_cost, uniform, grid.stride, path,
-                              orth_w, diag_w)
-    return PathResult(found, path, _as_cost(cost, options), int(expanded), reason,
-                      goal_index=goal_index, partial=partial, explored=explored_xy, **verdict)
+        return PathResult(
+            False,
+            _EMPTY,
+            None,
+            int(expanded),
+            _REASONS[int(status)],
+            explored=explored_xy,
+            **verdict,
+        )
+    cost = _general.path_cost(
+        grid.terrain_flat, class_cost, uniform, grid.stride, path, orth_w, diag_w
+    )
+    return PathResult(
+        found,
+        path,
+        _as_cost(cost, options),
+        int(expanded),
+        reason,
+        goal_index=goal_index,
+        partial=partial,
+        explored=explored_xy,
+        **verdict,
+    )
 
 
-def _in_other_components(grid: Grid, options: SearchOptions, start: Cell,
-                         goals: Sequence[Cell]) -> bool:
+def _in_other_components(
+    grid: Grid, options: SearchOptions, start: Cell, goals: Sequence[Cell]
+) -> bool:
     """True if no goal is in the start's connected component: unreachable, no search needed
     (per-request blocked cells only split components, so this stays sound with them)."""
     labels = grid.components(options.clearance, options.diagonal == Diagonal.ALWAYS)
@@ -213,17 +296,22 @@ def terrain_table(grid: Grid, options: SearchOptions) -> tuple[np.ndarray, bool,
     names = [tc.name for tc in grid.terrain_classes]
     for name, cost in options.terrain_costs:
         if name not in names:
-            raise InvalidOption("terrain_costs", f"map {grid.name!r} has no terrain class "
-                                f"{name!r} (classes: {', '.join(names)})")
+            raise InvalidOption(
+                "terrain_costs",
+                f"map {grid.name!r} has no terrain class {name!r} (classes: {', '.join(names)})",
+            )
         costs[names.index(name)] = float(cost)
     present = [costs[i] for i in grid.present_classes] or [1.0]
     if options.cost_model == CostModel.INTEGER:
         for i in grid.present_classes:
             if costs[i] != int(costs[i]):
-                raise InvalidOption("cost_model", f"the integer cost model needs whole-number "
-                                    f"terrain costs; class {names[i]!r} costs {costs[i]}")
+                raise InvalidOption(
+                    "cost_model",
+                    f"the integer cost model needs whole-number "
+                    f"terrain costs; class {names[i]!r} costs {costs[i]}",
+                )
     table = np.ones(256, dtype=np.float64)
-    table[:len(costs)] = costs
+    table[: len(costs)] = costs
     return table, all(c == 1.0 for c in present), min(present)
 
 

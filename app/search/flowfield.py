@@ -18,9 +18,7 @@ from numba import njit
 from app.grid.model import Grid
 from app.search import _general, _kernels
 from app.search.find import check_cell, terrain_table
-from app.search.options import (
-    DIAGONAL_CODES, InvalidOption, SearchOptions,
-)
+from app.search.options import DEFAULT_OPTIONS, DIAGONAL_CODES, InvalidOption, SearchOptions
 from app.search.scratch import SearchScratch, thread_scratch
 
 # Next-step codes, in the kernels' neighbour order; -1: no step (goal, blocked, unreachable).
@@ -63,9 +61,14 @@ def _extract(nodes, g_cost, generation, stride, height, width, cost, step):
                     break
 
 
-def flow_field(grid: Grid, goal: tuple[int, int], options: SearchOptions = SearchOptions(), *,
-               blocked: Sequence[tuple[int, int]] = (),
-               scratch: SearchScratch | None = None) -> FlowField:
+def flow_field(
+    grid: Grid,
+    goal: tuple[int, int],
+    options: SearchOptions = DEFAULT_OPTIONS,
+    *,
+    blocked: Sequence[tuple[int, int]] = (),
+    scratch: SearchScratch | None = None,
+) -> FlowField:
     """Cost to ``goal`` and next step for every cell, under the movement rules of ``options``
     (algorithm and heuristic do not apply: it is always a full Dijkstra search)."""
     if options.turn_penalty > 0:
@@ -83,16 +86,36 @@ def flow_field(grid: Grid, goal: tuple[int, int], options: SearchOptions = Searc
     orth_w, diag_w = options.step_weights
     no_goals = np.empty((0, 2), dtype=np.int64)
     _, expanded, _, _, _ = _general.search_grid(
-        grid.flat, grid.stride, options.clearance, grid.terrain_flat, class_cost, uniform,
-        grid.index(*goal), no_goals, _general.DIJKSTRA, _general.ZERO, 0.0, _general.OCTILE,
-        DIAGONAL_CODES[options.diagonal], orth_w, diag_w, grid.cell_count + 1, np.inf, 0.0,
-        scratch.nodes, marks, scratch.g_cost, scratch.frontier, generation,
+        grid.flat,
+        grid.stride,
+        options.clearance,
+        grid.terrain_flat,
+        class_cost,
+        uniform,
+        grid.index(*goal),
+        no_goals,
+        _general.DIJKSTRA,
+        _general.ZERO,
+        0.0,
+        _general.OCTILE,
+        DIAGONAL_CODES[options.diagonal],
+        orth_w,
+        diag_w,
+        grid.cell_count + 1,
+        np.inf,
+        0.0,
+        scratch.nodes,
+        marks,
+        scratch.g_cost,
+        scratch.frontier,
+        generation,
         np.empty(0, dtype=np.int32),
     )
     cost = np.empty((grid.height, grid.width), dtype=np.float64)
     step = np.empty((grid.height, grid.width), dtype=np.int8)
-    _extract(scratch.nodes, scratch.g_cost, generation, grid.stride, grid.height, grid.width,
-             cost, step)
+    _extract(
+        scratch.nodes, scratch.g_cost, generation, grid.stride, grid.height, grid.width, cost, step
+    )
     return FlowField(cost, step, int(expanded))
 
 

@@ -21,8 +21,8 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
-from functools import lru_cache
 from enum import Enum
+from functools import lru_cache
 
 from app.search import _general
 from app.search._kernels import CORNER_BOTH, CORNER_NONE, CORNER_ONE, SQRT2
@@ -57,18 +57,33 @@ class CostModel(str, Enum):
     INTEGER = "integer"
 
 
-ALGORITHM_CODES = {Algorithm.ASTAR: _general.ASTAR, Algorithm.DIJKSTRA: _general.DIJKSTRA,
-                   Algorithm.BFS: _general.BFS, Algorithm.GREEDY: _general.GREEDY}
-HEURISTIC_CODES = {Heuristic.OCTILE: _general.OCTILE, Heuristic.MANHATTAN: _general.MANHATTAN,
-                   Heuristic.EUCLIDEAN: _general.EUCLIDEAN,
-                   Heuristic.CHEBYSHEV: _general.CHEBYSHEV, Heuristic.ZERO: _general.ZERO}
-DIAGONAL_CODES = {Diagonal.NEVER: _general.DIAGONAL_NEVER,
-                  Diagonal.NO_CORNER_CUT: _general.NO_CORNER_CUT,
-                  Diagonal.ONE_FREE: _general.ONE_FREE, Diagonal.ALWAYS: _general.ALWAYS}
+ALGORITHM_CODES = {
+    Algorithm.ASTAR: _general.ASTAR,
+    Algorithm.DIJKSTRA: _general.DIJKSTRA,
+    Algorithm.BFS: _general.BFS,
+    Algorithm.GREEDY: _general.GREEDY,
+}
+HEURISTIC_CODES = {
+    Heuristic.OCTILE: _general.OCTILE,
+    Heuristic.MANHATTAN: _general.MANHATTAN,
+    Heuristic.EUCLIDEAN: _general.EUCLIDEAN,
+    Heuristic.CHEBYSHEV: _general.CHEBYSHEV,
+    Heuristic.ZERO: _general.ZERO,
+}
+DIAGONAL_CODES = {
+    Diagonal.NEVER: _general.DIAGONAL_NEVER,
+    Diagonal.NO_CORNER_CUT: _general.NO_CORNER_CUT,
+    Diagonal.ONE_FREE: _general.ONE_FREE,
+    Diagonal.ALWAYS: _general.ALWAYS,
+}
 # Line of sight at an exact grid corner follows the diagonal rule; 4-connected movement
 # (and "never") uses the strict rule, so a sight line never crosses between diagonal walls.
-CORNER_RULES = {Diagonal.NEVER: CORNER_BOTH, Diagonal.NO_CORNER_CUT: CORNER_BOTH,
-                Diagonal.ONE_FREE: CORNER_ONE, Diagonal.ALWAYS: CORNER_NONE}
+CORNER_RULES = {
+    Diagonal.NEVER: CORNER_BOTH,
+    Diagonal.NO_CORNER_CUT: CORNER_BOTH,
+    Diagonal.ONE_FREE: CORNER_ONE,
+    Diagonal.ALWAYS: CORNER_NONE,
+}
 
 
 class InvalidOption(ValueError):
@@ -97,26 +112,43 @@ class SearchOptions:
 
     def __post_init__(self) -> None:
         if not 1 <= self.clearance <= 255:
-            raise InvalidOption("clearance", f"clearance must be 1..255 cells, got {self.clearance}")
+            raise InvalidOption(
+                "clearance", f"clearance must be 1..255 cells, got {self.clearance}"
+            )
         if not (math.isfinite(self.turn_penalty) and self.turn_penalty >= 0):
-            raise InvalidOption("turn_penalty",
-                                f"turn_penalty must be a finite number >= 0, got {self.turn_penalty}")
+            raise InvalidOption(
+                "turn_penalty",
+                f"turn_penalty must be a finite number >= 0, got {self.turn_penalty}",
+            )
         if self.cost_model == CostModel.INTEGER and self.turn_penalty != int(self.turn_penalty):
-            raise InvalidOption("turn_penalty", "the integer cost model needs a whole-number "
-                                f"turn_penalty, got {self.turn_penalty}")
+            raise InvalidOption(
+                "turn_penalty",
+                "the integer cost model needs a whole-number "
+                f"turn_penalty, got {self.turn_penalty}",
+            )
         for name, cost in self.terrain_costs:
             if isinstance(cost, bool) or not (math.isfinite(cost) and cost > 0):
-                raise InvalidOption("terrain_costs",
-                                    f"terrain_costs[{name!r}] must be a finite number > 0, got {cost}")
+                raise InvalidOption(
+                    "terrain_costs",
+                    f"terrain_costs[{name!r}] must be a finite number > 0, got {cost}",
+                )
         if self.connectivity not in (4, 8):
-            raise InvalidOption("connectivity", f"connectivity must be 4 or 8, got {self.connectivity}")
+            raise InvalidOption(
+                "connectivity", f"connectivity must be 4 or 8, got {self.connectivity}"
+            )
         if not (math.isfinite(self.heuristic_weight) and self.heuristic_weight >= 1):
-            raise InvalidOption("heuristic_weight",
-                                f"heuristic_weight must be a finite number >= 1, got {self.heuristic_weight}")
+            raise InvalidOption(
+                "heuristic_weight",
+                f"heuristic_weight must be a finite number >= 1, got {self.heuristic_weight}",
+            )
         if self.max_expanded is not None and self.max_expanded < 1:
-            raise InvalidOption("max_expanded", f"max_expanded must be >= 1, got {self.max_expanded}")
+            raise InvalidOption(
+                "max_expanded", f"max_expanded must be >= 1, got {self.max_expanded}"
+            )
         if self.max_cost is not None and not (math.isfinite(self.max_cost) and self.max_cost >= 0):
-            raise InvalidOption("max_cost", f"max_cost must be a finite number >= 0, got {self.max_cost}")
+            raise InvalidOption(
+                "max_cost", f"max_cost must be a finite number >= 0, got {self.max_cost}"
+            )
 
     def resolved(self) -> SearchOptions:
         """The effective options: defaults filled in, 4-connected means no diagonals."""
@@ -151,19 +183,27 @@ class SearchOptions:
     @property
     def bounded_suboptimal(self) -> bool:
         """Weighted A* with an admissible heuristic: cost <= heuristic_weight x optimal."""
-        return (self.algorithm in (Algorithm.ASTAR, Algorithm.AUTO) and self.admissible
-                and self.heuristic_weight > 1)
+        return (
+            self.algorithm in (Algorithm.ASTAR, Algorithm.AUTO)
+            and self.admissible
+            and self.heuristic_weight > 1
+        )
 
     @property
     def is_fast_path(self) -> bool:
         """Served by the exact default kernel (A*, octile, no corner cutting, weight 1) when
         the terrain is uniform."""
         r = self.resolved()
-        return (r.algorithm in (Algorithm.ASTAR, Algorithm.AUTO)
-                and r.heuristic == Heuristic.OCTILE
-                and r.heuristic_weight == 1 and r.diagonal == Diagonal.NO_CORNER_CUT
-                and r.max_cost is None and not r.closest and r.turn_penalty == 0
-                and r.clearance == 1)
+        return (
+            r.algorithm in (Algorithm.ASTAR, Algorithm.AUTO)
+            and r.heuristic == Heuristic.OCTILE
+            and r.heuristic_weight == 1
+            and r.diagonal == Diagonal.NO_CORNER_CUT
+            and r.max_cost is None
+            and not r.closest
+            and r.turn_penalty == 0
+            and r.clearance == 1
+        )
 
 
 @lru_cache(maxsize=1024)
@@ -180,8 +220,9 @@ def _resolve(options: SearchOptions) -> SearchOptions:
 DEFAULT_OPTIONS = SearchOptions()
 
 
-def jps_blocker(options: SearchOptions, *, uniform: bool, blocked: bool, goals: int,
-                explored: bool) -> str | None:
+def jps_blocker(
+    options: SearchOptions, *, uniform: bool, blocked: bool, goals: int, explored: bool
+) -> str | None:
     """Why jump point search cannot serve this query (None: it can)."""
     r = options.resolved()
     if not (r.connectivity == 8 and r.diagonal == Diagonal.NO_CORNER_CUT):

@@ -35,9 +35,16 @@ def _overlay(grid: Grid, blocked: Sequence[Cell], scratch: SearchScratch | None)
     return marks, generation
 
 
-def line_of_sight(grid: Grid, a: Cell, b: Cell, *, diagonal: Diagonal = Diagonal.NO_CORNER_CUT,
-                  blocked: Sequence[Cell] = (), clearance: int = 1,
-                  scratch: SearchScratch | None = None) -> bool:
+def line_of_sight(
+    grid: Grid,
+    a: Cell,
+    b: Cell,
+    *,
+    diagonal: Diagonal = Diagonal.NO_CORNER_CUT,
+    blocked: Sequence[Cell] = (),
+    clearance: int = 1,
+    scratch: SearchScratch | None = None,
+) -> bool:
     """True if cells ``a`` and ``b`` see each other (see the module docstring).
 
     Cells outside the map count as blocked.
@@ -45,22 +52,42 @@ def line_of_sight(grid: Grid, a: Cell, b: Cell, *, diagonal: Diagonal = Diagonal
     if not (grid.in_bounds(*a) and grid.in_bounds(*b)):
         return False
     marks, mark = _overlay(grid, blocked, scratch)
-    return bool(_kernels.line_of_sight(grid.flat, grid.stride, clearance, marks, mark,
-                                       CORNER_RULES[diagonal], int(a[0]), int(a[1]), int(b[0]),
-                                       int(b[1])))
+    return bool(
+        _kernels.line_of_sight(
+            grid.flat,
+            grid.stride,
+            clearance,
+            marks,
+            mark,
+            CORNER_RULES[diagonal],
+            int(a[0]),
+            int(a[1]),
+            int(b[0]),
+            int(b[1]),
+        )
+    )
 
 
-def smooth(grid: Grid, path: np.ndarray, *, diagonal: Diagonal = Diagonal.NO_CORNER_CUT,
-           blocked: Sequence[Cell] = (), clearance: int = 1,
-           scratch: SearchScratch | None = None) -> np.ndarray:
+def smooth(
+    grid: Grid,
+    path: np.ndarray,
+    *,
+    diagonal: Diagonal = Diagonal.NO_CORNER_CUT,
+    blocked: Sequence[Cell] = (),
+    clearance: int = 1,
+    scratch: SearchScratch | None = None,
+) -> np.ndarray:
     """Waypoints of ``path`` by forward string pulling (a subsequence of ``path`` whose
     consecutive pairs have line of sight). ``path`` must be a legal cell path on ``grid``."""
     path = np.ascontiguousarray(path, dtype=np.int32)
     if path.shape[0] == 0:
         return path
     marks, mark = _overlay(grid, blocked, scratch)
-    return path[_kernels.smooth_path(grid.flat, grid.stride, clearance, marks, mark,
-                                     CORNER_RULES[diagonal], path)]
+    return path[
+        _kernels.smooth_path(
+            grid.flat, grid.stride, clearance, marks, mark, CORNER_RULES[diagonal], path
+        )
+    ]
 
 
 def turning_points(path: np.ndarray) -> np.ndarray:

@@ -25,7 +25,12 @@ from app.grid.model import Grid
 from app.search import _validate
 from app.search.find import find_path, terrain_table
 from app.search.options import (
-    CORNER_RULES, DEFAULT_OPTIONS, DIAGONAL_CODES, Algorithm, CostModel, SearchOptions,
+    CORNER_RULES,
+    DEFAULT_OPTIONS,
+    DIAGONAL_CODES,
+    Algorithm,
+    CostModel,
+    SearchOptions,
 )
 from app.search.scratch import SearchScratch
 from app.search.smooth import _overlay
@@ -56,7 +61,8 @@ def _message(code: str, i: int, path: np.ndarray, grid: Grid, unit: int) -> str:
     prev = f"[{int(path[i - 1][0])}, {int(path[i - 1][1])}]" if i > 0 else ""
     return {
         "out_of_bounds": f"[{x}, {y}] is outside map {grid.name!r} ({grid.width}x{grid.height})",
-        "blocked_cell": f"[{x}, {y}] is blocked" + (f" or too narrow for size {unit}" if unit > 1 else ""),
+        "blocked_cell": f"[{x}, {y}] is blocked"
+        + (f" or too narrow for size {unit}" if unit > 1 else ""),
         "not_adjacent": f"{prev} -> [{x}, {y}] is not one step under the movement rules",
         "corner_cut": f"{prev} -> [{x}, {y}] cuts a corner the diagonal rule forbids",
         "no_line_of_sight": f"{prev} and [{x}, {y}] do not see each other",
@@ -90,9 +96,24 @@ def validate_path(
     began = time.perf_counter_ns()
     if mode == "cells":
         cost, found = _validate.validate_cells(
-            grid.flat, grid.stride, grid.width, grid.height, options.clearance,
-            grid.terrain_flat, class_cost, uniform, marks, block_mark,
-            DIAGONAL_CODES[options.diagonal], orth_w, diag_w, cells, out_index, out_code, first)
+            grid.flat,
+            grid.stride,
+            grid.width,
+            grid.height,
+            options.clearance,
+            grid.terrain_flat,
+            class_cost,
+            uniform,
+            marks,
+            block_mark,
+            DIAGONAL_CODES[options.diagonal],
+            orth_w,
+            diag_w,
+            cells,
+            out_index,
+            out_code,
+            first,
+        )
         if uniform:  # the same exact arithmetic as find_path
             steps = np.abs(np.diff(cells, axis=0)) if len(cells) > 1 else np.zeros((0, 2))
             neighbours = steps.max(axis=1) == 1 if len(steps) else np.zeros(0, dtype=bool)
@@ -101,15 +122,31 @@ def validate_path(
             cost = straight * orth_w + diagonal * diag_w
     else:
         cost, found = _validate.validate_waypoints(
-            grid.flat, grid.stride, grid.width, grid.height, options.clearance, marks,
-            block_mark, CORNER_RULES[options.diagonal], orth_w * min_cost, cells, out_index,
-            out_code, first)
+            grid.flat,
+            grid.stride,
+            grid.width,
+            grid.height,
+            options.clearance,
+            marks,
+            block_mark,
+            CORNER_RULES[options.diagonal],
+            orth_w * min_cost,
+            cells,
+            out_index,
+            out_code,
+            first,
+        )
     search_us = (time.perf_counter_ns() - began) / 1000
     listed = {(int(out_index[k]), int(out_code[k])) for k in range(min(found, MAX_LISTED))}
     listed |= {(int(i), code) for code, i in enumerate(first) if i >= 0}
-    violations = [Violation(i, _validate.VIOLATION_CODES[c],
-                            _message(_validate.VIOLATION_CODES[c], i, cells, grid, options.clearance))
-                  for i, c in sorted(listed)]
+    violations = [
+        Violation(
+            i,
+            _validate.VIOLATION_CODES[c],
+            _message(_validate.VIOLATION_CODES[c], i, cells, grid, options.clearance),
+        )
+        for i, c in sorted(listed)
+    ]
     if options.cost_model == CostModel.INTEGER and mode == "cells":
         cost = int(round(cost))
     else:
@@ -119,28 +156,62 @@ def validate_path(
         violations.append(Violation(0, "not_adjacent", "the path is empty"))
     else:
         if start is not None and tuple(int(v) for v in cells[0]) != tuple(start):
-            violations.append(Violation(0, "wrong_start", f"the path starts at {cells[0].tolist()}, "
-                                        f"not at {list(start)}"))
+            violations.append(
+                Violation(
+                    0,
+                    "wrong_start",
+                    f"the path starts at {cells[0].tolist()}, not at {list(start)}",
+                )
+            )
         if goal is not None and tuple(int(v) for v in cells[-1]) != tuple(goal):
-            violations.append(Violation(n - 1, "wrong_goal", f"the path ends at {cells[-1].tolist()}, "
-                                        f"not at {list(goal)}"))
+            violations.append(
+                Violation(
+                    n - 1,
+                    "wrong_goal",
+                    f"the path ends at {cells[-1].tolist()}, not at {list(goal)}",
+                )
+            )
     if max_cost is not None and cost > max_cost + 1e-9 * max(1.0, abs(max_cost)):
-        violations.append(Violation(max(n - 1, 0), "over_budget",
-                                    f"the path costs {cost}, over the budget of {max_cost}"))
+        violations.append(
+            Violation(
+                max(n - 1, 0),
+                "over_budget",
+                f"the path costs {cost}, over the budget of {max_cost}",
+            )
+        )
     optimal_cost = None
     if compare_optimal and n > 0:
         ends = (tuple(int(v) for v in cells[0]), tuple(int(v) for v in cells[-1]))
         if all(grid.in_bounds(*c) for c in ends):
             try:
-                optimal_cost = find_path(grid, ends[0], ends[1], _optimal_options(options),
-                                         blocked=blocked, scratch=scratch).cost
+                optimal_cost = find_path(
+                    grid,
+                    ends[0],
+                    ends[1],
+                    _optimal_options(options),
+                    blocked=blocked,
+                    scratch=scratch,
+                ).cost
             except ServiceError:  # an end is blocked: the violations say so already
                 optimal_cost = None
-    return ValidationResult(valid=not violations, cost=cost, checked=n, violations=violations,
-                            optimal_cost=optimal_cost, search_us=search_us)
+    return ValidationResult(
+        valid=not violations,
+        cost=cost,
+        checked=n,
+        violations=violations,
+        optimal_cost=optimal_cost,
+        search_us=search_us,
+    )
 
 
 def _optimal_options(options: SearchOptions) -> SearchOptions:
     """The same movement and cost rules, searched optimally."""
-    return replace(options, algorithm=Algorithm.ASTAR, heuristic=None, heuristic_weight=1.0,
-                   max_cost=None, closest=False, turn_penalty=0.0).resolved()
+    return replace(
+        options,
+        algorithm=Algorithm.ASTAR,
+        heuristic=None,
+        heuristic_weight=1.0,
+        max_cost=None,
+        closest=False,
+        turn_penalty=0.0,
+    ).resolved()

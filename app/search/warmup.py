@@ -12,10 +12,10 @@ import numpy as np
 from app.grid.model import Grid, TerrainClass
 from app.search.find import find_path
 from app.search.flowfield import flow_field
-from app.search.validate import validate_path
 from app.search.options import Algorithm, SearchOptions
 from app.search.scratch import SearchScratch
 from app.search.smooth import line_of_sight, smooth, turning_points
+from app.search.validate import validate_path
 
 
 def warm_up() -> float:
@@ -35,15 +35,27 @@ def warm_up() -> float:
     line_of_sight(grid, (0, 0), (4, 3), blocked=[(1, 1)], scratch=scratch)
     find_path(grid, (0, 0), (4, 3), SearchOptions(max_expanded=1), scratch=scratch)
     find_path(grid, (0, 0), (4, 3), SearchOptions(algorithm=Algorithm.ASTAR), scratch=scratch)
-    general = find_path(grid, (0, 0), None, SearchOptions(algorithm=Algorithm.DIJKSTRA, closest=True),
-                        goals=[(4, 3), (3, 0)], blocked=[(1, 1)], explored_limit=4,
-                        scratch=scratch)
+    general = find_path(
+        grid,
+        (0, 0),
+        None,
+        SearchOptions(algorithm=Algorithm.DIJKSTRA, closest=True),
+        goals=[(4, 3), (3, 0)],
+        blocked=[(1, 1)],
+        explored_limit=4,
+        scratch=scratch,
+    )
     smooth(grid, general.path, blocked=[(1, 1)], scratch=scratch)
     flow_field(grid, (4, 3), blocked=[(1, 1)], scratch=scratch)
-    terrain = Grid.from_walkable("_warmup_terrain", walkable, terrain=(walkable * 1).astype(np.uint8),
-                                 terrain_classes=(TerrainClass("ground", 1.0),
-                                                  TerrainClass("sand", 2.0)))
-    find_path(terrain, (0, 0), (4, 3), SearchOptions(terrain_costs=(("sand", 1.5),)), scratch=scratch)
+    terrain = Grid.from_walkable(
+        "_warmup_terrain",
+        walkable,
+        terrain=(walkable * 1).astype(np.uint8),
+        terrain_classes=(TerrainClass("ground", 1.0), TerrainClass("sand", 2.0)),
+    )
+    find_path(
+        terrain, (0, 0), (4, 3), SearchOptions(terrain_costs=(("sand", 1.5),)), scratch=scratch
+    )
     flow_field(terrain, (4, 3), scratch=scratch)
     for blocked in ([], [(1, 1)]):  # without and with an overlay: two specialisations
         validate_path(grid, result.path, blocked=blocked, compare_optimal=True, scratch=scratch)

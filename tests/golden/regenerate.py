@@ -19,14 +19,21 @@ from tests.conftest import MAPS_DIR, wait_ready
 
 HERE = Path(__file__).resolve().parent
 
-QUERIES = [("arena", [2, 2], [40, 50]), ("arena", [60, 3], [3, 60]), ("maze", [1, 1], [127, 127]),
-           ("field", [1, 1], [254, 254]), ("field", [200, 10], [10, 200])]
+QUERIES = [
+    ("arena", [2, 2], [40, 50]),
+    ("arena", [60, 3], [3, 60]),
+    ("maze", [1, 1], [127, 127]),
+    ("field", [1, 1], [254, 254]),
+    ("field", [200, 10], [10, 200]),
+]
 
 FAMILIES = {
     "default": [{}],
     "algorithms": [{"algorithm": a} for a in ("auto", "jps", "astar", "dijkstra", "bfs", "greedy")],
-    "heuristics": [{"heuristic": h} for h in ("octile", "manhattan", "euclidean", "chebyshev",
-                                              "zero")] + [{"heuristic_weight": 2.5}],
+    "heuristics": [
+        {"heuristic": h} for h in ("octile", "manhattan", "euclidean", "chebyshev", "zero")
+    ]
+    + [{"heuristic_weight": 2.5}],
     "movement": [{"connectivity": 4}] + [{"diagonal": d} for d in ("never", "one_free", "always")],
     "cost_model": [{"cost_model": "integer"}, {"cost_model": "integer", "connectivity": 4}],
     "terrain": [{"terrain_costs": {"ground": 2}}],
@@ -55,9 +62,16 @@ def build() -> dict[str, list[dict]]:
                     if response.status_code != 200:
                         continue  # e.g. an overlay cell that is a wall on this map
                     body = response.json()
-                    entries.append({"request": request, "found": body["found"],
-                                    "partial": body["partial"], "cost": body["cost"],
-                                    "path_hash": body["path_hash"], "expanded": body["expanded"]})
+                    entries.append(
+                        {
+                            "request": request,
+                            "found": body["found"],
+                            "partial": body["partial"],
+                            "cost": body["cost"],
+                            "path_hash": body["path_hash"],
+                            "expanded": body["expanded"],
+                        }
+                    )
             vectors[family] = entries
     return vectors
 

@@ -23,8 +23,11 @@ router = APIRouter(tags=["paths"])
 
 def _encode(array: np.ndarray) -> dict:
     array = np.ascontiguousarray(array, dtype=array.dtype.newbyteorder("<"))
-    return {"dtype": array.dtype.str, "shape": list(array.shape),
-            "data": base64.b64encode(array.tobytes()).decode("ascii")}
+    return {
+        "dtype": array.dtype.str,
+        "shape": list(array.shape),
+        "data": base64.b64encode(array.tobytes()).decode("ascii"),
+    }
 
 
 def render_png(grid: Grid, field: FlowField) -> bytes:
@@ -43,9 +46,15 @@ def render_png(grid: Grid, field: FlowField) -> bytes:
     return out.getvalue()
 
 
-@router.post("/flowfield", response_model=FlowFieldResponse,
-             responses={200: {"content": {"image/png": {}}},
-                        404: {"model": ErrorResponse}, 422: {"model": ErrorResponse}})
+@router.post(
+    "/flowfield",
+    response_model=FlowFieldResponse,
+    responses={
+        200: {"content": {"image/png": {}}},
+        404: {"model": ErrorResponse},
+        422: {"model": ErrorResponse},
+    },
+)
 def post_flowfield(request: FlowFieldRequest, state: StateDep, store: StoreDep) -> Response:
     """Cost to ``goal`` and the first step towards it for every cell (Dijkstra from the goal).
 
@@ -54,43 +63,70 @@ def post_flowfield(request: FlowFieldRequest, state: StateDep, store: StoreDep) 
     grid = store.get(request.map)
     settings = state.settings
     if grid.cell_count > settings.max_flowfield_cells:
-        raise InvalidField("map", f"map {grid.name!r} has {grid.cell_count} cells, over the "
-                           f"flow-field limit of {settings.max_flowfield_cells}")
+        raise InvalidField(
+            "map",
+            f"map {grid.name!r} has {grid.cell_count} cells, over the "
+            f"flow-field limit of {settings.max_flowfield_cells}",
+        )
     if len(request.blocked) > settings.max_blocked:
-        raise InvalidField("blocked", f"blocked lists {len(request.blocked)} cells, over the "
-                           f"limit of {settings.max_blocked}")
+        raise InvalidField(
+            "blocked",
+            f"blocked lists {len(request.blocked)} cells, over the limit of {settings.max_blocked}",
+        )
     try:
-        options = SearchOptions(connectivity=request.connectivity, diagonal=request.diagonal,
-                                cost_model=request.cost_model, clearance=request.clearance,
-                                terrain_costs=tuple(sorted(request.terrain_costs.items())))
+        options = SearchOptions(
+            connectivity=request.connectivity,
+            diagonal=request.diagonal,
+            cost_model=request.cost_model,
+            clearance=request.clearance,
+            terrain_costs=tuple(sorted(request.terrain_costs.items())),
+        )
     except InvalidOption as exc:
         raise InvalidField(exc.field, exc.message) from None
     blocked = tuple(sorted({tuple(c) for c in request.blocked}))
-    key = (grid.name, grid.revision, grid.sha256, tuple(request.goal), options, blocked,
-           request.format)
+    key = (
+        grid.name,
+        grid.revision,
+        grid.sha256,
+        tuple(request.goal),
+        options,
+        blocked,
+        request.format,
+    )
 
     def compute() -> bytes:
         with state.pool.borrow() as scratch:
             try:
-                field = flow_field(grid, tuple(request.goal), options, blocked=blocked,
-                                   scratch=scratch)
+                field = flow_field(
+                    grid, tuple(request.goal), options, blocked=blocked, scratch=scratch
+                )
             except InvalidOption as exc:
                 raise InvalidField(exc.field, exc.message) from None
         if request.format == "png":
             return render_png(grid, field)
         effective = options.resolved()
-        return orjson.dumps({
-            "map": grid.name, "revision": grid.revision, "goal": list(request.goal),
-            "width": grid.width, "height": grid.height, "reachable": field.reachable,
-            "expanded": field.expanded, "cost": _encode(field.cost), "next": _encode(field.next),
-            "directions": list(DIRECTIONS),
-            "options": {"connectivity": effective.connectivity,
-                        "diagonal": effective.diagonal.value,
-                        "cost_model": effective.cost_model.value,
-                        "clearance": effective.clearance,
-                        "terrain_costs": {**grid.terrain_costs, **dict(effective.terrain_costs)},
-                        "blocked": [list(c) for c in blocked]},
-        })
+        return orjson.dumps(
+            {
+                "map": grid.name,
+                "revision": grid.revision,
+                "goal": list(request.goal),
+                "width": grid.width,
+                "height": grid.height,
+                "reachable": field.reachable,
+                "expanded": field.expanded,
+                "cost": _encode(field.cost),
+                "next": _encode(field.next),
+                "directions": list(DIRECTIONS),
+                "options": {
+                    "connectivity": effective.connectivity,
+                    "diagonal": effective.diagonal.value,
+                    "cost_model": effective.cost_model.value,
+                    "clearance": effective.clearance,
+                    "terrain_costs": {**grid.terrain_costs, **dict(effective.terrain_costs)},
+                    "blocked": [list(c) for c in blocked],
+                },
+            }
+        )
 
     body, hit = state.flowfields.get_or_compute(key, compute)
     media = "image/png" if request.format == "png" else "application/json"

@@ -12,8 +12,11 @@ from app.schemas import Health
 router = APIRouter(tags=["health"])
 
 
-@router.get("/health", response_model=Health,
-            responses={503: {"model": Health, "description": "Still starting."}})
+@router.get(
+    "/health",
+    response_model=Health,
+    responses={503: {"model": Health, "description": "Still starting."}},
+)
 async def health(state: StateDep) -> Response:
     """200 once maps are loaded and the kernels compiled; 503 before.
 
@@ -25,5 +28,6 @@ async def health(state: StateDep) -> Response:
     if state.startup_error:
         errors.append({"file": "", "reason": state.startup_error})
     body = {"status": "ok" if ready else "starting", "maps": store.names(), "errors": errors}
-    return Response(orjson.dumps(body), status_code=200 if ready else 503,
-                    media_type="application/json")
+    return Response(
+        orjson.dumps(body), status_code=200 if ready else 503, media_type="application/json"
+    )

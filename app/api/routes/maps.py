@@ -15,8 +15,7 @@ from PIL import Image
 from app.api.auth import require_admin
 from app.api.deps import StateDep, StoreDep
 from app.errors import InvalidField, InvalidRequest, MapLoadError
-from app.grid import Grid, is_valid_map_name
-from app.grid import persist
+from app.grid import Grid, is_valid_map_name, persist
 from app.grid.edits import Edit, apply_edits
 from app.grid.loader import load_map_data, sniff_movingai
 from app.schemas import ErrorResponse, MapDeleted, MapInfo, MapList, MapPatch, TerrainInfo
@@ -29,16 +28,25 @@ _ADMIN_ERRORS = {
     401: {"model": ErrorResponse, "description": "Missing or wrong token (`unauthorized`)."},
     403: {"model": ErrorResponse, "description": "No ADMIN_TOKEN configured (`admin_disabled`)."},
     404: {"model": ErrorResponse, "description": "`map_not_found`."},
-    409: {"model": ErrorResponse, "description": "`if_revision` is not current (`revision_conflict`)."},
+    409: {
+        "model": ErrorResponse,
+        "description": "`if_revision` is not current (`revision_conflict`).",
+    },
     422: {"model": ErrorResponse, "description": "Bad map data or edit; nothing changed."},
 }
 
 
 def map_info(grid: Grid) -> MapInfo:
-    return MapInfo(name=grid.name, width=grid.width, height=grid.height,
-                   walkable=grid.walkable_count,
-                   terrain=[TerrainInfo(name=tc.name, cost=tc.cost) for tc in grid.terrain_classes],
-                   revision=grid.revision, sha256=grid.sha256, source=grid.source)
+    return MapInfo(
+        name=grid.name,
+        width=grid.width,
+        height=grid.height,
+        walkable=grid.walkable_count,
+        terrain=[TerrainInfo(name=tc.name, cost=tc.cost) for tc in grid.terrain_classes],
+        revision=grid.revision,
+        sha256=grid.sha256,
+        source=grid.source,
+    )
 
 
 def _check_name(name: str) -> None:
@@ -46,8 +54,11 @@ def _check_name(name: str) -> None:
         raise InvalidRequest(f"map name {name!r} is not 1-64 characters of [A-Za-z0-9_-]")
 
 
-@router.get("/maps", response_model=MapList,
-            responses={503: {"model": ErrorResponse, "description": "Still starting."}})
+@router.get(
+    "/maps",
+    response_model=MapList,
+    responses={503: {"model": ErrorResponse, "description": "Still starting."}},
+)
 def list_maps(store: StoreDep) -> MapList:
     """Every loaded map, sorted by name."""
     return MapList(maps=[map_info(grid) for grid in store.all()])
@@ -70,8 +81,9 @@ def _cell_param(value: str | None, field: str) -> tuple[int, int] | None:
     return x, y
 
 
-def render_map(grid: Grid, path: np.ndarray | None = None, waypoints: np.ndarray | None = None,
-               scale: int = 1) -> bytes:
+def render_map(
+    grid: Grid, path: np.ndarray | None = None, waypoints: np.ndarray | None = None, scale: int = 1
+) -> bytes:
     """Walkable white (greyer the costlier), blocked black, path red, waypoints blue."""
     costs = np.array([tc.cost for tc in grid.terrain_classes])
     shade = np.clip(255 - (costs[grid.terrain[1:-1, 1:-1]] - 1.0) * 32, 128, 255).astype(np.uint8)
@@ -90,13 +102,23 @@ def render_map(grid: Grid, path: np.ndarray | None = None, waypoints: np.ndarray
     return out.getvalue()
 
 
-@router.get("/maps/{name}/image", response_class=Response,
-            responses={200: {"content": {"image/png": {}}}, 404: {"model": ErrorResponse},
-                       422: {"model": ErrorResponse}})
-def get_map_image(name: str, state: StateDep, store: StoreDep,
-                  start: Annotated[str | None, Query(description="x,y")] = None,
-                  goal: Annotated[str | None, Query(description="x,y")] = None,
-                  scale: Annotated[int | None, Query(ge=1, le=16)] = None) -> Response:
+@router.get(
+    "/maps/{name}/image",
+    response_class=Response,
+    responses={
+        200: {"content": {"image/png": {}}},
+        404: {"model": ErrorResponse},
+        422: {"model": ErrorResponse},
+    },
+)
+def get_map_image(
+    name: str,
+    state: StateDep,
+    store: StoreDep,
+    start: Annotated[str | None, Query(description="x,y")] = None,
+    goal: Annotated[str | None, Query(description="x,y")] = None,
+    scale: Annotated[int | None, Query(ge=1, le=16)] = None,
+) -> Response:
     """The map as PNG; with ``start`` and ``goal``, the default ``/path`` result drawn on it."""
     _check_name(name)
     grid = store.get(name)
@@ -110,8 +132,7 @@ def get_map_image(name: str, state: StateDep, store: StoreDep,
         raise InvalidRequest("give both start and goal, or neither")
     if start_cell is not None and goal_cell is not None:
         with state.pool.borrow() as scratch:
-            result = find_path(grid, start_cell, goal_cell,
-                               scratch=scratch)
+            result = find_path(grid, start_cell, goal_cell, scratch=scratch)
             path = result.path
             waypoints = smooth(grid, path, scratch=scratch)
     return Response(render_map(grid, path, waypoints, scale), media_type="image/png")
@@ -122,8 +143,12 @@ def _persist(state: ServiceState, grid: Grid) -> None:
         persist.save(state.settings.maps_dir, grid)
 
 
-@router.patch("/maps/{name}", response_model=MapInfo, responses=_ADMIN_ERRORS,
-              dependencies=[Depends(require_admin)])
+@router.patch(
+    "/maps/{name}",
+    response_model=MapInfo,
+    responses=_ADMIN_ERRORS,
+    dependencies=[Depends(require_admin)],
+)
 def patch_map(name: str, patch: MapPatch, state: StateDep, store: StoreDep) -> MapInfo:
     """Apply edits atomically: all of them, as one new revision, or none."""
     _check_name(name)
@@ -137,15 +162,27 @@ def patch_map(name: str, patch: MapPatch, state: StateDep, store: StoreDep) -> M
     return map_info(store.update(name, change, patch.if_revision))
 
 
-@router.put("/maps/{name}", response_model=MapInfo, status_code=200, responses={
-    **_ADMIN_ERRORS, 201: {"model": MapInfo, "description": "Created."}},
+@router.put(
+    "/maps/{name}",
+    response_model=MapInfo,
+    status_code=200,
+    responses={**_ADMIN_ERRORS, 201: {"model": MapInfo, "description": "Created."}},
     dependencies=[Depends(require_admin)],
-    openapi_extra={"requestBody": {"content": {
-        "image/png": {"schema": {"type": "string", "format": "binary"}},
-        "text/plain": {"schema": {"type": "string", "description": "A Moving AI .map file."}},
-    }, "required": True}})
-async def put_map(name: str, request: Request, state: StateDep, store: StoreDep,
-                  if_revision: int | None = None) -> Response:
+    openapi_extra={
+        "requestBody": {
+            "content": {
+                "image/png": {"schema": {"type": "string", "format": "binary"}},
+                "text/plain": {
+                    "schema": {"type": "string", "description": "A Moving AI .map file."}
+                },
+            },
+            "required": True,
+        }
+    },
+)
+async def put_map(
+    name: str, request: Request, state: StateDep, store: StoreDep, if_revision: int | None = None
+) -> Response:
     """Create or replace a map from a PNG (or another Pillow image) or a Moving AI ``.map``
     body. The same size limits as at start-up apply; a bad file changes nothing."""
     _check_name(name)
@@ -155,8 +192,13 @@ async def put_map(name: str, request: Request, state: StateDep, store: StoreDep,
 
     def parse() -> Grid:
         try:
-            return load_map_data(name, data, movingai=movingai, max_cells=settings.max_map_cells,
-                                 source=f"{name}{'.map' if movingai else '.png'}")
+            return load_map_data(
+                name,
+                data,
+                movingai=movingai,
+                max_cells=settings.max_map_cells,
+                source=f"{name}{'.map' if movingai else '.png'}",
+            )
         except MapLoadError as exc:
             raise InvalidField("map_data", f"cannot load the uploaded map: {exc.reason}") from None
 
@@ -173,10 +215,15 @@ async def put_map(name: str, request: Request, state: StateDep, store: StoreDep,
     return Response(body, status_code=200 if replaced else 201, media_type="application/json")
 
 
-@router.delete("/maps/{name}", response_model=MapDeleted, responses=_ADMIN_ERRORS,
-               dependencies=[Depends(require_admin)])
-def delete_map(name: str, state: StateDep, store: StoreDep,
-               if_revision: int | None = None) -> MapDeleted:
+@router.delete(
+    "/maps/{name}",
+    response_model=MapDeleted,
+    responses=_ADMIN_ERRORS,
+    dependencies=[Depends(require_admin)],
+)
+def delete_map(
+    name: str, state: StateDep, store: StoreDep, if_revision: int | None = None
+) -> MapDeleted:
     """Remove a map (and, with MAPS_WRITABLE, its files)."""
     _check_name(name)
     grid = store.delete(name, if_revision)

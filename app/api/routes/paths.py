@@ -17,7 +17,12 @@ from app.config import Settings
 from app.errors import BatchTooLarge, InvalidField, InvalidRequest, ServiceError, StaleRevision
 from app.grid import Grid
 from app.schemas import (
-    BatchRequest, BatchResponse, ErrorResponse, PathQuery, PathRequest, PathResponse,
+    BatchRequest,
+    BatchResponse,
+    ErrorResponse,
+    PathQuery,
+    PathRequest,
+    PathResponse,
 )
 from app.search import InvalidOption, SearchOptions, find_path, smooth, turning_points
 from app.search.scratch import SearchScratch
@@ -27,9 +32,11 @@ router = APIRouter(tags=["paths"])
 
 _ERRORS: dict[int | str, dict[str, Any]] = {
     404: {"model": ErrorResponse, "description": "Unknown map (`map_not_found`)."},
-    422: {"model": ErrorResponse,
-          "description": "`invalid_request`, `invalid_<option>`, `out_of_bounds`, "
-                         "`start_blocked`, `goal_blocked` (and `batch_too_large` for /paths)."},
+    422: {
+        "model": ErrorResponse,
+        "description": "`invalid_request`, `invalid_<option>`, `out_of_bounds`, "
+        "`start_blocked`, `goal_blocked` (and `batch_too_large` for /paths).",
+    },
     503: {"model": ErrorResponse, "description": "Still starting (`not_ready`)."},
 }
 
@@ -38,24 +45,31 @@ def _json(body: Any, search_us: float) -> Response:
     # Serialised straight from the numpy arrays (bench/serialize.py measures why); the
     # shapes are the declared response models. The kernel time goes in a header, so the
     # body stays byte-for-byte deterministic.
-    return Response(orjson.dumps(body, option=orjson.OPT_SERIALIZE_NUMPY),
-                    media_type="application/json", headers=server_timing(search_us))
+    return Response(
+        orjson.dumps(body, option=orjson.OPT_SERIALIZE_NUMPY),
+        media_type="application/json",
+        headers=server_timing(search_us),
+    )
 
 
 def server_timing(search_us: float) -> dict[str, str]:
     return {"Server-Timing": f"search;dur={search_us / 1000:.3f}"}
 
 
-def search_options(query: PathQuery, grid: Grid, settings: Settings,
-                   expansion_cap: int | None = None) -> SearchOptions:
+def search_options(
+    query: PathQuery, grid: Grid, settings: Settings, expansion_cap: int | None = None
+) -> SearchOptions:
     """The pure-layer options of a query, with the server's caps applied (``expansion_cap``:
     a batch's share of its total budget)."""
     if len(query.blocked) > settings.max_blocked:
-        raise InvalidField("blocked", f"blocked lists {len(query.blocked)} cells, over the "
-                           f"limit of {settings.max_blocked}")
+        raise InvalidField(
+            "blocked",
+            f"blocked lists {len(query.blocked)} cells, over the limit of {settings.max_blocked}",
+        )
     if query.goals is not None and len(query.goals) > settings.max_goals:
-        raise InvalidField("goals", f"goals lists {len(query.goals)} cells, over the limit of "
-                           f"{settings.max_goals}")
+        raise InvalidField(
+            "goals", f"goals lists {len(query.goals)} cells, over the limit of {settings.max_goals}"
+        )
     if query.goal is None and query.goals is None:
         raise InvalidRequest("missing field 'goal' (or give 'goals')")
     if query.goal is not None and query.goals is not None:
@@ -63,17 +77,26 @@ def search_options(query: PathQuery, grid: Grid, settings: Settings,
     cap = min(settings.max_expanded, expansion_cap or settings.max_expanded)
     max_expanded = min(query.max_expanded or cap, cap)
     if query.turn_penalty > 0 and grid.cell_count > settings.max_turn_cells:
-        raise InvalidField("turn_penalty", f"turn_penalty searches 9 states per cell; map "
-                           f"{grid.name!r} has {grid.cell_count} cells, over the limit of "
-                           f"{settings.max_turn_cells}")
+        raise InvalidField(
+            "turn_penalty",
+            f"turn_penalty searches 9 states per cell; map "
+            f"{grid.name!r} has {grid.cell_count} cells, over the limit of "
+            f"{settings.max_turn_cells}",
+        )
     try:
         return SearchOptions(
-            algorithm=query.algorithm, heuristic=query.heuristic,
-            heuristic_weight=query.heuristic_weight, connectivity=query.connectivity,
-            diagonal=query.diagonal, cost_model=query.cost_model, max_expanded=max_expanded,
-            max_cost=query.max_cost, closest=query.closest,
+            algorithm=query.algorithm,
+            heuristic=query.heuristic,
+            heuristic_weight=query.heuristic_weight,
+            connectivity=query.connectivity,
+            diagonal=query.diagonal,
+            cost_model=query.cost_model,
+            max_expanded=max_expanded,
+            max_cost=query.max_cost,
+            closest=query.closest,
             terrain_costs=tuple(sorted(query.terrain_costs.items())),
-            turn_penalty=query.turn_penalty, clearance=query.clearance,
+            turn_penalty=query.turn_penalty,
+            clearance=query.clearance,
         )
     except InvalidOption as exc:
         raise InvalidField(exc.field, exc.message) from None
@@ -84,19 +107,33 @@ def path_hash(path: np.ndarray) -> str:
     return hashlib.sha256(np.ascontiguousarray(path, dtype="<i4").tobytes()).hexdigest()
 
 
-def answer(grid: Grid, query: PathQuery, settings: Settings, scratch: SearchScratch,
-           expansion_cap: int | None = None) -> tuple[dict, float]:
+def answer(
+    grid: Grid,
+    query: PathQuery,
+    settings: Settings,
+    scratch: SearchScratch,
+    expansion_cap: int | None = None,
+) -> tuple[dict, float]:
     """Run one query on one map snapshot; the response body and the kernel time in µs."""
     if query.revision is not None and query.revision != grid.revision:
-        raise StaleRevision(f"map {grid.name!r} is at revision {grid.revision}, not "
-                            f"{query.revision}")
+        raise StaleRevision(
+            f"map {grid.name!r} is at revision {grid.revision}, not {query.revision}"
+        )
     options = search_options(query, grid, settings, expansion_cap)
     blocked = [tuple(c) for c in query.blocked]
     include = set(query.include)
     explored_limit = settings.max_explored if "explored" in include else 0
     try:
-        result = find_path(grid, query.start, query.goal, options, goals=query.goals,
-                           blocked=blocked, explored_limit=explored_limit, scratch=scratch)
+        result = find_path(
+            grid,
+            query.start,
+            query.goal,
+            options,
+            goals=query.goals,
+            blocked=blocked,
+            explored_limit=explored_limit,
+            scratch=scratch,
+        )
     except InvalidOption as exc:  # options that depend on the map (terrain classes)
         raise InvalidField(exc.field, exc.message) from None
     effective = result.options
@@ -115,9 +152,14 @@ def answer(grid: Grid, query: PathQuery, settings: Settings, scratch: SearchScra
         if result.path.shape[0] == 0:
             body["waypoints"] = result.path
         elif query.smooth:
-            body["waypoints"] = smooth(grid, result.path, diagonal=effective.diagonal,
-                                       blocked=blocked, clearance=effective.clearance,
-                                       scratch=scratch)
+            body["waypoints"] = smooth(
+                grid,
+                result.path,
+                diagonal=effective.diagonal,
+                blocked=blocked,
+                clearance=effective.clearance,
+                scratch=scratch,
+            )
         else:
             body["waypoints"] = turning_points(result.path)
     body["path_hash"] = path_hash(result.path)
@@ -148,8 +190,9 @@ def answer(grid: Grid, query: PathQuery, settings: Settings, scratch: SearchScra
     return body, result.search_us
 
 
-def _run(state: ServiceState, grid: Grid, query: PathQuery,
-         expansion_cap: int | None = None) -> tuple[dict, float]:
+def _run(
+    state: ServiceState, grid: Grid, query: PathQuery, expansion_cap: int | None = None
+) -> tuple[dict, float]:
     with state.pool.borrow() as scratch:
         return answer(grid, query, state.settings, scratch, expansion_cap)
 
@@ -161,8 +204,9 @@ def post_path(request: PathRequest, state: StateDep, store: StoreDep) -> Respons
     return _json(*_run(state, grid, request))
 
 
-def _run_batch_entry(state: ServiceState, grid: Grid, raw: Any,
-                     expansion_cap: int) -> tuple[dict, float]:
+def _run_batch_entry(
+    state: ServiceState, grid: Grid, raw: Any, expansion_cap: int
+) -> tuple[dict, float]:
     try:
         query = PathQuery.model_validate(raw)
         return _run(state, grid, query, expansion_cap)
@@ -180,15 +224,18 @@ def post_paths(request: BatchRequest, state: StateDep, store: StoreDep) -> Respo
     A query that fails gets ``{"error": {...}}`` in its place; the others are answered.
     """
     if len(request.queries) > state.settings.max_batch:
-        raise BatchTooLarge(f"{len(request.queries)} queries, over the limit of "
-                            f"{state.settings.max_batch}")
+        raise BatchTooLarge(
+            f"{len(request.queries)} queries, over the limit of {state.settings.max_batch}"
+        )
     grid = store.get(request.map)  # one snapshot for the whole batch
     if request.revision is not None and request.revision != grid.revision:
-        raise StaleRevision(f"map {grid.name!r} is at revision {grid.revision}, not "
-                            f"{request.revision}")
+        raise StaleRevision(
+            f"map {grid.name!r} is at revision {grid.revision}, not {request.revision}"
+        )
     # The whole batch shares MAX_BATCH_EXPANDED, so one request cannot tie the server up.
     share = max(1, state.settings.max_batch_expanded // max(1, len(request.queries)))
-    answers = list(state.executor.map(lambda raw: _run_batch_entry(state, grid, raw, share),
-                                      request.queries))
+    answers = list(
+        state.executor.map(lambda raw: _run_batch_entry(state, grid, raw, share), request.queries)
+    )
     results = [body for body, _ in answers]
     return _json({"map": grid.name, "results": results}, sum(us for _, us in answers))

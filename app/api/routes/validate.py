@@ -18,48 +18,80 @@ router = APIRouter(tags=["paths"])
 _INT32 = 2**31 - 1
 
 
-@router.post("/validate", response_model=ValidateResponse,
-             responses={404: {"model": ErrorResponse}, 422: {"model": ErrorResponse}})
+@router.post(
+    "/validate",
+    response_model=ValidateResponse,
+    responses={404: {"model": ErrorResponse}, 422: {"model": ErrorResponse}},
+)
 def post_validate(request: ValidateRequest, state: StateDep, store: StoreDep) -> Response:
     """Check every step (``cells``) or every sight line (``waypoints``) of a claimed path,
     its cost against ``max_cost``, and its ends. ``valid`` is false with the violations
     listed (at least the first of each kind) when anything is wrong."""
     settings = state.settings
     if len(request.path) > settings.max_validate_cells:
-        raise InvalidField("path", f"path has {len(request.path)} entries, over the limit of "
-                           f"{settings.max_validate_cells}")
+        raise InvalidField(
+            "path",
+            f"path has {len(request.path)} entries, over the limit of "
+            f"{settings.max_validate_cells}",
+        )
     if len(request.blocked) > settings.max_blocked:
-        raise InvalidField("blocked", f"blocked lists {len(request.blocked)} cells, over the "
-                           f"limit of {settings.max_blocked}")
+        raise InvalidField(
+            "blocked",
+            f"blocked lists {len(request.blocked)} cells, over the limit of {settings.max_blocked}",
+        )
     grid = store.get(request.map)  # the snapshot this validation runs on, start to end
     try:
-        options = SearchOptions(connectivity=request.connectivity, diagonal=request.diagonal,
-                                cost_model=request.cost_model, clearance=request.clearance,
-                                terrain_costs=tuple(sorted(request.terrain_costs.items())))
+        options = SearchOptions(
+            connectivity=request.connectivity,
+            diagonal=request.diagonal,
+            cost_model=request.cost_model,
+            clearance=request.clearance,
+            terrain_costs=tuple(sorted(request.terrain_costs.items())),
+        )
         # Coordinates far outside any map are clamped: they stay out of bounds.
-        path = [(max(-_INT32, min(_INT32, x)), max(-_INT32, min(_INT32, y)))
-                for x, y in request.path]
+        path = [
+            (max(-_INT32, min(_INT32, x)), max(-_INT32, min(_INT32, y))) for x, y in request.path
+        ]
         with state.pool.borrow() as scratch:
             result = validate_path(
-                grid, path, mode=request.mode, options=options,
+                grid,
+                path,
+                mode=request.mode,
+                options=options,
                 blocked=[tuple(c) for c in request.blocked if grid.in_bounds(*c)],
                 max_cost=request.max_cost,
                 start=tuple(request.start) if request.start else None,
                 goal=tuple(request.goal) if request.goal else None,
-                compare_optimal=request.compare_optimal, scratch=scratch)
+                compare_optimal=request.compare_optimal,
+                scratch=scratch,
+            )
     except InvalidOption as exc:
         raise InvalidField(exc.field, exc.message) from None
-    violations = [{"index": v.index, "code": v.code, "message": v.message}
-                  for v in result.violations]
+    violations = [
+        {"index": v.index, "code": v.code, "message": v.message} for v in result.violations
+    ]
     if request.revision is not None and request.revision != grid.revision:
-        violations.insert(0, {"index": -1, "code": "stale_revision",
-                              "message": f"the path was made on revision {request.revision}; "
-                                         f"map {grid.name!r} is at revision {grid.revision}"})
-    body = {"map": grid.name, "revision": grid.revision, "valid": not violations,
-            "cost": result.cost, "checked": result.checked, "violations": violations}
+        violations.insert(
+            0,
+            {
+                "index": -1,
+                "code": "stale_revision",
+                "message": f"the path was made on revision {request.revision}; "
+                f"map {grid.name!r} is at revision {grid.revision}",
+            },
+        )
+    body = {
+        "map": grid.name,
+        "revision": grid.revision,
+        "valid": not violations,
+        "cost": result.cost,
+        "checked": result.checked,
+        "violations": violations,
+    }
     if request.compare_optimal:
         body["optimal_cost"] = result.optimal_cost
     if request.timing:
         body["search_us"] = round(result.search_us, 1)
-    return Response(orjson.dumps(body), media_type="application/json",
-                    headers=server_timing(result.search_us))
+    return Response(
+        orjson.dumps(body), media_type="application/json", headers=server_timing(result.search_us)
+    )
