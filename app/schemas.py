@@ -44,10 +44,39 @@ FiniteFloat = Annotated[float, Field(allow_inf_nan=False)]
 Include = Literal["path", "waypoints", "explored", "timing"]
 
 
-class PathOptions(BaseModel):
-    """Search options shared by ``/path``, each ``/paths`` query and (later) ``/validate``."""
+class MovementRules(BaseModel):
+    """How units move: shared by ``/path``, ``/paths``, ``/flowfield`` and ``/validate``."""
 
     model_config = ConfigDict(extra="forbid")
+
+    connectivity: Literal[4, 8] = 8
+    diagonal: Diagonal = Field(
+        Diagonal.NO_CORNER_CUT,
+        description="8-connected only: never, no_corner_cut (both "
+        "orthogonal neighbours walkable), one_free (at least one), always.",
+    )
+    cost_model: CostModel = Field(
+        CostModel.FLOAT, description="float: 1 and sqrt(2) per step; integer: 10 and 14."
+    )
+    clearance: StrictInt = Field(
+        1,
+        ge=1,
+        le=255,
+        description="Unit size in cells: the unit occupies the k x k square "
+        "whose top-left cell is its position, and keeps to cells with clearance >= k.",
+    )
+    terrain_costs: dict[str, Annotated[float, Field(gt=0, allow_inf_nan=False)]] = Field(
+        default_factory=dict,
+        description="Override terrain class costs for this request, "
+        'e.g. {"sand": 1.5} for a unit that prefers sand (classes: GET /maps).',
+    )
+    blocked: list[Cell] = Field(
+        default_factory=list, description="Extra blocked cells for this request only."
+    )
+
+
+class PathOptions(MovementRules):
+    """Search options of ``/path`` and of each ``/paths`` query."""
 
     algorithm: Algorithm = Field(
         Algorithm.AUTO,
@@ -63,15 +92,6 @@ class PathOptions(BaseModel):
     heuristic_weight: FiniteFloat = Field(
         1.0, ge=1.0, description="Weighted A*: the cost is at most weight x optimal."
     )
-    connectivity: Literal[4, 8] = 8
-    diagonal: Diagonal = Field(
-        Diagonal.NO_CORNER_CUT,
-        description="8-connected only: never, no_corner_cut (both "
-        "orthogonal neighbours walkable), one_free (at least one), always.",
-    )
-    cost_model: CostModel = Field(
-        CostModel.FLOAT, description="float: 1 and sqrt(2) per step; integer: 10 and 14."
-    )
     max_expanded: StrictInt | None = Field(
         None, ge=1, description="Stop after this many expansions (capped by the server)."
     )
@@ -83,27 +103,12 @@ class PathOptions(BaseModel):
         description="If the goal is not reached, return the path to the expanded cell "
         "nearest it (partial: true).",
     )
-    clearance: StrictInt = Field(
-        1,
-        ge=1,
-        le=255,
-        description="Unit size in cells: the unit occupies the k x k square "
-        "whose top-left cell is its position, and keeps to cells with clearance >= k.",
-    )
     turn_penalty: FiniteFloat = Field(
         0.0,
         ge=0,
         description="Extra cost per change of direction: among equally short "
         "paths, the straightest (searches over (cell, heading) states; optimal for the "
         "penalised cost).",
-    )
-    terrain_costs: dict[str, Annotated[float, Field(gt=0, allow_inf_nan=False)]] = Field(
-        default_factory=dict,
-        description="Override terrain class costs for this request, "
-        'e.g. {"sand": 1.5} for a unit that prefers sand (classes: GET /maps).',
-    )
-    blocked: list[Cell] = Field(
-        default_factory=list, description="Extra blocked cells for this request only."
     )
     goals: list[Cell] | None = Field(
         None,
@@ -147,21 +152,11 @@ class BatchRequest(BaseModel):
     queries: list[dict] = Field(description="Each one a /path request without `map`.")
 
 
-class FlowFieldRequest(BaseModel):
+class FlowFieldRequest(MovementRules):
     """One Dijkstra search from ``goal``: every cell's cost to it and first step towards it."""
-
-    model_config = ConfigDict(extra="forbid")
 
     map: MapName
     goal: Cell
-    connectivity: Literal[4, 8] = 8
-    diagonal: Diagonal = Diagonal.NO_CORNER_CUT
-    cost_model: CostModel = CostModel.FLOAT
-    terrain_costs: dict[str, Annotated[float, Field(gt=0, allow_inf_nan=False)]] = Field(
-        default_factory=dict
-    )
-    clearance: StrictInt = Field(1, ge=1, le=255)
-    blocked: list[Cell] = Field(default_factory=list)
     format: Literal["base64", "png"] = Field(
         "base64", description="base64: arrays in JSON; png: a picture of the cost field."
     )
@@ -285,10 +280,8 @@ class Health(BaseModel):
     errors: list[LoadError]
 
 
-class ValidateRequest(BaseModel):
+class ValidateRequest(MovementRules):
     """A path a client claims to have walked, and the rules to check it against."""
-
-    model_config = ConfigDict(extra="forbid")
 
     map: MapName
     path: list[Cell] = Field(description="[[x, y], ...]: cells (mode cells) or waypoints.")
@@ -299,14 +292,6 @@ class ValidateRequest(BaseModel):
     goal: Cell | None = None
     compare_optimal: StrictBool = Field(False, description="Also return optimal_cost.")
     timing: StrictBool = Field(False, description="Also return search_us (kernel time).")
-    connectivity: Literal[4, 8] = 8
-    diagonal: Diagonal = Diagonal.NO_CORNER_CUT
-    cost_model: CostModel = CostModel.FLOAT
-    terrain_costs: dict[str, Annotated[float, Field(gt=0, allow_inf_nan=False)]] = Field(
-        default_factory=dict
-    )
-    clearance: StrictInt = Field(1, ge=1, le=255)
-    blocked: list[Cell] = Field(default_factory=list)
 
 
 class ViolationOut(BaseModel):

@@ -12,10 +12,11 @@ from fastapi.responses import Response
 from PIL import Image
 
 from app.api.deps import StateDep, StoreDep
+from app.api.rules import search_options
 from app.errors import InvalidField
 from app.grid import Grid
 from app.schemas import ErrorResponse, FlowFieldRequest, FlowFieldResponse
-from app.search import InvalidOption, SearchOptions
+from app.search import InvalidOption
 from app.search.flowfield import DIRECTIONS, FlowField, flow_field
 
 router = APIRouter(tags=["paths"])
@@ -68,21 +69,7 @@ def post_flowfield(request: FlowFieldRequest, state: StateDep, store: StoreDep) 
             f"map {grid.name!r} has {grid.cell_count} cells, over the "
             f"flow-field limit of {settings.max_flowfield_cells}",
         )
-    if len(request.blocked) > settings.max_blocked:
-        raise InvalidField(
-            "blocked",
-            f"blocked lists {len(request.blocked)} cells, over the limit of {settings.max_blocked}",
-        )
-    try:
-        options = SearchOptions(
-            connectivity=request.connectivity,
-            diagonal=request.diagonal,
-            cost_model=request.cost_model,
-            clearance=request.clearance,
-            terrain_costs=tuple(sorted(request.terrain_costs.items())),
-        )
-    except InvalidOption as exc:
-        raise InvalidField(exc.field, exc.message) from None
+    options = search_options(request, settings)
     blocked = tuple(sorted({tuple(c) for c in request.blocked}))
     key = (
         grid.name,

@@ -13,6 +13,7 @@ from pydantic import ValidationError
 
 from app.api.deps import StateDep, StoreDep
 from app.api.errors import describe_errors, error_code_for
+from app.api.rules import search_options
 from app.config import Settings
 from app.errors import BatchTooLarge, InvalidField, InvalidRequest, ServiceError, StaleRevision
 from app.grid import Grid
@@ -56,16 +57,11 @@ def server_timing(search_us: float) -> dict[str, str]:
     return {"Server-Timing": f"search;dur={search_us / 1000:.3f}"}
 
 
-def search_options(
+def query_options(
     query: PathQuery, grid: Grid, settings: Settings, expansion_cap: int | None = None
 ) -> SearchOptions:
-    """The pure-layer options of a query, with the server's caps applied (``expansion_cap``:
-    a batch's share of its total budget)."""
-    if len(query.blocked) > settings.max_blocked:
-        raise InvalidField(
-            "blocked",
-            f"blocked lists {len(query.blocked)} cells, over the limit of {settings.max_blocked}",
-        )
+    """A query's search options, with the server's caps applied (``expansion_cap``: a batch's
+    share of its total budget)."""
     if query.goals is not None and len(query.goals) > settings.max_goals:
         raise InvalidField(
             "goals", f"goals lists {len(query.goals)} cells, over the limit of {settings.max_goals}"
@@ -74,32 +70,24 @@ def search_options(
         raise InvalidRequest("missing field 'goal' (or give 'goals')")
     if query.goal is not None and query.goals is not None:
         raise InvalidField("goals", "give either goal or goals, not both")
-    cap = min(settings.max_expanded, expansion_cap or settings.max_expanded)
-    max_expanded = min(query.max_expanded or cap, cap)
     if query.turn_penalty > 0 and grid.cell_count > settings.max_turn_cells:
         raise InvalidField(
             "turn_penalty",
-            f"turn_penalty searches 9 states per cell; map "
-            f"{grid.name!r} has {grid.cell_count} cells, over the limit of "
-            f"{settings.max_turn_cells}",
+            f"turn_penalty searches 9 states per cell; map {grid.name!r} has "
+            f"{grid.cell_count} cells, over the limit of {settings.max_turn_cells}",
         )
-    try:
-        return SearchOptions(
-            algorithm=query.algorithm,
-            heuristic=query.heuristic,
-            heuristic_weight=query.heuristic_weight,
-            connectivity=query.connectivity,
-            diagonal=query.diagonal,
-            cost_model=query.cost_model,
-            max_expanded=max_expanded,
-            max_cost=query.max_cost,
-            closest=query.closest,
-            terrain_costs=tuple(sorted(query.terrain_costs.items())),
-            turn_penalty=query.turn_penalty,
-            clearance=query.clearance,
-        )
-    except InvalidOption as exc:
-        raise InvalidField(exc.field, exc.message) from None
+    cap = min(settings.max_expanded, expansion_cap or settings.max_expanded)
+    return search_options(
+        query,
+        settings,
+        algorithm=query.algorithm,
+        heuristic=query.heuristic,
+        heuristic_weight=query.heuristic_weight,
+        max_expanded=min(query.max_expanded or cap, cap),
+        max_cost=query.max_cost,
+        closest=query.closest,
+        turn_penalty=query.turn_penalty,
+    )
 
 
 def path_hash(path: np.ndarray) -> str:
@@ -119,7 +107,7 @@ def answer(
         raise StaleRevision(
             f"map {grid.name!r} is at revision {grid.revision}, not {query.revision}"
         )
-    options = search_options(query, grid, settings, expansion_cap)
+    options = query_options(query, grid, settings, expansion_cap)
     blocked = [tuple(c) for c in query.blocked]
     include = set(query.include)
     explored_limit = settings.max_explored if "explored" in include else 0

@@ -8,9 +8,10 @@ from fastapi.responses import Response
 
 from app.api.deps import StateDep, StoreDep
 from app.api.routes.paths import server_timing
+from app.api.rules import search_options
 from app.errors import InvalidField
 from app.schemas import ErrorResponse, ValidateRequest, ValidateResponse
-from app.search import InvalidOption, SearchOptions
+from app.search import InvalidOption
 from app.search.validate import validate_path
 
 router = APIRouter(tags=["paths"])
@@ -34,20 +35,9 @@ def post_validate(request: ValidateRequest, state: StateDep, store: StoreDep) ->
             f"path has {len(request.path)} entries, over the limit of "
             f"{settings.max_validate_cells}",
         )
-    if len(request.blocked) > settings.max_blocked:
-        raise InvalidField(
-            "blocked",
-            f"blocked lists {len(request.blocked)} cells, over the limit of {settings.max_blocked}",
-        )
     grid = store.get(request.map)  # the snapshot this validation runs on, start to end
     try:
-        options = SearchOptions(
-            connectivity=request.connectivity,
-            diagonal=request.diagonal,
-            cost_model=request.cost_model,
-            clearance=request.clearance,
-            terrain_costs=tuple(sorted(request.terrain_costs.items())),
-        )
+        options = search_options(request, settings)
         # Coordinates far outside any map are clamped: they stay out of bounds.
         path = [
             (max(-_INT32, min(_INT32, x)), max(-_INT32, min(_INT32, y))) for x, y in request.path
