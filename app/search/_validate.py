@@ -66,6 +66,8 @@ def validate_cells(
     n = path.shape[0]
     found = 0
     cost = 0.0
+    straight = 0
+    diagonals = 0
     for i in range(n):
         x = path[i, 0]
         y = path[i, 1]
@@ -100,9 +102,13 @@ def validate_cells(
                 ok = False
             if not ok:
                 found = _note(i, CORNER_CUT, found, out_index, out_code, first)
+            diagonals += 1
             cost += _step_cost(terrain, class_cost, uniform, prev, cell, diag_w)
         else:
+            straight += 1
             cost += _step_cost(terrain, class_cost, uniform, prev, cell, orth_w)
+    if uniform:  # exact, and the same arithmetic as find_path's cost
+        cost = straight * orth_w + diagonals * diag_w
     return cost, found
 
 

@@ -114,12 +114,6 @@ def validate_path(
             out_code,
             first,
         )
-        if uniform:  # the same exact arithmetic as find_path
-            steps = np.abs(np.diff(cells, axis=0)) if len(cells) > 1 else np.zeros((0, 2))
-            neighbours = steps.max(axis=1) == 1 if len(steps) else np.zeros(0, dtype=bool)
-            diagonal = int((neighbours & (steps.min(axis=1) == 1)).sum()) if len(steps) else 0
-            straight = int(neighbours.sum()) - diagonal
-            cost = straight * orth_w + diagonal * diag_w
     else:
         cost, found = _validate.validate_waypoints(
             grid.flat,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import orjson
 from fastapi import APIRouter
 from fastapi.responses import Response
@@ -17,6 +18,19 @@ from app.search.validate import validate_path
 router = APIRouter(tags=["paths"])
 
 _INT32 = 2**31 - 1
+
+
+def as_cells(path: list[tuple[int, int]]) -> np.ndarray:
+    """``(n, 2)`` int64 cells; coordinates far outside any map are clamped (they stay out of
+    bounds) so that any integer a client sends is checked, never an overflow."""
+    try:
+        cells = np.array(path, dtype=np.int64).reshape(-1, 2)
+    except OverflowError:
+        cells = np.array(
+            [(max(-_INT32, min(_INT32, x)), max(-_INT32, min(_INT32, y))) for x, y in path],
+            dtype=np.int64,
+        ).reshape(-1, 2)
+    return np.clip(cells, -_INT32, _INT32)
 
 
 @router.post(
@@ -38,10 +52,7 @@ def post_validate(request: ValidateRequest, state: StateDep, store: StoreDep) ->
     grid = store.get(request.map)  # the snapshot this validation runs on, start to end
     try:
         options = search_options(request, settings)
-        # Coordinates far outside any map are clamped: they stay out of bounds.
-        path = [
-            (max(-_INT32, min(_INT32, x)), max(-_INT32, min(_INT32, y))) for x, y in request.path
-        ]
+        path = as_cells(request.path)
         with state.pool.borrow() as scratch:
             result = validate_path(
                 grid,
