@@ -36,8 +36,9 @@ def code_version() -> str:
     root = Path(__file__).resolve().parents[1]
 
     def git(*args: str) -> str:
-        return subprocess.run(["git", *args], cwd=root, capture_output=True, text=True,
-                              check=True, timeout=10).stdout.strip()
+        return subprocess.run(
+            ["git", *args], cwd=root, capture_output=True, text=True, check=True, timeout=10
+        ).stdout.strip()
 
     try:
         commit = git("rev-parse", "--short", "HEAD")
@@ -62,6 +63,8 @@ def machine_info() -> dict[str, str | int]:
 
 def machine_line(info: dict[str, str | int]) -> str:
     """``info`` as one line of text."""
-    return (f"{info['date']} · commit {info['commit']} · Python {info['python']}, "
-            f"numba {info['numba']}, numpy {info['numpy']} · {info['cpu']}, "
-            f"{info['cores']} cores")
+    return (
+        f"{info['date']} · commit {info['commit']} · Python {info['python']}, "
+        f"numba {info['numba']}, numpy {info['numpy']} · {info['cpu']}, "
+        f"{info['cores']} cores"
+    )

@@ -32,6 +32,7 @@ import numpy as np
 from app.errors import MapLoadError
 from app.grid import Grid, load_map
 from app.search import Algorithm, PathResult, SearchOptions, SearchScratch, find_path, smooth
+from app.search.options import DEFAULT_OPTIONS
 from app.search.warmup import warm_up
 from bench.machine import machine_info, machine_line
 
@@ -129,8 +130,17 @@ def parse_scenarios(path: Path) -> list[Scenario]:
         if len(fields) != 9:
             raise ValueError(f"{path}:{number}: expected 9 tab-separated fields, got {len(fields)}")
         _, map_file, width, height, sx, sy, gx, gy, optimal = fields
-        scenarios.append(Scenario(number, Path(map_file).name, int(width), int(height),
-                                  (int(sx), int(sy)), (int(gx), int(gy)), float(optimal)))
+        scenarios.append(
+            Scenario(
+                number,
+                Path(map_file).name,
+                int(width),
+                int(height),
+                (int(sx), int(sy)),
+                (int(gx), int(gy)),
+                float(optimal),
+            )
+        )
     return scenarios
 
 
@@ -194,20 +204,30 @@ def check(grid: Grid, scenario: Scenario, result: PathResult) -> Failure | None:
         problem = path_problem(grid, result.path, scenario, result.cost)
     if problem is None:
         return None
-    return Failure(grid.name, scenario.line, scenario.start, scenario.goal, scenario.optimal,
-                   result.cost, problem)
+    return Failure(
+        grid.name,
+        scenario.line,
+        scenario.start,
+        scenario.goal,
+        scenario.optimal,
+        result.cost,
+        problem,
+    )
 
 
 def check_map_matches(grid: Grid, scenarios: Sequence[Scenario], map_path: Path) -> None:
     """Refuse a scenario file written for another map (name or size differs)."""
     for s in scenarios:
         if s.map_file != map_path.name or (s.width, s.height) != (grid.width, grid.height):
-            raise ValueError(f"{map_path.name}.scen:{s.line} is for {s.map_file} "
-                             f"{s.width}x{s.height}, map is {grid.width}x{grid.height}")
+            raise ValueError(
+                f"{map_path.name}.scen:{s.line} is for {s.map_file} "
+                f"{s.width}x{s.height}, map is {grid.width}x{grid.height}"
+            )
 
 
-def run_map(map_path: Path, limit: int | None, progress: Progress,
-            options: SearchOptions = SearchOptions()) -> MapResult:
+def run_map(
+    map_path: Path, limit: int | None, progress: Progress, options: SearchOptions = DEFAULT_OPTIONS
+) -> MapResult:
     """Load one map and run its (subsampled) scenarios, timing find_path and smooth."""
     grid = load_map(map_path, max_cells=MAX_CELLS, max_bytes=MAX_BYTES)
     scenarios = subsample(parse_scenarios(map_path.with_name(map_path.name + ".scen")), limit)
@@ -259,22 +279,39 @@ class Progress:
         elapsed = time.perf_counter() - self.began
         status = "ok" if not result.failures else f"{len(result.failures)} FAILED"
         end = "\r\033[K" if self.live else ""
-        print(f"{end}[{self.index}/{self.maps}] {self.name}: {result.runs} scenarios "
-              f"in {elapsed:.1f} s, {status}", file=sys.stderr, flush=True)
+        print(
+            f"{end}[{self.index}/{self.maps}] {self.name}: {result.runs} scenarios "
+            f"in {elapsed:.1f} s, {status}",
+            file=sys.stderr,
+            flush=True,
+        )
 
     def _draw(self, done: int) -> None:
         if not self.live:
             return
         filled = PROGRESS_WIDTH * done // max(1, self.total)
         bar = "#" * filled + "." * (PROGRESS_WIDTH - filled)
-        print(f"\r[{self.index}/{self.maps}] {self.name:<20} [{bar}] {done}/{self.total}",
-              end="", file=sys.stderr, flush=True)
+        print(
+            f"\r[{self.index}/{self.maps}] {self.name:<20} [{bar}] {done}/{self.total}",
+            end="",
+            file=sys.stderr,
+            flush=True,
+        )
 
 
 # --- output ------------------------------------------------------------------------------
 
-COLUMNS = ("map", "size", "scenarios", "% optimal", "median µs", "p95 µs",
-           "median expanded", "expansions/s", "median smooth µs")
+COLUMNS = (
+    "map",
+    "size",
+    "scenarios",
+    "% optimal",
+    "median µs",
+    "p95 µs",
+    "median expanded",
+    "expansions/s",
+    "median smooth µs",
+)
 
 
 def table_header() -> str:
@@ -308,12 +345,21 @@ def report_failures(failures: Sequence[Failure]) -> None:
     print(f"\n{len(failures)} scenario(s) FAILED:", file=sys.stderr)
     for f in failures:
         got = "None" if f.got is None else f"{f.got:.8f}"
-        print(f"  {f.map}.map.scen line {f.line}: start {list(f.start)} goal {list(f.goal)} "
-              f"expected {f.expected} got {got}: {f.problem}", file=sys.stderr)
+        print(
+            f"  {f.map}.map.scen line {f.line}: start {list(f.start)} goal {list(f.goal)} "
+            f"expected {f.expected} got {got}: {f.problem}",
+            file=sys.stderr,
+        )
 
 
-def write_json(path: Path, rows: list[dict], total: dict, info: dict, failures: list[Failure],
-               args: argparse.Namespace) -> None:
+def write_json(
+    path: Path,
+    rows: list[dict],
+    total: dict,
+    info: dict,
+    failures: list[Failure],
+    args: argparse.Namespace,
+) -> None:
     """All table figures, the machine, the options used and any failures, as JSON."""
     document = {
         "machine": info,
@@ -329,18 +375,37 @@ def write_json(path: Path, rows: list[dict], total: dict, info: dict, failures: 
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(prog="python -m bench.movingai", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--data", type=Path, default=DEFAULT_DATA,
-                        help="folder with X.map and X.map.scen files (default: %(default)s)")
-    parser.add_argument("--maps", nargs="+", metavar="NAME",
-                        help="only these maps (file stems, e.g. arena maze512-1-0)")
-    parser.add_argument("--limit", type=int, metavar="N",
-                        help="at most N scenarios per map, spread evenly over the file")
+    parser = argparse.ArgumentParser(
+        prog="python -m bench.movingai",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "--data",
+        type=Path,
+        default=DEFAULT_DATA,
+        help="folder with X.map and X.map.scen files (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--maps",
+        nargs="+",
+        metavar="NAME",
+        help="only these maps (file stems, e.g. arena maze512-1-0)",
+    )
+    parser.add_argument(
+        "--limit",
+        type=int,
+        metavar="N",
+        help="at most N scenarios per map, spread evenly over the file",
+    )
     parser.add_argument("--json", type=Path, metavar="PATH", help="also write results as JSON")
-    parser.add_argument("--algorithm", choices=["auto", "jps", "astar", "dijkstra"],
-                        default="auto", help="search algorithm (default auto: the service's "
-                        "default, which is JPS on these uniform maps)")
+    parser.add_argument(
+        "--algorithm",
+        choices=["auto", "jps", "astar", "dijkstra"],
+        default="auto",
+        help="search algorithm (default auto: the service's "
+        "default, which is JPS on these uniform maps)",
+    )
     args = parser.parse_args(argv)
     if args.limit is not None and args.limit < 1:
         parser.error("--limit must be at least 1")

@@ -46,8 +46,7 @@ from app.search import SearchScratch
 from bench.machine import machine_info, machine_line
 
 LENGTHS = (10, 100, 1000, 10_000)
-STEPS = np.array([(dx, dy) for dx in (-1, 0, 1) for dy in (-1, 0, 1) if dx or dy],
-                 dtype=np.int32)
+STEPS = np.array([(dx, dy) for dx in (-1, 0, 1) for dy in (-1, 0, 1) if dx or dy], dtype=np.int32)
 
 
 @dataclass(frozen=True)
@@ -84,11 +83,17 @@ def template_body() -> dict[str, Any]:
     return body
 
 
-def response_body(template: dict[str, Any], path: np.ndarray,
-                  waypoints: np.ndarray) -> dict[str, Any]:
+def response_body(
+    template: dict[str, Any], path: np.ndarray, waypoints: np.ndarray
+) -> dict[str, Any]:
     """``template`` carrying ``path`` and ``waypoints`` (numpy arrays, as the endpoint has)."""
-    return dict(template, path=path, waypoints=waypoints, expanded=7 * len(path),
-                cost=float(len(path) - 1) * 1.2071067811865475)
+    return dict(
+        template,
+        path=path,
+        waypoints=waypoints,
+        expanded=7 * len(path),
+        cost=float(len(path) - 1) * 1.2071067811865475,
+    )
 
 
 def via_orjson(body: dict[str, Any]) -> bytes:
@@ -117,7 +122,11 @@ def via_validate_lists(body: dict[str, Any]) -> bytes:
 
 
 WAYS: tuple[Callable[[dict[str, Any]], bytes], ...] = (
-    via_orjson, via_model, via_validate, via_validate_lists)
+    via_orjson,
+    via_model,
+    via_validate,
+    via_validate_lists,
+)
 
 
 def without_nulls(document: dict[str, Any]) -> dict[str, Any]:
@@ -134,8 +143,9 @@ def assert_equivalent(body: dict[str, Any]) -> int:
     outputs = [way(body) for way in WAYS]
     expected = without_nulls(orjson.loads(outputs[0]))
     for way, output in zip(WAYS[1:], outputs[1:]):
-        assert without_nulls(orjson.loads(output)) == expected, \
+        assert without_nulls(orjson.loads(output)) == expected, (
             f"{way.__name__} differs from via_orjson"
+        )
     return len(outputs[0])
 
 
@@ -146,8 +156,7 @@ def median_us(func: Callable[[], object], repeat: int) -> float:
     return statistics.median(timer.repeat(repeat=repeat, number=number)) / number * 1e6
 
 
-def measure(template: dict[str, Any], rng: np.random.Generator, cells: int,
-            repeat: int) -> Row:
+def measure(template: dict[str, Any], rng: np.random.Generator, cells: int, repeat: int) -> Row:
     """Time the four ways for one path length."""
     path = random_walk(rng, cells)
     waypoints = waypoints_of(path)
@@ -175,10 +184,17 @@ def table(rows: Sequence[Row]) -> str:
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(prog="python -m bench.serialize", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--repeat", type=int, default=7, help="timed loops per figure "
-                        "(default: %(default)s); the median is reported")
+    parser = argparse.ArgumentParser(
+        prog="python -m bench.serialize",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "--repeat",
+        type=int,
+        default=7,
+        help="timed loops per figure (default: %(default)s); the median is reported",
+    )
     parser.add_argument("--seed", type=int, default=12345, help="random-walk seed")
     args = parser.parse_args(argv)
     if args.repeat < 1:
@@ -195,8 +211,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"measuring {cells} cells ...", file=sys.stderr, flush=True)
         rows.append(measure(template, rng, cells, args.repeat))
     print(table(rows))
-    print(f"\n{machine_line(machine_info())} · orjson {orjson.__version__}, "
-          f"pydantic {pydantic.VERSION}")
+    print(
+        f"\n{machine_line(machine_info())} · orjson {orjson.__version__}, "
+        f"pydantic {pydantic.VERSION}"
+    )
     return 0
 
 
