@@ -31,6 +31,7 @@ class Settings(BaseSettings):
     max_turn_cells: int = Field(1_048_576, ge=1)
     max_flowfield_cells: int = Field(4_194_304, ge=1)
     flowfield_cache: int = Field(64, ge=0)
+    flowfield_cache_bytes: int = Field(256 * 1024 * 1024, ge=0)
     max_upload_bytes: int = Field(64 * 1024 * 1024, ge=1)
     max_validate_cells: int = Field(1_000_000, ge=1)
     admin_token: SecretStr | None = None

@@ -27,7 +27,7 @@ class ServiceState:
         self.pool = ScratchPool(settings.search_threads)
         # Runs the queries of a batch in parallel (the kernels release the GIL).
         self.executor = ThreadPoolExecutor(settings.search_threads, thread_name_prefix="search")
-        self.flowfields: LRUCache[bytes] = LRUCache(settings.flowfield_cache)
+        self.flowfields = LRUCache(settings.flowfield_cache, settings.flowfield_cache_bytes)
         self.store = MapStore()
         self.ready = threading.Event()
         self.startup_error: str | None = None
