@@ -18,6 +18,15 @@ test: $(VENV)/.installed-dev
 ## bench: Moving AI scenarios through the kernel (needs ../shared/benchmarks/movingai)
 bench: $(VENV)/.installed
 	$(BIN)/python -m bench.movingai
+	$(BIN)/python -m bench.algorithms
+	$(BIN)/python -m bench.authority
+	$(BIN)/python -m bench.serialize
+
+## bench-peers: our kernels against tcod, pyastar2d, python-pathfinding, networkx, heapq A*
+.PHONY: bench-peers
+bench-peers: $(VENV)/.installed
+	$(BIN)/python -m pip install --quiet -e '.[bench]'
+	$(BIN)/python -m bench.peers
 
 ## warmup: compile the kernels into numba's on-disk cache
 warmup: $(VENV)/.installed

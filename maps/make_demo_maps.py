@@ -270,7 +270,10 @@ def corners(grid: np.ndarray) -> list[tuple[int, int]]:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
-        "out_dir", nargs="?", type=Path, default=Path(__file__).resolve().parent,
+        "out_dir",
+        nargs="?",
+        type=Path,
+        default=Path(__file__).resolve().parent,
         help="directory to write the PNGs into (default: this script's directory)",
     )
     out_dir: Path = parser.parse_args(argv).out_dir

@@ -1,0 +1,702 @@
+"""Our kernels against other Python path finders, on the same Moving AI scenarios.
+
+Run from the repository root (this is what ``make bench-peers`` runs; the peers come from
+the ``bench`` extra: ``pip install -e '.[bench]'``)::
+
+    python -m bench.peers                               # 13 maps, 100 (20) queries each
+    python -m bench.peers --maps arena --limit 20       # a quick check
+    python -m bench.peers --peer-limit 5 --chart out.png
+
+Solvers, each set up once per map (untimed) and then asked the same queries:
+
+* ``ours A*`` and ``ours JPS``: ``find_path`` with ``Algorithm.ASTAR`` / ``Algorithm.JPS``
+  (octile, 8-connected, no corner cutting), one ``SearchScratch`` per map;
+* ``tcod`` (C): ``tcod.path.CustomGraph`` with straight edges of cost 100000, diagonal
+  edges of cost 141421 gated by a ``condition`` array (both orthogonal neighbours
+  walkable), the matching octile heuristic, and one ``Pathfinder`` reused via ``clear()``;
+* ``pyastar2d`` (C++): ``astar_path(weights, allow_diagonal=True)``; it cannot forbid
+  corner cutting and charges a diagonal step like a straight one, so it solves another
+  problem, and its answers are scored as what they are;
+* ``python-pathfinding``: ``AStarFinder(diagonal_movement=only_when_no_obstacle)`` (octile
+  heuristic by default) on a ``pathfinding`` ``Grid``;
+* ``networkx``: ``astar_path`` with an octile heuristic on a prebuilt ``Graph`` holding
+  the legal moves (weights 1 and sqrt 2);
+* ``heapq A*``: the tutorial A* (Red Blob Games style: ``heapq`` frontier, ``came_from``
+  and ``cost_so_far`` dicts, octile heuristic, no corner cutting), the baseline.
+
+Our kernels and the two C peers run ``--limit`` queries per map (evenly spread over the
+scenario file); the three pure-Python peers are slow and run an evenly spread subset of
+``--peer-limit`` of those. Per query, every solver that runs it runs it back to back,
+round-robin (starting one further along each query), so they share the machine's noise.
+Only the solver's call is timed (building the path it returns included). Every returned
+path is scored the same way: a legal path (endpoints, 8-neighbour steps on walkable
+cells, no corner cutting) whose length (straight 1, diagonal sqrt 2) is within
+``max(1e-4, 1e-5 * published)`` of the published optimum counts as optimal.
+
+Time ratios are medians of per-query ratios (peer time / our time), over the queries the
+peer ran, all of which our two kernels ran too. The tables go to stdout as Markdown,
+progress to stderr; the chart (median time per query on the queries every solver ran,
+log scale) goes to ``--chart``. Exit status 1 if one of our kernels returned a path that
+is not an optimal legal path, 2 if the data could not be read.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import heapq
+import math
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from app.errors import MapLoadError
+from app.grid import Grid, load_map
+from app.search import Algorithm, SearchOptions, SearchScratch, find_path
+from app.search.warmup import warm_up
+from bench.machine import machine_info, machine_line
+from bench.movingai import (
+    DEFAULT_DATA,
+    MAX_BYTES,
+    MAX_CELLS,
+    Failure,
+    Progress,
+    Scenario,
+    check_map_matches,
+    find_maps,
+    is_optimal,
+    parse_scenarios,
+    path_problem,
+    report_failures,
+    subsample,
+)
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+DEFAULT_LIMIT = 100
+DEFAULT_PEER_LIMIT = 20
+DEFAULT_CHART = REPO_ROOT / "bench" / "peers.png"
+SQRT2 = math.sqrt(2.0)
+TCOD_STRAIGHT, TCOD_DIAGONAL = 100_000, 141_421  # integer costs: 1 and sqrt 2 (rounded down)
+STRAIGHT_STEPS = ((1, 0), (-1, 0), (0, 1), (0, -1))
+DIAGONAL_STEPS = ((1, 1), (1, -1), (-1, 1), (-1, -1))
+
+Cell = tuple[int, int]
+Solve = Callable[[Cell, Cell], Any]  # (start, goal) as (x, y) -> the solver's raw answer
+ToPath = Callable[[Any], np.ndarray | None]  # raw answer -> (n, 2) [x, y] array (untimed)
+
+
+# --- the solvers -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Solver:
+    """A path finder: ``prepare(grid)`` (untimed) gives the timed call and its decoder."""
+
+    name: str
+    slow: bool  # pure Python: runs only on the --peer-limit subset
+    ours: bool
+    prepare: Callable[[Grid], tuple[Solve, ToPath]]
+
+
+def walkable_of(grid: Grid) -> np.ndarray:
+    """The unpadded walkability grid, bool ``[y, x]``."""
+    return grid.passable[1:-1, 1:-1] > 0
+
+
+def prepare_ours(algorithm: Algorithm) -> Callable[[Grid], tuple[Solve, ToPath]]:
+    options = SearchOptions(algorithm=algorithm)
+
+    def prepare(grid: Grid) -> tuple[Solve, ToPath]:
+        scratch = SearchScratch(grid.flat.size)
+        scratch.nodes.fill(0)  # touch every page now, not during a timed search
+        scratch.frontier.fill(0)
+
+        def solve(start: Cell, goal: Cell) -> Any:
+            return find_path(grid, start, goal, options, scratch=scratch)
+
+        return solve, lambda result: result.path if result.found else None
+
+    return prepare
+
+
+def prepare_tcod(grid: Grid) -> tuple[Solve, ToPath]:
+    """``tcod.path.CustomGraph`` set up for the benchmark's rules (indices are ``[y, x]``)."""
+    import tcod.path
+
+    padded = grid.passable > 0
+    walk = padded[1:-1, 1:-1]
+    cost = walk.astype(np.int8)  # cost of entering a cell: 1, or 0 for blocked
+    rows, cols = padded.shape
+    graph = tcod.path.CustomGraph(walk.shape)
+    for dx, dy in STRAIGHT_STEPS:
+        graph.add_edge((dy, dx), TCOD_STRAIGHT, cost=cost)
+    for dx, dy in DIAGONAL_STEPS:  # only from cells whose two orthogonal neighbours are open
+        condition = (
+            walk & padded[1 + dy : rows - 1 + dy, 1:-1] & padded[1:-1, 1 + dx : cols - 1 + dx]
+        ).astype(np.int8)
+        graph.add_edge((dy, dx), TCOD_DIAGONAL, cost=cost, condition=condition)
+    graph.set_heuristic(cardinal=TCOD_STRAIGHT, diagonal=TCOD_DIAGONAL)
+    pathfinder = tcod.path.Pathfinder(graph)
+
+    def solve(start: Cell, goal: Cell) -> Any:
+        pathfinder.clear()
+        pathfinder.add_root((start[1], start[0]))
+        return pathfinder.path_to((goal[1], goal[0]))
+
+    return solve, lambda path: path[:, ::-1]
+
+
+def prepare_pyastar2d(grid: Grid) -> tuple[Solve, ToPath]:
+    """``pyastar2d.astar_path``: walls are infinite weights; diagonals cost 1 and cut corners."""
+    import pyastar2d
+
+    weights = np.where(walkable_of(grid), np.float32(1.0), np.float32(np.inf)).astype(np.float32)
+
+    def solve(start: Cell, goal: Cell) -> Any:
+        return pyastar2d.astar_path(
+            weights, (start[1], start[0]), (goal[1], goal[0]), allow_diagonal=True
+        )
+
+    return solve, lambda path: None if path is None else path[:, ::-1]
+
+
+def prepare_pathfinding(grid: Grid) -> tuple[Solve, ToPath]:
+    """python-pathfinding: A* that only moves diagonally when both side cells are open."""
+    from pathfinding.core.diagonal_movement import DiagonalMovement
+    from pathfinding.core.grid import Grid as PFGrid
+    from pathfinding.finder.a_star import AStarFinder
+
+    pf_grid = PFGrid(matrix=walkable_of(grid).astype(np.int8).tolist())
+    finder = AStarFinder(diagonal_movement=DiagonalMovement.only_when_no_obstacle)
+
+    def solve(start: Cell, goal: Cell) -> Any:
+        # find_path resets the whole grid first (Grid.cleanup), as every search must
+        path, _runs = finder.find_path(pf_grid.node(*start), pf_grid.node(*goal), pf_grid)
+        return path
+
+    return solve, lambda path: np.array([(n.x, n.y) for n in path]) if path else None
+
+
+def octile(a: Cell, b: Cell) -> float:
+    dx, dy = abs(a[0] - b[0]), abs(a[1] - b[1])
+    return (dx + dy) + (SQRT2 - 2.0) * min(dx, dy)
+
+
+def legal_moves(walk: np.ndarray) -> tuple[list[tuple[Cell, Cell]], list[tuple[Cell, Cell]]]:
+    """Every legal undirected move once: (straight pairs, diagonal pairs), cells as (x, y)."""
+    h, w = walk.shape
+    straight: list[tuple[Cell, Cell]] = []
+    diagonal: list[tuple[Cell, Cell]] = []
+    right = walk[:, :-1] & walk[:, 1:]
+    down = walk[:-1, :] & walk[1:, :]
+    for y, x in zip(*np.nonzero(right)):
+        straight.append(((int(x), int(y)), (int(x) + 1, int(y))))
+    for y, x in zip(*np.nonzero(down)):
+        straight.append(((int(x), int(y)), (int(x), int(y) + 1)))
+    square = walk[:-1, :-1] & walk[:-1, 1:] & walk[1:, :-1] & walk[1:, 1:]  # 2x2 all open
+    for y, x in zip(*np.nonzero(square)):
+        diagonal.append(((int(x), int(y)), (int(x) + 1, int(y) + 1)))
+        diagonal.append(((int(x) + 1, int(y)), (int(x), int(y) + 1)))
+    return straight, diagonal
+
+
+def prepare_networkx(grid: Grid) -> tuple[Solve, ToPath]:
+    """networkx ``astar_path`` on a prebuilt graph of the legal moves (weights 1, sqrt 2)."""
+    import networkx as nx
+
+    walk = walkable_of(grid)
+    graph = nx.Graph()
+    graph.add_nodes_from((int(x), int(y)) for y, x in zip(*np.nonzero(walk)))
+    straight, diagonal = legal_moves(walk)
+    graph.add_edges_from(straight, weight=1.0)
+    graph.add_edges_from(diagonal, weight=SQRT2)
+
+    def solve(start: Cell, goal: Cell) -> Any:
+        return nx.astar_path(graph, start, goal, heuristic=octile, weight="weight")
+
+    return solve, lambda path: np.array(path)
+
+
+class TutorialGrid:
+    """The grid of the tutorial A*: ``passable`` and ``neighbors`` with step costs."""
+
+    def __init__(self, walkable: list[list[bool]]) -> None:
+        self.walkable = walkable
+        self.height = len(walkable)
+        self.width = len(walkable[0])
+
+    def passable(self, x: int, y: int) -> bool:
+        return 0 <= x < self.width and 0 <= y < self.height and self.walkable[y][x]
+
+    def neighbors(self, cell: Cell) -> list[tuple[Cell, float]]:
+        x, y = cell
+        result = []
+        for dx, dy in STRAIGHT_STEPS:
+            if self.passable(x + dx, y + dy):
+                result.append(((x + dx, y + dy), 1.0))
+        for dx, dy in DIAGONAL_STEPS:  # no corner cutting: both side cells must be open
+            if (
+                self.passable(x + dx, y + dy)
+                and self.passable(x + dx, y)
+                and self.passable(x, y + dy)
+            ):
+                result.append(((x + dx, y + dy), SQRT2))
+        return result
+
+
+def tutorial_a_star(graph: TutorialGrid, start: Cell, goal: Cell) -> list[Cell] | None:
+    """A* as the Red Blob Games tutorial writes it, then the path rebuilt from came_from."""
+    frontier: list[tuple[float, Cell]] = [(0.0, start)]
+    came_from: dict[Cell, Cell | None] = {start: None}
+    cost_so_far: dict[Cell, float] = {start: 0.0}
+    while frontier:
+        _, current = heapq.heappop(frontier)
+        if current == goal:
+            break
+        for nxt, step in graph.neighbors(current):
+            new_cost = cost_so_far[current] + step
+            if nxt not in cost_so_far or new_cost < cost_so_far[nxt]:
+                cost_so_far[nxt] = new_cost
+                heapq.heappush(frontier, (new_cost + octile(nxt, goal), nxt))
+                came_from[nxt] = current
+    if goal not in came_from:
+        return None
+    path = [goal]
+    while path[-1] != start:
+        path.append(came_from[path[-1]])
+    path.reverse()
+    return path
+
+
+def prepare_heapq(grid: Grid) -> tuple[Solve, ToPath]:
+    tutorial = TutorialGrid(walkable_of(grid).tolist())
+    return (
+        lambda start, goal: tutorial_a_star(tutorial, start, goal),
+        lambda path: None if path is None else np.array(path),
+    )
+
+
+SOLVERS = (
+    Solver("ours A*", False, True, prepare_ours(Algorithm.ASTAR)),
+    Solver("ours JPS", False, True, prepare_ours(Algorithm.JPS)),
+    Solver("tcod", False, False, prepare_tcod),
+    Solver("pyastar2d", False, False, prepare_pyastar2d),
+    Solver("python-pathfinding", True, False, prepare_pathfinding),
+    Solver("networkx", True, False, prepare_networkx),
+    Solver("heapq A*", True, False, prepare_heapq),
+)
+OURS_ASTAR, OURS_JPS = SOLVERS[0].name, SOLVERS[1].name
+
+
+# --- running -----------------------------------------------------------------------------
+
+
+@dataclass
+class Answer:
+    """One solver on one query: time, and how its path scored (problem None: optimal)."""
+
+    ns: int
+    cost: float | None
+    legal: bool
+    problem: str | None
+
+
+@dataclass
+class MapRun:
+    """All solvers on one map; ``runs`` and ``failures`` are what ``Progress`` reads."""
+
+    name: str
+    size: str
+    scenarios: list[Scenario]
+    answers: dict[str, dict[int, Answer]]  # solver -> scenario index -> answer
+    failures: list[Failure] = field(default_factory=list)  # our kernels only
+
+    @property
+    def runs(self) -> int:
+        return len(self.scenarios)
+
+
+def score(
+    grid: Grid, scenario: Scenario, path: np.ndarray | None, reported: float | None = None
+) -> tuple[float | None, bool, str | None]:
+    """(length, legal, problem) of ``path``; ``reported`` is the solver's own cost, if any."""
+    if path is None or len(path) == 0:
+        return None, False, "no path"
+    path = np.asarray(path, dtype=np.int64).reshape(-1, 2)
+    step = np.abs(np.diff(path, axis=0))
+    diagonal = int(((step[:, 0] != 0) & (step[:, 1] != 0)).sum())
+    length = (len(step) - diagonal) + diagonal * SQRT2
+    problem = path_problem(grid, path, scenario, length if reported is None else reported)
+    if problem is not None:
+        return length, False, problem
+    if not is_optimal(length, scenario.optimal):
+        return length, True, "not optimal"
+    return length, True, None
+
+
+def rotated(solvers: Sequence[Solver], turn: int) -> list[Solver]:
+    k = turn % len(solvers)
+    return [*solvers[k:], *solvers[:k]]
+
+
+def run_map(map_path: Path, limit: int, peer_limit: int, progress: Progress) -> MapRun:
+    """Every solver on one map's queries, round-robin per query."""
+    grid = load_map(map_path, max_cells=MAX_CELLS, max_bytes=MAX_BYTES)
+    scenarios = subsample(parse_scenarios(map_path.with_name(map_path.name + ".scen")), limit)
+    check_map_matches(grid, scenarios, map_path)
+    slow_queries = set(subsample(list(range(len(scenarios))), peer_limit))
+    prepared = {s.name: s.prepare(grid) for s in SOLVERS}
+    for solve, _ in prepared.values():  # one untimed call each: first-call costs
+        solve(scenarios[0].start, scenarios[0].goal)
+    gc.collect()
+    gc.freeze()  # the peers' millions of node objects: out of the collector's way
+    run = MapRun(grid.name, f"{grid.width}x{grid.height}", scenarios, {s.name: {} for s in SOLVERS})
+    progress.start(grid.name, len(scenarios))
+    try:
+        for i, scenario in enumerate(scenarios):
+            raw: dict[str, tuple[Any, int]] = {}
+            for solver in rotated(SOLVERS, i):
+                if solver.slow and i not in slow_queries:
+                    continue
+                solve = prepared[solver.name][0]
+                began = time.perf_counter_ns()
+                answer = solve(scenario.start, scenario.goal)
+                raw[solver.name] = (answer, time.perf_counter_ns() - began)
+            for solver in SOLVERS:
+                if solver.name not in raw:
+                    continue
+                answer, ns = raw[solver.name]
+                path = prepared[solver.name][1](answer)
+                reported = answer.cost if solver.ours else None
+                cost, legal, problem = score(grid, scenario, path, reported)
+                run.answers[solver.name][i] = Answer(ns, cost, legal, problem)
+                if solver.ours and problem is not None:
+                    run.failures.append(
+                        Failure(
+                            grid.name,
+                            scenario.line,
+                            scenario.start,
+                            scenario.goal,
+                            scenario.optimal,
+                            cost,
+                            f"{solver.name}: {problem}",
+                        )
+                    )
+            progress.update(i + 1)
+    finally:
+        gc.unfreeze()
+    progress.finish(run)
+    del prepared
+    gc.collect()
+    return run
+
+
+# --- statistics --------------------------------------------------------------------------
+
+
+@dataclass
+class Row:
+    """One solver's figures over some queries (times in µs; ratios: peer / ours)."""
+
+    solver: str
+    queries: int
+    median_us: float
+    p95_us: float
+    optimal_pct: float
+    legal_pct: float
+    vs_astar: float
+    vs_jps: float
+    ratios_astar: np.ndarray = field(repr=False)
+    ratios_jps: np.ndarray = field(repr=False)
+
+
+def row_of(solver: str, runs: Sequence[MapRun]) -> Row:
+    """Pool ``solver``'s answers over ``runs`` (one map, or all)."""
+    us, optimal, legal, vs_astar, vs_jps = [], 0, 0, [], []
+    for run in runs:
+        for i, answer in run.answers[solver].items():
+            us.append(answer.ns / 1e3)
+            optimal += answer.problem is None
+            legal += answer.legal
+            vs_astar.append(answer.ns / run.answers[OURS_ASTAR][i].ns)
+            vs_jps.append(answer.ns / run.answers[OURS_JPS][i].ns)
+    n = len(us)
+    ra, rj = np.asarray(vs_astar), np.asarray(vs_jps)
+    return Row(
+        solver,
+        n,
+        float(np.median(us)),
+        float(np.percentile(us, 95)),
+        100.0 * optimal / n,
+        100.0 * legal / n,
+        float(np.median(ra)),
+        float(np.median(rj)),
+        ra,
+        rj,
+    )
+
+
+def common_queries(run: MapRun) -> list[int]:
+    """Indices of the queries every solver ran."""
+    sets = [set(a) for a in run.answers.values()]
+    return sorted(set.intersection(*sets))
+
+
+def percent(value: float) -> str:
+    return f"{value:.0f}" if value in (0.0, 100.0) else f"{value:.1f}"
+
+
+def times(ratio: float) -> str:
+    return f"{ratio:,.2f}x" if ratio < 100 else f"{ratio:,.0f}x"
+
+
+def header(columns: Sequence[str], text_columns: int = 1) -> str:
+    align = ["---" if i < text_columns else "---:" for i in range(len(columns))]
+    return f"| {' | '.join(columns)} |\n|{'|'.join(align)}|"
+
+
+MAP_COLUMNS = (
+    "solver",
+    "queries",
+    "median µs",
+    "p95 µs",
+    "% optimal",
+    "% legal",
+    "time / our A*",
+    "time / our JPS",
+)
+
+
+def map_table(run: MapRun) -> str:
+    lines = [header(MAP_COLUMNS)]
+    for solver in SOLVERS:
+        r = row_of(solver.name, [run])
+        lines.append(
+            f"| {r.solver} | {r.queries:,} | {r.median_us:,.1f} | {r.p95_us:,.1f} | "
+            f"{percent(r.optimal_pct)} | {percent(r.legal_pct)} | "
+            f"{times(r.vs_astar)} | {times(r.vs_jps)} |"
+        )
+    return "\n".join(lines)
+
+
+SUMMARY_COLUMNS = (
+    "solver",
+    "queries",
+    "% optimal",
+    "% legal",
+    "time / our A*",
+    "per-map range",
+    "time / our JPS",
+    "per-map range",
+)
+
+
+def summary_table(runs: Sequence[MapRun]) -> str:
+    lines = [header(SUMMARY_COLUMNS)]
+    for solver in SOLVERS:
+        r = row_of(solver.name, runs)
+        per_map = [row_of(solver.name, [run]) for run in runs]
+        a = [p.vs_astar for p in per_map]
+        j = [p.vs_jps for p in per_map]
+        lines.append(
+            f"| {r.solver} | {r.queries:,} | {percent(r.optimal_pct)} | "
+            f"{percent(r.legal_pct)} | {times(r.vs_astar)} | "
+            f"{times(min(a))} – {times(max(a))} | {times(r.vs_jps)} | "
+            f"{times(min(j))} – {times(max(j))} |"
+        )
+    return "\n".join(lines)
+
+
+def problems_summary(runs: Sequence[MapRun]) -> list[str]:
+    """Per peer that was not always optimal: what went wrong, counted (for stderr)."""
+    lines = []
+    for solver in SOLVERS:
+        counts: dict[str, int] = {}
+        excess = []
+        for run in runs:
+            for i, answer in run.answers[solver.name].items():
+                if answer.problem is not None:
+                    counts[answer.problem] = counts.get(answer.problem, 0) + 1
+                if answer.cost is not None:
+                    excess.append(
+                        answer.cost / run.scenarios[i].optimal - 1.0
+                        if run.scenarios[i].optimal
+                        else 0.0
+                    )
+        if counts:
+            what = ", ".join(f"{n} {p}" for p, n in sorted(counts.items(), key=lambda kv: -kv[1]))
+            spread = np.asarray(excess) * 100
+            lines.append(
+                f"  {solver.name}: {what}; length vs published: "
+                f"min {spread.min():+.2f}%, median {np.median(spread):+.2f}%, "
+                f"max {spread.max():+.2f}%"
+            )
+    return lines
+
+
+# --- chart -------------------------------------------------------------------------------
+
+
+def draw_chart(runs: Sequence[MapRun], path: Path, subtitle: str) -> None:
+    """Median µs per query on the queries every solver ran, per map and solver, log y."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    colours = {
+        "ours A*": "#1f4e9c",
+        "ours JPS": "#4f9be8",
+        "tcod": "#2ca02c",
+        "pyastar2d": "#bcbd22",
+        "python-pathfinding": "#d62728",
+        "networkx": "#9467bd",
+        "heapq A*": "#7f7f7f",
+    }
+    labels = {"pyastar2d": "pyastar2d (cuts corners, diagonal = 1)"}
+    names = [r.name for r in runs]
+    k = len(SOLVERS)
+    width = 0.8 / k
+    fig, ax = plt.subplots(figsize=(max(8.0, 1.1 * len(runs) + 2), 6.5), layout="constrained")
+    x = np.arange(len(runs))
+    for j, solver in enumerate(SOLVERS):
+        medians, p95s = [], []
+        for run in runs:
+            us = [run.answers[solver.name][i].ns / 1e3 for i in common_queries(run)]
+            medians.append(np.median(us))
+            p95s.append(np.percentile(us, 95))
+        offset = x - 0.4 + width * (j + 0.5)
+        ax.bar(
+            offset,
+            medians,
+            width,
+            color=colours.get(solver.name),
+            label=labels.get(solver.name, solver.name),
+            hatch="//" if solver.name == "pyastar2d" else None,
+            edgecolor="white",
+            linewidth=0.3,
+        )
+        ax.scatter(offset, p95s, marker="_", color="black", s=30, linewidths=1, zorder=3)
+    ax.set_yscale("log")
+    ax.set_xticks(x, names, rotation=30, ha="right")
+    ax.set_ylabel("time per query, µs (log scale)")
+    ax.set_title(
+        "Time per Moving AI query, by map and solver (bar: median, tick: p95, over "
+        "the queries every solver ran)\n" + subtitle,
+        fontsize=10,
+    )
+    ax.grid(axis="y", which="major", alpha=0.4)
+    ax.grid(axis="y", which="minor", alpha=0.12)
+    ax.set_axisbelow(True)
+    fig.legend(ncols=len(SOLVERS), fontsize=9, loc="outside lower center", frameon=False)
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+# --- entry point -------------------------------------------------------------------------
+
+
+def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        prog="python -m bench.peers",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "--data",
+        type=Path,
+        default=DEFAULT_DATA,
+        help="folder with X.map and X.map.scen files (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--maps",
+        nargs="+",
+        metavar="NAME",
+        help="only these maps (file stems, e.g. arena maze512-1-0)",
+    )
+    parser.add_argument(
+        "--limit",
+        type=int,
+        default=DEFAULT_LIMIT,
+        metavar="N",
+        help="queries per map for our kernels, tcod and pyastar2d, spread "
+        "evenly over the scenario file (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--peer-limit",
+        type=int,
+        default=DEFAULT_PEER_LIMIT,
+        metavar="N",
+        help="queries per map for the pure-Python peers, an even subset of "
+        "the above (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--chart",
+        type=Path,
+        default=DEFAULT_CHART,
+        metavar="PATH",
+        help="write the chart here (default: bench/peers.png)",
+    )
+    args = parser.parse_args(argv)
+    if args.limit < 1 or args.peer_limit < 1:
+        parser.error("--limit and --peer-limit must be at least 1")
+    args.peer_limit = min(args.peer_limit, args.limit)
+    return args
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parse_args(argv)
+    try:
+        maps = find_maps(args.data, args.maps)
+    except FileNotFoundError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    if not maps:
+        print(f"error: no .map files in {args.data}", file=sys.stderr)
+        return 2
+
+    info = machine_info()
+    print(f"Kernel warm-up (numba compile or cache load): {warm_up():.2f} s\n", flush=True)
+    progress = Progress(len(maps))
+    try:
+        runs = [run_map(path, args.limit, args.peer_limit, progress) for path in maps]
+    except (MapLoadError, OSError, ValueError) as exc:
+        print(f"\nerror: {exc}", file=sys.stderr)
+        return 2
+
+    line = machine_line(info)
+    for run in runs:
+        print(
+            f"#### {run.name} ({run.size}): {len(run.scenarios)} queries, "
+            f"pure-Python peers on {len(common_queries(run))} of them\n"
+        )
+        print(map_table(run))
+        print()
+    label = f"{len(runs)} map{'s' if len(runs) > 1 else ''}"
+    print(f"#### Over all maps ({label})\n")
+    print(summary_table(runs))
+    print(f"\n{line}")
+
+    problems = problems_summary(runs)
+    if problems:
+        print("\nAnswers that are not optimal legal paths, per solver:", file=sys.stderr)
+        print("\n".join(problems), file=sys.stderr)
+    report_failures([f for run in runs for f in run.failures])
+    if args.chart:
+        args.chart.parent.mkdir(parents=True, exist_ok=True)
+        draw_chart(
+            runs,
+            args.chart,
+            f"{info['date']} · commit {info['commit']} · {info['cpu']}, {info['cores']} cores",
+        )
+        print(f"\nchart: {args.chart}", file=sys.stderr)
+    return 1 if any(run.failures for run in runs) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
