@@ -24,6 +24,7 @@ from app.search._kernels import (
     LIMIT_REACHED,
     SQRT2,
     STATE,
+    TIE_REL,
     UNREACHABLE,
     F,
     G,
@@ -137,7 +138,7 @@ def _offer(
     frontier[i, F] = f
     frontier[i, G] = g
     frontier[i, CELL] = node
-    _sift_up(frontier, nodes, i)
+    _sift_up(frontier, nodes, i, TIE_REL)
     return size, False
 
 
@@ -214,7 +215,7 @@ def search_grid(
     closest_g = 0.0
 
     while size > 0:
-        current, size = _pop(frontier, nodes, size)
+        current, size = _pop(frontier, nodes, size, TIE_REL)
         nodes[current, STATE] = closed_mark
         expanded += 1
         if dirs == 1:

@@ -108,7 +108,7 @@ def jps(
     candidates = np.empty(8, dtype=np.int64)
 
     while size > 0:
-        current, size = _pop(frontier, nodes, size)
+        current, size = _pop(frontier, nodes, size, 0.0)
         nodes[current, STATE] = closed_mark
         expanded += 1
         if current == goal:

@@ -73,21 +73,32 @@ CELL = 2
 FRONTIER_COLUMNS = 3
 
 
-# Costs whose relative difference is below this are ties. Exact costs (the pair
-# representation of the default search) tie exactly; float costs accumulated along
-# different routes (terrain, weights) differ by rounding noise far below it.
+# Costs whose relative difference is below this are ties in the general kernel, whose
+# float costs accumulated along different routes (terrain, weights) differ by rounding
+# noise far below it. The pair costs of the default and JPS kernels tie exactly.
 TIE_REL = 1e-12
 
 
 @njit(nogil=True, cache=True, inline="always")
-def _before(f_a, g_a, n_a, f_b, g_b, n_b):
-    """Frontier order: smaller f, then larger g, then smaller cell index."""
-    tol = TIE_REL * (abs(f_a) + abs(f_b))
+def _before(f_a, g_a, n_a, f_b, g_b, n_b, tie):
+    """Frontier order: smaller f, then larger g, then smaller cell index.
+
+    ``tie`` is the relative tolerance under which f (or g) values count as equal: 0 for the
+    exact pair costs of the default and JPS kernels (a constant, so the compiler drops the
+    tolerance arithmetic there), ``TIE_REL`` for the float costs of the general kernel.
+    """
+    if tie == 0.0:
+        if f_a != f_b:
+            return f_a < f_b
+        if g_a != g_b:
+            return g_a > g_b
+        return n_a < n_b
+    tol = tie * (abs(f_a) + abs(f_b))
     if f_a < f_b - tol:
         return True
     if f_b < f_a - tol:
         return False
-    tol = TIE_REL * (g_a + g_b)
+    tol = tie * (g_a + g_b)
     if g_a > g_b + tol:
         return True
     if g_b > g_a + tol:
@@ -96,7 +107,7 @@ def _before(f_a, g_a, n_a, f_b, g_b, n_b):
 
 
 @njit(nogil=True, cache=True, inline="always")
-def _sift_up(frontier, nodes, i):
+def _sift_up(frontier, nodes, i, tie):
     f = frontier[i, F]
     g = frontier[i, G]
     cell = frontier[i, CELL]
@@ -105,7 +116,7 @@ def _sift_up(frontier, nodes, i):
         pf = frontier[p, F]
         pg = frontier[p, G]
         pc = frontier[p, CELL]
-        if not _before(f, g, cell, pf, pg, pc):
+        if not _before(f, g, cell, pf, pg, pc, tie):
             break
         frontier[i, F] = pf
         frontier[i, G] = pg
@@ -119,7 +130,7 @@ def _sift_up(frontier, nodes, i):
 
 
 @njit(nogil=True, cache=True, inline="always")
-def _sift_down(frontier, nodes, i, size):
+def _sift_down(frontier, nodes, i, size, tie):
     f = frontier[i, F]
     g = frontier[i, G]
     cell = frontier[i, CELL]
@@ -135,12 +146,13 @@ def _sift_down(frontier, nodes, i, size):
             frontier[c, F],
             frontier[c, G],
             frontier[c, CELL],
+            tie,
         ):
             c = r
         cf = frontier[c, F]
         cg = frontier[c, G]
         cc = frontier[c, CELL]
-        if not _before(cf, cg, cc, f, g, cell):
+        if not _before(cf, cg, cc, f, g, cell, tie):
             break
         frontier[i, F] = cf
         frontier[i, G] = cg
@@ -154,7 +166,7 @@ def _sift_down(frontier, nodes, i, size):
 
 
 @njit(nogil=True, cache=True, inline="always")
-def _pop(frontier, nodes, size):
+def _pop(frontier, nodes, size, tie):
     """Take the first node off the frontier; returns ``(node, new size)``."""
     current = int(frontier[0, CELL])
     size -= 1
@@ -162,7 +174,7 @@ def _pop(frontier, nodes, size):
         frontier[0, F] = frontier[size, F]
         frontier[0, G] = frontier[size, G]
         frontier[0, CELL] = frontier[size, CELL]
-        _sift_down(frontier, nodes, 0, size)
+        _sift_down(frontier, nodes, 0, size, tie)
     return current, size
 
 
@@ -214,7 +226,7 @@ def _relax(
     frontier[i, F] = (a + ha) * orth_w + (d + hd) * diag_w
     frontier[i, G] = g
     frontier[i, CELL] = cell
-    _sift_up(frontier, nodes, i)
+    _sift_up(frontier, nodes, i, 0.0)  # pair costs are exact
     return size
 
 
@@ -248,7 +260,7 @@ def astar_octile(
     expanded = 0
 
     while size > 0:
-        current, size = _pop(frontier, nodes, size)
+        current, size = _pop(frontier, nodes, size, 0.0)
         nodes[current, STATE] = closed_mark
         expanded += 1
         if current == goal:
