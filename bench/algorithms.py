@@ -40,7 +40,6 @@ from app.search import Algorithm, Heuristic, PathResult, SearchOptions, SearchSc
 from app.search.warmup import warm_up
 from bench.machine import machine_info, machine_line
 from bench.movingai import (
-    DEFAULT_DATA,
     MAX_BYTES,
     MAX_CELLS,
     Failure,
@@ -52,6 +51,7 @@ from bench.movingai import (
     parse_scenarios,
     path_problem,
     report_failures,
+    scenario_parser,
     subsample,
 )
 
@@ -394,23 +394,7 @@ def write_json(
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(
-        prog="python -m bench.algorithms",
-        description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    parser.add_argument(
-        "--data",
-        type=Path,
-        default=DEFAULT_DATA,
-        help="folder with X.map and X.map.scen files (default: %(default)s)",
-    )
-    parser.add_argument(
-        "--maps",
-        nargs="+",
-        metavar="NAME",
-        help="only these maps (file stems, e.g. arena maze512-1-0)",
-    )
+    parser = scenario_parser("python -m bench.algorithms", __doc__)
     parser.add_argument(
         "--limit",
         type=int,

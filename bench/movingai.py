@@ -374,11 +374,10 @@ def write_json(
 # --- entry point -------------------------------------------------------------------------
 
 
-def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+def scenario_parser(prog: str, description: str | None) -> argparse.ArgumentParser:
+    """An argument parser with the options every Moving AI benchmark shares."""
     parser = argparse.ArgumentParser(
-        prog="python -m bench.movingai",
-        description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        prog=prog, description=description, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument(
         "--data",
@@ -392,6 +391,11 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         metavar="NAME",
         help="only these maps (file stems, e.g. arena maze512-1-0)",
     )
+    return parser
+
+
+def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+    parser = scenario_parser("python -m bench.movingai", __doc__)
     parser.add_argument(
         "--limit",
         type=int,

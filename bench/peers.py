@@ -61,7 +61,6 @@ from app.search import Algorithm, SearchOptions, SearchScratch, find_path
 from app.search.warmup import warm_up
 from bench.machine import machine_info, machine_line
 from bench.movingai import (
-    DEFAULT_DATA,
     MAX_BYTES,
     MAX_CELLS,
     Failure,
@@ -73,6 +72,7 @@ from bench.movingai import (
     parse_scenarios,
     path_problem,
     report_failures,
+    scenario_parser,
     subsample,
 )
 
@@ -602,23 +602,7 @@ def draw_chart(runs: Sequence[MapRun], path: Path, subtitle: str) -> None:
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(
-        prog="python -m bench.peers",
-        description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    parser.add_argument(
-        "--data",
-        type=Path,
-        default=DEFAULT_DATA,
-        help="folder with X.map and X.map.scen files (default: %(default)s)",
-    )
-    parser.add_argument(
-        "--maps",
-        nargs="+",
-        metavar="NAME",
-        help="only these maps (file stems, e.g. arena maze512-1-0)",
-    )
+    parser = scenario_parser("python -m bench.peers", __doc__)
     parser.add_argument(
         "--limit",
         type=int,
