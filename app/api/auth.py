@@ -1,5 +1,6 @@
 """Bearer tokens: ``ADMIN_TOKEN`` for changing maps, ``API_TOKEN`` (optional) for everything
-else but ``/health``. Tokens are compared in constant time."""
+else but ``/health``. Tokens are compared in constant time. The checks are ``async def``:
+they never block, and so they run on the event loop instead of a pool thread."""
 
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ def _matches(given: str | None, expected: str) -> bool:
     return given is not None and hmac.compare_digest(given.encode(), expected.encode())
 
 
-def require_api_token(request: Request) -> None:
+async def require_api_token(request: Request) -> None:
     """With ``API_TOKEN`` set, the request must carry it (or the admin token)."""
     settings = request.app.state.service.settings
     if settings.api_token is None:
@@ -34,7 +35,7 @@ def require_api_token(request: Request) -> None:
         raise Unauthorized("this endpoint needs 'Authorization: Bearer <API_TOKEN>'")
 
 
-def require_admin(request: Request) -> None:
+async def require_admin(request: Request) -> None:
     """Map changes need ``ADMIN_TOKEN``; without one configured they are refused."""
     state: ServiceState = request.app.state.service
     token = state.settings.admin_token

@@ -1,4 +1,8 @@
-"""Dependencies shared by the routers."""
+"""Dependencies shared by the routers.
+
+They are ``async def`` on purpose: they only read state, and a plain ``def`` dependency is
+run in the thread pool, one more hop per request (bench/README.md, HTTP section).
+"""
 
 from __future__ import annotations
 
@@ -10,11 +14,11 @@ from app.grid import MapStore
 from app.service import ServiceState
 
 
-def get_state(request: Request) -> ServiceState:
+async def get_state(request: Request) -> ServiceState:
     return request.app.state.service
 
 
-def get_store(state: Annotated[ServiceState, Depends(get_state)]) -> MapStore:
+async def get_store(state: Annotated[ServiceState, Depends(get_state)]) -> MapStore:
     return state.require_ready()
 
 
