@@ -1,0 +1,75 @@
+-- wrk script for gridpath: POST /path with JSON bodies read from a file, one per line.
+--
+--   wrk -t1 -c8 -d10s -s bench/wrk/path.lua http://127.0.0.1:PORT -- BODIES_FILE MAX_REQUESTS
+--
+-- Each thread walks the bodies in order from its own offset, so threads send different
+-- queries. A thread stops after MAX_REQUESTS / threads responses (0: no limit; wrk's -d
+-- bounds the time either way). A 200 answer whose body lacks "found":true counts as a bad
+-- answer. done() prints one JSON line, prefixed with "WRK_JSON ", for bench/http_load.py.
+
+local bodies = {}
+local next_body = 1
+local limit = 0
+local seen = 0
+bad = 0 -- global: done() reads it from each thread with thread:get("bad")
+
+local threads = {}
+
+function setup(thread)
+   thread:set("index", #threads)
+   table.insert(threads, thread)
+end
+
+function init(args)
+   local file = args[1]
+   if file == nil then
+      error("usage: wrk ... -s path.lua URL -- BODIES_FILE [MAX_REQUESTS]")
+   end
+   for line in io.lines(file) do
+      if #line > 0 then
+         table.insert(bodies, line)
+      end
+   end
+   if #bodies == 0 then
+      error("no request bodies in " .. file)
+   end
+   local total = tonumber(args[2] or "0")
+   local count = tonumber(args[3] or "1")
+   if total > 0 then
+      limit = math.max(1, math.floor(total / count))
+   end
+   -- spread the threads' starting points over the file
+   next_body = (index * 7919) % #bodies + 1
+end
+
+function request()
+   local body = bodies[next_body]
+   next_body = next_body % #bodies + 1
+   return wrk.format("POST", "/path", { ["Content-Type"] = "application/json" }, body)
+end
+
+function response(status, headers, body)
+   if status == 200 and not string.find(body, '"found":true', 1, true) then
+      bad = bad + 1
+   end
+   seen = seen + 1
+   if limit > 0 and seen >= limit then
+      wrk.thread:stop()
+   end
+end
+
+function done(summary, latency, requests)
+   local bad_total = 0
+   for _, thread in ipairs(threads) do
+      bad_total = bad_total + (thread:get("bad") or 0)
+   end
+   local e = summary.errors
+   io.write(string.format(
+      'WRK_JSON {"requests":%d,"duration_us":%d,"bytes":%d,' ..
+      '"errors":{"connect":%d,"read":%d,"write":%d,"status":%d,"timeout":%d,"bad_answer":%d},' ..
+      '"latency_us":{"p50":%d,"p90":%d,"p99":%d,"max":%d,"mean":%.1f}}\n',
+      summary.requests, summary.duration, summary.bytes,
+      e.connect, e.read, e.write, e.status, e.timeout, bad_total,
+      latency:percentile(50), latency:percentile(90), latency:percentile(99),
+      latency.max, latency.mean))
+end
