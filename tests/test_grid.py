@@ -86,3 +86,12 @@ def test_components_per_rule_and_unit():
     big = grid.components(unit=2).reshape(5, 6)[1:-1, 1:-1]
     assert big[0, 0] == 0 and big[0, 2] != 0 and big[1, 1] == big[0, 2]
     assert grid.components(unit=2) is grid.components(unit=2)  # computed once per snapshot
+
+
+def test_component_labels_are_compact():
+    grid = Grid.from_walkable("few", np.ones((4, 4), dtype=bool))
+    assert grid.components().dtype == np.uint16
+    checkerboard = (np.indices((300, 300)).sum(axis=0) % 2).astype(bool)  # 45,000 singletons
+    many = Grid.from_walkable("many", np.tile(checkerboard, (1, 2)))  # 90,000 components
+    labels = many.components()
+    assert labels.dtype == np.int32 and labels.max() == 90_000

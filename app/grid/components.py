@@ -58,9 +58,16 @@ def _label(passable, stride, unit, diagonals, labels, queue):
 def label_components(
     passable_flat: np.ndarray, stride: int, unit: int = 1, diagonals: bool = False
 ) -> np.ndarray:
-    """Component label of every padded cell (0: blocked or too narrow for ``unit``)."""
+    """Component label of every padded cell (0: blocked or too narrow for ``unit``).
+
+    Kept as uint16 (2 bytes per cell) when there are fewer than 65,536 components, which
+    is almost every map, else int32.
+    """
     labels = np.zeros(passable_flat.size, dtype=np.int32)
     queue = np.empty(passable_flat.size, dtype=np.int32)
-    _label(passable_flat, stride, unit, diagonals, labels, queue)
+    count = _label(passable_flat, stride, unit, diagonals, labels, queue)
+    del queue
+    if count < 2**16:
+        labels = labels.astype(np.uint16)
     labels.flags.writeable = False
     return labels
