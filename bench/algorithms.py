@@ -46,12 +46,12 @@ from bench.movingai import (
     Progress,
     Scenario,
     check_map_matches,
-    find_maps,
     is_optimal,
     parse_scenarios,
     path_problem,
     report_failures,
     scenario_parser,
+    select_maps,
     subsample,
 )
 
@@ -412,13 +412,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
-    try:
-        maps = find_maps(args.data, args.maps)
-    except FileNotFoundError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    if not maps:
-        print(f"error: no .map files in {args.data}", file=sys.stderr)
+    maps = select_maps(args.data, args.maps)
+    if maps is None:
         return 2
 
     info = machine_info()

@@ -166,6 +166,19 @@ def find_maps(data: Path, names: Sequence[str] | None) -> list[Path]:
 # --- checking and running ----------------------------------------------------------------
 
 
+def select_maps(data: Path, names: Sequence[str] | None) -> list[Path] | None:
+    """The maps to run, or None after saying on stderr why there are none."""
+    try:
+        maps = find_maps(data, names)
+    except FileNotFoundError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return None
+    if not maps:
+        print(f"error: no .map files in {data}", file=sys.stderr)
+        return None
+    return maps
+
+
 def is_optimal(cost: float, published: float) -> bool:
     """The benchmark's tolerance: printed lengths carry about six significant digits."""
     return abs(cost - published) <= max(1e-4, 1e-5 * published)
@@ -418,13 +431,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
-    try:
-        maps = find_maps(args.data, args.maps)
-    except FileNotFoundError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    if not maps:
-        print(f"error: no .map files in {args.data}", file=sys.stderr)
+    maps = select_maps(args.data, args.maps)
+    if maps is None:
         return 2
 
     info = machine_info()  # before the run: the code version is the one that gets loaded

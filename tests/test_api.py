@@ -13,7 +13,7 @@ from app.main import create_app
 from tests.reference import path_cost, reference_line_of_sight, step_is_legal
 
 
-def walkable_of(client, name):
+def walkable_of(name):
     from app.grid import load_map
     from tests.conftest import MAPS_DIR
 
@@ -41,7 +41,7 @@ def test_maps_listing(client):
 @pytest.mark.parametrize("name", ["arena", "maze", "field"])
 def test_path_on_each_demo_map(client, name):
     info = {m["name"]: m for m in client.get("/maps").json()["maps"]}[name]
-    walkable = walkable_of(client, name)
+    walkable = walkable_of(name)
     cells = np.argwhere(walkable)
     start = [int(cells[0][1]), int(cells[0][0])]
     goal = [int(cells[-1][1]), int(cells[-1][0])]

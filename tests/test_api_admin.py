@@ -253,14 +253,16 @@ def test_searches_during_edits_see_whole_revisions(admin):
 
     def editor():
         current = walkable.copy()
-        for cell in walls[::3]:
+        for revision, cell in enumerate(walls[::3], start=2):
             current = current.copy()
             current[cell[1], cell[0]] = False
+            with lock:  # recorded before the edit, so no search can see it first
+                snapshots[revision] = current
             response = admin.patch(
                 "/maps/arena", headers=ADMIN, json={"set": [{"cells": [cell], "value": "blocked"}]}
             )
-            with lock:
-                snapshots[response.json()["revision"]] = current
+            if response.json()["revision"] != revision:
+                errors.append(f"edit got revision {response.json()['revision']}, not {revision}")
         stop.set()
 
     def searcher():
@@ -272,9 +274,7 @@ def test_searches_during_edits_see_whole_revisions(admin):
             last = body["revision"]
             if body["found"]:
                 with lock:
-                    grid = snapshots.get(body["revision"])
-                if grid is None:
-                    continue  # the edit's response is not back yet; checked by others
+                    grid = snapshots[body["revision"]]
                 cells = [tuple(c) for c in body["path"]]
                 if not all(step_is_legal(grid, a, b) for a, b in zip(cells, cells[1:])):
                     errors.append(f"illegal path on revision {body['revision']}")

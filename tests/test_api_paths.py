@@ -277,3 +277,16 @@ def test_batch_shares_an_expansion_budget(tmp_path):
         results = c.post("/paths", json={"map": "arena", "queries": queries}).json()["results"]
         assert all(r["reason"] == "limit_reached" and r["expanded"] == 25 for r in results)
         assert all(r["options"]["max_expanded"] == 25 for r in results)
+
+
+@pytest.mark.parametrize(
+    "url,body",
+    [
+        ("/validate", {"map": "arena", "path": [[2, 2], [3, 3]], "blocked": [[99, 1]]}),
+        ("/flowfield", {"map": "arena", "goal": [40, 50], "blocked": [[99, 1]]}),
+        ("/path", {**ARENA, "blocked": [[99, 1]]}),
+    ],
+)
+def test_blocked_cells_off_the_map_are_refused_everywhere(client, url, body):
+    response = client.post(url, json=body)
+    assert response.status_code == 422 and response.json()["error"]["code"] == "out_of_bounds"

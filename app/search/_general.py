@@ -287,26 +287,9 @@ def search_grid(
                 node = cell * 9 + k
                 if heading != 8 and heading != k:
                     step += turn_penalty
-            size, cut = _offer(
-                node,
-                nx,
-                ny,
-                g + step,
-                current,
-                algorithm,
-                heuristic,
-                h_factor,
-                goal_xy,
-                orth_w,
-                diag_w,
-                max_cost,
-                nodes,
-                g_cost,
-                frontier,
-                size,
-                open_mark,
-                closed_mark,
-            )
+            size, cut = _offer(node, nx, ny, g + step, current, algorithm, heuristic, h_factor,
+                               goal_xy, orth_w, diag_w, max_cost, nodes, g_cost, frontier, size,
+                               open_mark, closed_mark)  # fmt: skip
             pruned = pruned or cut
     if pruned:
         return LIMIT_REACHED, expanded, -1, closest, n_explored

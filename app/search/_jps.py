@@ -39,7 +39,7 @@ from app.search._kernels import (
 
 
 @njit(nogil=True, cache=True, inline="always")
-def _open(passable, unit, cell):
+def _room(passable, unit, cell):
     return passable[cell] >= unit
 
 
@@ -49,13 +49,13 @@ def _jump_straight(passable, unit, cell, step, side, goal):
     Returns the first jump point, or -1 at a wall."""
     while True:
         cell += step
-        if not _open(passable, unit, cell):
+        if not _room(passable, unit, cell):
             return -1
         if cell == goal:
             return cell
         if (
-            _open(passable, unit, cell + side) and not _open(passable, unit, cell + side - step)
-        ) or (_open(passable, unit, cell - side) and not _open(passable, unit, cell - side - step)):
+            _room(passable, unit, cell + side) and not _room(passable, unit, cell + side - step)
+        ) or (_room(passable, unit, cell - side) and not _room(passable, unit, cell - side - step)):
             return cell
 
 
@@ -64,10 +64,10 @@ def _jump_diagonal(passable, unit, cell, step_x, step_y, stride, goal):
     """From ``cell`` move diagonally by (``step_x``, ``step_y`` rows); returns the first jump
     point, or -1 when a wall or a corner stops the diagonal."""
     while True:
-        if not (_open(passable, unit, cell + step_x) and _open(passable, unit, cell + step_y)):
+        if not (_room(passable, unit, cell + step_x) and _room(passable, unit, cell + step_y)):
             return -1  # the diagonal step would cut a corner
         cell += step_x + step_y
-        if not _open(passable, unit, cell):
+        if not _room(passable, unit, cell):
             return -1
         if cell == goal:
             return cell
@@ -164,9 +164,9 @@ def jps(
                 else:
                     ahead = dy * stride
                     side = 1
-                ahead_open = _open(passable, unit, current + ahead)
+                ahead_open = _room(passable, unit, current + ahead)
                 for s in (side, -side):
-                    if _open(passable, unit, current + s):
+                    if _room(passable, unit, current + s):
                         jp = _jump_straight(
                             passable, unit, current, s, ahead if ahead > 0 else -ahead, goal
                         )
@@ -201,23 +201,10 @@ def jps(
             ddx = abs(jx - x)
             ddy = abs(jy - y)
             lo = min(ddx, ddy)
-            size = _relax(
-                jp,
-                jx,
-                jy,
-                a + max(ddx, ddy) - lo,
-                d + lo,
-                current,
-                goal_x,
-                goal_y,
-                orth_w,
-                diag_w,
-                nodes,
-                frontier,
-                size,
-                open_mark,
-                closed_mark,
-            )
+            # fmt: off
+            size = _relax(jp, jx, jy, a + max(ddx, ddy) - lo, d + lo, current, goal_x, goal_y,
+                          orth_w, diag_w, nodes, frontier, size, open_mark, closed_mark)
+            # fmt: on
     return UNREACHABLE, expanded
 
 

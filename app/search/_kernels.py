@@ -278,150 +278,34 @@ def astar_octile(
         e_ok = passable[current + 1] != 0
         s_ok = passable[south] != 0
         w_ok = passable[current - 1] != 0
+        # Unrolled on purpose: a loop over the eight directions measured ~10% slower.
+        # N, E, S, W, then NE, SE, SW, NW; a diagonal needs both orthogonal sides open.
+        # fmt: off
         if n_ok:
-            size = _relax(
-                north,
-                x,
-                y - 1,
-                a + 1,
-                d,
-                current,
-                goal_x,
-                goal_y,
-                orth_w,
-                diag_w,
-                nodes,
-                frontier,
-                size,
-                open_mark,
-                closed_mark,
-            )
+            size = _relax(north, x, y - 1, a + 1, d, current, goal_x, goal_y, orth_w, diag_w,
+                          nodes, frontier, size, open_mark, closed_mark)
         if e_ok:
-            size = _relax(
-                current + 1,
-                x + 1,
-                y,
-                a + 1,
-                d,
-                current,
-                goal_x,
-                goal_y,
-                orth_w,
-                diag_w,
-                nodes,
-                frontier,
-                size,
-                open_mark,
-                closed_mark,
-            )
+            size = _relax(current + 1, x + 1, y, a + 1, d, current, goal_x, goal_y, orth_w,
+                          diag_w, nodes, frontier, size, open_mark, closed_mark)
         if s_ok:
-            size = _relax(
-                south,
-                x,
-                y + 1,
-                a + 1,
-                d,
-                current,
-                goal_x,
-                goal_y,
-                orth_w,
-                diag_w,
-                nodes,
-                frontier,
-                size,
-                open_mark,
-                closed_mark,
-            )
+            size = _relax(south, x, y + 1, a + 1, d, current, goal_x, goal_y, orth_w, diag_w,
+                          nodes, frontier, size, open_mark, closed_mark)
         if w_ok:
-            size = _relax(
-                current - 1,
-                x - 1,
-                y,
-                a + 1,
-                d,
-                current,
-                goal_x,
-                goal_y,
-                orth_w,
-                diag_w,
-                nodes,
-                frontier,
-                size,
-                open_mark,
-                closed_mark,
-            )
+            size = _relax(current - 1, x - 1, y, a + 1, d, current, goal_x, goal_y, orth_w,
+                          diag_w, nodes, frontier, size, open_mark, closed_mark)
         if n_ok and e_ok and passable[north + 1] != 0:
-            size = _relax(
-                north + 1,
-                x + 1,
-                y - 1,
-                a,
-                d + 1,
-                current,
-                goal_x,
-                goal_y,
-                orth_w,
-                diag_w,
-                nodes,
-                frontier,
-                size,
-                open_mark,
-                closed_mark,
-            )
+            size = _relax(north + 1, x + 1, y - 1, a, d + 1, current, goal_x, goal_y, orth_w,
+                          diag_w, nodes, frontier, size, open_mark, closed_mark)
         if s_ok and e_ok and passable[south + 1] != 0:
-            size = _relax(
-                south + 1,
-                x + 1,
-                y + 1,
-                a,
-                d + 1,
-                current,
-                goal_x,
-                goal_y,
-                orth_w,
-                diag_w,
-                nodes,
-                frontier,
-                size,
-                open_mark,
-                closed_mark,
-            )
+            size = _relax(south + 1, x + 1, y + 1, a, d + 1, current, goal_x, goal_y, orth_w,
+                          diag_w, nodes, frontier, size, open_mark, closed_mark)
         if s_ok and w_ok and passable[south - 1] != 0:
-            size = _relax(
-                south - 1,
-                x - 1,
-                y + 1,
-                a,
-                d + 1,
-                current,
-                goal_x,
-                goal_y,
-                orth_w,
-                diag_w,
-                nodes,
-                frontier,
-                size,
-                open_mark,
-                closed_mark,
-            )
+            size = _relax(south - 1, x - 1, y + 1, a, d + 1, current, goal_x, goal_y, orth_w,
+                          diag_w, nodes, frontier, size, open_mark, closed_mark)
         if n_ok and w_ok and passable[north - 1] != 0:
-            size = _relax(
-                north - 1,
-                x - 1,
-                y - 1,
-                a,
-                d + 1,
-                current,
-                goal_x,
-                goal_y,
-                orth_w,
-                diag_w,
-                nodes,
-                frontier,
-                size,
-                open_mark,
-                closed_mark,
-            )
+            size = _relax(north - 1, x - 1, y - 1, a, d + 1, current, goal_x, goal_y, orth_w,
+                          diag_w, nodes, frontier, size, open_mark, closed_mark)
+        # fmt: on
     return UNREACHABLE, expanded
 
 

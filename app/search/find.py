@@ -29,6 +29,7 @@ from app.search.options import (
     SearchOptions,
     jps_blocker,
 )
+from app.search.overlay import blocked_cells, stamp
 from app.search.scratch import SearchScratch, thread_scratch
 
 Cell = tuple[int, int]
@@ -113,13 +114,7 @@ def find_path(
     goal_list = [goal] if goals is None else list(goals)
     if not goal_list:
         raise ValueError("goals must not be empty")
-    blocked_set = frozenset((int(x), int(y)) for x, y in blocked)
-    for x, y in blocked_set:
-        if not grid.in_bounds(x, y):
-            raise OutOfBounds(
-                f"blocked cell [{x}, {y}] is outside map {grid.name!r} "
-                f"(x must be in 0..{grid.width - 1}, y in 0..{grid.height - 1})"
-            )
+    blocked_set = blocked_cells(grid, blocked)
     check_cell(grid, start, "start", blocked_set, options.clearance)
     for g in goal_list:
         check_cell(grid, g, "goal", blocked_set, options.clearance)
@@ -159,7 +154,6 @@ def find_path(
         and len(goal_list) == 1
         and not blocked_set
         and explored_limit <= 0
-        and options.clearance == 1
     ):
         goal_i = grid.index(*goal_list[0])
         began = time.perf_counter_ns()
@@ -207,9 +201,7 @@ def find_path(
     marks = scratch.marks
     goal_cells = np.array([grid.index(x, y) for x, y in goal_list], dtype=np.int64)
     marks[goal_cells, _kernels.GOAL] = generation
-    if blocked_set:
-        blocked_cells = np.array([grid.index(x, y) for x, y in sorted(blocked_set)], dtype=np.int64)
-        marks[blocked_cells, _kernels.BLOCKED] = generation
+    stamp(grid, blocked_set, marks, _kernels.BLOCKED, generation)
     goal_xy = np.array([(x + 1, y + 1) for x, y in goal_list], dtype=np.int64)
     explored = np.empty(max(0, explored_limit), dtype=np.int32)
     h_factor = 0.0 if options.heuristic == Heuristic.ZERO else options.heuristic_weight * min_cost

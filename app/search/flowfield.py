@@ -19,6 +19,7 @@ from app.grid.model import Grid
 from app.search import _general, _kernels
 from app.search.find import check_cell, terrain_table
 from app.search.options import DEFAULT_OPTIONS, DIAGONAL_CODES, InvalidOption, SearchOptions
+from app.search.overlay import blocked_cells, stamp
 from app.search.scratch import SearchScratch, thread_scratch
 
 # Next-step codes, in the kernels' neighbour order; -1: no step (goal, blocked, unreachable).
@@ -73,16 +74,14 @@ def flow_field(
     (algorithm and heuristic do not apply: it is always a full Dijkstra search)."""
     if options.turn_penalty > 0:
         raise InvalidOption("turn_penalty", "flow fields do not support turn_penalty")
-    blocked_set = frozenset((int(x), int(y)) for x, y in blocked)
+    blocked_set = blocked_cells(grid, blocked)
     check_cell(grid, goal, "goal", blocked_set, options.clearance)
     options = options.resolved()
     class_cost, uniform, _ = terrain_table(grid, options)
     scratch = scratch or thread_scratch()
     generation = scratch.begin(grid.flat.size)
     marks = scratch.marks
-    if blocked_set:
-        cells = [grid.index(x, y) for x, y in blocked_set if grid.in_bounds(x, y)]
-        marks[np.array(cells, dtype=np.int64), _kernels.BLOCKED] = generation
+    stamp(grid, blocked_set, marks, _kernels.BLOCKED, generation)
     orth_w, diag_w = options.step_weights
     no_goals = np.empty((0, 2), dtype=np.int64)
     _, expanded, _, _, _ = _general.search_grid(

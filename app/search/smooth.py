@@ -17,22 +17,10 @@ import numpy as np
 from app.grid.model import Grid
 from app.search import _kernels
 from app.search.options import CORNER_RULES, Diagonal
+from app.search.overlay import overlay
 from app.search.scratch import SearchScratch, thread_scratch
 
 Cell = tuple[int, int]
-
-
-def _overlay(grid: Grid, blocked: Sequence[Cell], scratch: SearchScratch | None):
-    """(marks, block_mark) for the kernels: per-request blocked cells stamped in scratch,
-    or ``(None, -1)`` when there are none (the kernels' fast specialisation)."""
-    if not blocked:
-        return None, -1
-    scratch = scratch or thread_scratch()
-    generation = scratch.begin(grid.flat.size)
-    marks = scratch.marks
-    cells = [grid.index(x, y) for x, y in blocked if grid.in_bounds(x, y)]
-    marks[np.array(cells, dtype=np.int64), _kernels.BLOCKED] = generation
-    return marks, generation
 
 
 def line_of_sight(
@@ -51,7 +39,7 @@ def line_of_sight(
     """
     if not (grid.in_bounds(*a) and grid.in_bounds(*b)):
         return False
-    marks, mark = _overlay(grid, blocked, scratch)
+    marks, mark = overlay(grid, blocked, scratch or thread_scratch())
     return bool(
         _kernels.line_of_sight(
             grid.flat,
@@ -82,7 +70,7 @@ def smooth(
     path = np.ascontiguousarray(path, dtype=np.int32)
     if path.shape[0] == 0:
         return path
-    marks, mark = _overlay(grid, blocked, scratch)
+    marks, mark = overlay(grid, blocked, scratch or thread_scratch())
     return path[
         _kernels.smooth_path(
             grid.flat, grid.stride, clearance, marks, mark, CORNER_RULES[diagonal], path

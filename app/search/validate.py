@@ -32,8 +32,8 @@ from app.search.options import (
     CostModel,
     SearchOptions,
 )
-from app.search.scratch import SearchScratch
-from app.search.smooth import _overlay
+from app.search.overlay import overlay
+from app.search.scratch import SearchScratch, thread_scratch
 
 Cell = tuple[int, int]
 MAX_LISTED = 64  # violations listed in path order (plus the first of every kind)
@@ -88,7 +88,7 @@ def validate_path(
     cells = np.asarray(path, dtype=np.int64).reshape(-1, 2)
     options = options.resolved()
     class_cost, uniform, min_cost = terrain_table(grid, options)
-    marks, block_mark = _overlay(grid, list(blocked), scratch)
+    marks, block_mark = overlay(grid, blocked, scratch or thread_scratch())
     orth_w, diag_w = options.step_weights
     out_index = np.empty(MAX_LISTED, dtype=np.int64)
     out_code = np.empty(MAX_LISTED, dtype=np.int64)

@@ -59,7 +59,7 @@ def post_validate(request: ValidateRequest, state: StateDep, store: StoreDep) ->
                 path,
                 mode=request.mode,
                 options=options,
-                blocked=[tuple(c) for c in request.blocked if grid.in_bounds(*c)],
+                blocked=[tuple(c) for c in request.blocked],
                 max_cost=request.max_cost,
                 start=tuple(request.start) if request.start else None,
                 goal=tuple(request.goal) if request.goal else None,
