@@ -15,7 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 from app.cache import LRUCache
 from app.config import Settings
 from app.errors import NotReady
-from app.grid import MapStore
+from app.grid import MapStore, jumps
 from app.search import ScratchPool
 from app.search.warmup import warm_up
 
@@ -43,6 +43,7 @@ class ServiceState:
         began = time.perf_counter()
         try:
             s = self.settings
+            jumps.configure(s.jump_table_max_cells)
             self.store = MapStore.from_dir(
                 s.maps_dir, max_cells=s.max_map_cells, max_bytes=s.max_map_bytes
             )

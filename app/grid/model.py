@@ -24,6 +24,7 @@ import numpy as np
 
 from app.grid.clearance import clearance_map
 from app.grid.components import label_components
+from app.grid.jumps import build_jump_table, wants_jump_table
 
 MAP_NAME_PATTERN = r"^[A-Za-z0-9_-]{1,64}$"
 _MAP_NAME_RE = re.compile(MAP_NAME_PATTERN)
@@ -66,6 +67,8 @@ class Grid:
     source: str = ""
     flat: np.ndarray = field(init=False, repr=False)  # passable.ravel(), a read-only view
     terrain_flat: np.ndarray = field(init=False, repr=False)
+    # JPS+ jump table (app.grid.jumps) for units of size 1, or None (costly terrain, too big)
+    jump_table: np.ndarray | None = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "flat", self.passable.reshape(-1))
@@ -73,6 +76,11 @@ class Grid:
         object.__setattr__(self, "_component_lock", threading.Lock())
         self.components()  # the common labels, at load/edit time rather than on a query
         object.__setattr__(self, "terrain_flat", self.terrain.reshape(-1))
+        table = None
+        if self.uniform and wants_jump_table(self.width, self.height):
+            table = build_jump_table(self.flat, self.stride, 1)
+            table.flags.writeable = False
+        object.__setattr__(self, "jump_table", table)
 
     @classmethod
     def from_walkable(

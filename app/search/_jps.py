@@ -13,6 +13,12 @@ Pruning rules for this variant (as in PathFinding.js's "only when no obstacles" 
 * Arriving diagonally (say north-east): the cell is a jump point if a straight jump east
   or north from it finds one; the diagonal continues only if both orthogonal neighbours
   in its direction are open.
+
+JPS+ (Rabin's "jump point search plus"): the map's jump table (:mod:`app.grid.jumps`)
+holds, per cell and direction, how far a jump goes before it meets a jump point or a
+wall, ignoring the goal. With it a jump is a lookup plus an O(1) test of whether the goal
+lies on the way, and the search expands exactly the same jump points in the same order
+as the scanning search: same path, same ``expanded``. Pass ``table=None`` to scan.
 """
 
 from __future__ import annotations
@@ -20,6 +26,18 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from app.grid.jumps import (
+    JUMP_EAST,
+    JUMP_NE,
+    JUMP_NORTH,
+    JUMP_NW,
+    JUMP_SE,
+    JUMP_SOUTH,
+    JUMP_SW,
+    JUMP_WEST,
+    forced,
+)
+from app.grid.jumps import room as _room
 from app.search._kernels import (
     CAME_FROM,
     CELL,
@@ -38,11 +56,6 @@ from app.search._kernels import (
 )
 
 
-@njit(nogil=True, cache=True, inline="always")
-def _room(passable, unit, cell):
-    return passable[cell] >= unit
-
-
 @njit(nogil=True, cache=True)
 def _jump_straight(passable, unit, cell, step, side, goal):
     """From ``cell`` move by ``step`` (+-1 or +-stride); ``side`` is the perpendicular offset.
@@ -51,11 +64,7 @@ def _jump_straight(passable, unit, cell, step, side, goal):
         cell += step
         if not _room(passable, unit, cell):
             return -1
-        if cell == goal:
-            return cell
-        if (
-            _room(passable, unit, cell + side) and not _room(passable, unit, cell + side - step)
-        ) or (_room(passable, unit, cell - side) and not _room(passable, unit, cell - side - step)):
+        if cell == goal or forced(passable, unit, cell, step, side):
             return cell
 
 
@@ -83,13 +92,103 @@ def _sign(v):
     return (v > 0) - (v < 0)
 
 
+@njit(nogil=True, cache=True, inline="always")
+def _open_ahead(entry):
+    """Open cells a jump passes before it stops (the jump point itself included)."""
+    return entry if entry > 0 else -entry - 1
+
+
+@njit(nogil=True, cache=True)
+def _table_straight(table, stride, cell, step, goal):
+    """:func:`_jump_straight` by lookup: the goal, if it lies on the way, else the table's
+    jump point, else -1."""
+    if step == 1:
+        col, on_line, ahead = JUMP_EAST, goal // stride == cell // stride, goal - cell
+    elif step == -1:
+        col, on_line, ahead = JUMP_WEST, goal // stride == cell // stride, cell - goal
+    elif step > 0:
+        col, on_line, ahead = JUMP_SOUTH, goal % stride == cell % stride, (goal - cell) // stride
+    else:
+        col, on_line, ahead = JUMP_NORTH, goal % stride == cell % stride, (cell - goal) // stride
+    entry = np.int64(table[cell, col])
+    if on_line and 1 <= ahead <= _open_ahead(entry):
+        return goal
+    return cell + entry * step if entry > 0 else -1
+
+
+@njit(nogil=True, cache=True, inline="always")
+def _goal_beside(table, col, entry_cell, distance):
+    """Whether a straight jump (column ``col``) from ``entry_cell`` reaches a goal
+    ``distance`` cells ahead (0: the cell is the goal)."""
+    return distance == 0 or (1 <= distance <= _open_ahead(np.int64(table[entry_cell, col])))
+
+
+@njit(nogil=True, cache=True)
+def _table_diagonal(table, stride, cell, step_x, step_y, goal):
+    """:func:`_jump_diagonal` by lookup. Without a goal the diagonal stops where the table
+    says; the goal can stop it earlier only on the goal's row (a horizontal jump reaches
+    it) or the goal's column (a vertical one does)."""
+    dy = 1 if step_y > 0 else -1
+    if step_x > 0:
+        col, col_x, col_y = (
+            (JUMP_SE, JUMP_EAST, JUMP_SOUTH) if dy > 0 else (JUMP_NE, JUMP_EAST, JUMP_NORTH)
+        )
+    else:
+        col, col_x, col_y = (
+            (JUMP_SW, JUMP_WEST, JUMP_SOUTH) if dy > 0 else (JUMP_NW, JUMP_WEST, JUMP_NORTH)
+        )
+    entry = np.int64(table[cell, col])
+    reach = _open_ahead(entry)  # diagonal steps possible before the jump stops
+    best = entry if entry > 0 else reach + 1  # reach + 1: nothing found
+    x = cell % stride
+    y = cell // stride
+    gx = goal % stride
+    gy = goal // stride
+    diag = step_x + step_y
+    k = (gy - y) * dy  # steps to the goal's row
+    if 1 <= k < best and _goal_beside(
+        table, col_x, cell + k * diag, (gx - x - k * step_x) * step_x
+    ):
+        best = k
+    k = (gx - x) * step_x  # steps to the goal's column
+    if 1 <= k < best and _goal_beside(table, col_y, cell + k * diag, (gy - y - k * dy) * dy):
+        best = k
+    return cell + best * diag if best <= reach else -1
+
+
+@njit(nogil=True, cache=True)
+def _straight(passable, unit, table, stride, cell, step, side, goal):
+    if table is None:
+        return _jump_straight(passable, unit, cell, step, side, goal)
+    return _table_straight(table, stride, cell, step, goal)
+
+
+@njit(nogil=True, cache=True)
+def _diagonal(passable, unit, table, stride, cell, step_x, step_y, goal):
+    if table is None:
+        return _jump_diagonal(passable, unit, cell, step_x, step_y, stride, goal)
+    return _table_diagonal(table, stride, cell, step_x, step_y, goal)
+
+
 @njit(nogil=True, cache=True)
 def jps(
-    passable, stride, unit, start, goal, max_expanded, orth_w, diag_w, nodes, frontier, generation
+    passable,
+    stride,
+    unit,
+    table,
+    start,
+    goal,
+    max_expanded,
+    orth_w,
+    diag_w,
+    nodes,
+    frontier,
+    generation,
 ):
     """Jump point search from ``start`` to ``goal``; same returns as ``astar_octile``
     (``expanded`` counts jump points). ``came_from`` links jump points: expand them with
-    :func:`expand_jumps`."""
+    :func:`expand_jumps`. ``table``: the map's jump table for this ``unit`` (JPS+), or
+    None to scan the grid; both give the same answer."""
     open_mark = np.int32(2 * generation)
     closed_mark = np.int32(2 * generation + 1)
     goal_x = goal % stride
@@ -123,21 +222,21 @@ def jps(
         if parent < 0:  # the start: every direction, N E S W NE SE SW NW
             for k in range(8):
                 if k == 0:
-                    jp = _jump_straight(passable, unit, current, -stride, 1, goal)
+                    jp = _straight(passable, unit, table, stride, current, -stride, 1, goal)
                 elif k == 1:
-                    jp = _jump_straight(passable, unit, current, 1, stride, goal)
+                    jp = _straight(passable, unit, table, stride, current, 1, stride, goal)
                 elif k == 2:
-                    jp = _jump_straight(passable, unit, current, stride, 1, goal)
+                    jp = _straight(passable, unit, table, stride, current, stride, 1, goal)
                 elif k == 3:
-                    jp = _jump_straight(passable, unit, current, -1, stride, goal)
+                    jp = _straight(passable, unit, table, stride, current, -1, stride, goal)
                 elif k == 4:
-                    jp = _jump_diagonal(passable, unit, current, 1, -stride, stride, goal)
+                    jp = _diagonal(passable, unit, table, stride, current, 1, -stride, goal)
                 elif k == 5:
-                    jp = _jump_diagonal(passable, unit, current, 1, stride, stride, goal)
+                    jp = _diagonal(passable, unit, table, stride, current, 1, stride, goal)
                 elif k == 6:
-                    jp = _jump_diagonal(passable, unit, current, -1, stride, stride, goal)
+                    jp = _diagonal(passable, unit, table, stride, current, -1, stride, goal)
                 else:
-                    jp = _jump_diagonal(passable, unit, current, -1, -stride, stride, goal)
+                    jp = _diagonal(passable, unit, table, stride, current, -1, -stride, goal)
                 if jp >= 0:
                     candidates[n] = jp
                     n += 1
@@ -145,15 +244,15 @@ def jps(
             dx = _sign(x - parent % stride)
             dy = _sign(y - parent // stride)
             if dx != 0 and dy != 0:  # arrived diagonally: straight x, straight y, diagonal
-                jp = _jump_straight(passable, unit, current, dx, stride, goal)
+                jp = _straight(passable, unit, table, stride, current, dx, stride, goal)
                 if jp >= 0:
                     candidates[n] = jp
                     n += 1
-                jp = _jump_straight(passable, unit, current, dy * stride, 1, goal)
+                jp = _straight(passable, unit, table, stride, current, dy * stride, 1, goal)
                 if jp >= 0:
                     candidates[n] = jp
                     n += 1
-                jp = _jump_diagonal(passable, unit, current, dx, dy * stride, stride, goal)
+                jp = _diagonal(passable, unit, table, stride, current, dx, dy * stride, goal)
                 if jp >= 0:
                     candidates[n] = jp
                     n += 1
@@ -167,27 +266,21 @@ def jps(
                 ahead_open = _room(passable, unit, current + ahead)
                 for s in (side, -side):
                     if _room(passable, unit, current + s):
-                        jp = _jump_straight(
-                            passable, unit, current, s, ahead if ahead > 0 else -ahead, goal
-                        )
+                        across = ahead if ahead > 0 else -ahead
+                        jp = _straight(passable, unit, table, stride, current, s, across, goal)
                         if jp >= 0:
                             candidates[n] = jp
                             n += 1
                         if ahead_open:
-                            jp = _jump_diagonal(
-                                passable,
-                                unit,
-                                current,
-                                ahead if dx != 0 else s,
-                                s if dx != 0 else ahead,
-                                stride,
-                                goal,
+                            step_x, step_y = (ahead, s) if dx != 0 else (s, ahead)
+                            jp = _diagonal(
+                                passable, unit, table, stride, current, step_x, step_y, goal
                             )
                             if jp >= 0:
                                 candidates[n] = jp
                                 n += 1
                 if ahead_open:
-                    jp = _jump_straight(passable, unit, current, ahead, side, goal)
+                    jp = _straight(passable, unit, table, stride, current, ahead, side, goal)
                     if jp >= 0:
                         candidates[n] = jp
                         n += 1

@@ -162,6 +162,7 @@ def find_path(
                 grid.flat,
                 grid.stride,
                 options.clearance,
+                grid.jump_table if options.clearance == 1 else None,
                 start_i,
                 goal_i,
                 limit,

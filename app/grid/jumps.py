@@ -1,0 +1,135 @@
+"""Jump tables for JPS+: precomputed once per map revision, read by every JPS search.
+
+Jump point search (:mod:`app.search._jps`, the variant without corner cutting) spends
+its time scanning rows, columns and diagonals for the next jump point. The table stores
+the answer for every cell and each of the 8 directions, ignoring the goal (Rabin's
+"JPS+"); the search then only tests whether the goal lies on the way. Built in one
+sweep per direction, O(cells), 16 bytes per cell, for uniform-cost maps up to
+``JUMP_TABLE_MAX_CELLS`` cells (unit size 1; larger units scan).
+
+Columns, in the order the start cell expands: N E S W NE SE SW NW. A straight entry
+``k > 0``: the jump from this cell meets a jump point ``k`` steps away; ``k < 0``: it
+meets a wall ``-k`` steps away (so ``-k - 1`` open cells lie ahead). A diagonal entry
+counts diagonal steps the same way, a wall or a cut corner stopping the diagonal, and a
+diagonal cell is a jump point when a straight jump from it (along the diagonal's two
+components) finds one.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+JUMP_NORTH, JUMP_EAST, JUMP_SOUTH, JUMP_WEST = 0, 1, 2, 3
+JUMP_NE, JUMP_SE, JUMP_SW, JUMP_NW = 4, 5, 6, 7
+JUMP_TABLE_MAX_SIDE = 32_000  # entries are int16
+_max_cells = 4_194_304  # see configure()
+
+
+def configure(max_cells: int) -> None:
+    """Build jump tables for uniform-cost maps of at most ``max_cells`` cells (0: never).
+    Set once at start-up, before maps load (the service passes ``JUMP_TABLE_MAX_CELLS``)."""
+    global _max_cells
+    _max_cells = max(0, int(max_cells))
+
+
+def wants_jump_table(width: int, height: int) -> bool:
+    """Whether a uniform-cost map of this size gets a jump table."""
+    return width * height <= _max_cells and max(width, height) + 2 <= JUMP_TABLE_MAX_SIDE
+
+
+@njit(nogil=True, cache=True, inline="always")
+def room(passable, unit, cell):
+    """A unit of size ``unit`` fits on padded ``cell`` (its clearance is at least ``unit``)."""
+    return passable[cell] >= unit
+
+
+@njit(nogil=True, cache=True, inline="always")
+def _extend(entry):
+    """The entry one step further back along the same line."""
+    return entry + 1 if entry > 0 else entry - 1
+
+
+@njit(nogil=True, cache=True, inline="always")
+def forced(passable, unit, cell, step, side):
+    """Arriving at open ``cell`` by ``step`` (``side``: the perpendicular offset), does a
+    side cell need this one: open, with the cell behind it blocked (a forced neighbour)?"""
+    return (room(passable, unit, cell + side) and not room(passable, unit, cell + side - step)) or (
+        room(passable, unit, cell - side) and not room(passable, unit, cell - side - step)
+    )
+
+
+@njit(nogil=True, cache=True)
+def build_jump_table(passable, stride, unit):
+    """The JPS+ table of a padded grid: ``(cells, 8)`` int16 (see the column comment).
+    Rows of blocked cells hold values no search reads."""
+    n = passable.shape[0]
+    rows = n // stride
+    table = np.zeros((n, 8), dtype=np.int16)
+    # Straight lines: each entry from its neighbour ahead, so sweep against the direction.
+    for y in range(1, rows - 1):
+        base = y * stride
+        for x in range(stride - 2, 0, -1):  # east
+            cell = base + x
+            ahead = cell + 1
+            if not room(passable, unit, ahead):
+                table[cell, JUMP_EAST] = -1
+            elif forced(passable, unit, ahead, 1, stride):
+                table[cell, JUMP_EAST] = 1
+            else:
+                table[cell, JUMP_EAST] = _extend(table[ahead, JUMP_EAST])
+        for x in range(1, stride - 1):  # west
+            cell = base + x
+            ahead = cell - 1
+            if not room(passable, unit, ahead):
+                table[cell, JUMP_WEST] = -1
+            elif forced(passable, unit, ahead, -1, stride):
+                table[cell, JUMP_WEST] = 1
+            else:
+                table[cell, JUMP_WEST] = _extend(table[ahead, JUMP_WEST])
+    for y in range(1, rows - 1):  # north: the row above first
+        for x in range(1, stride - 1):
+            cell = y * stride + x
+            ahead = cell - stride
+            if not room(passable, unit, ahead):
+                table[cell, JUMP_NORTH] = -1
+            elif forced(passable, unit, ahead, -stride, 1):
+                table[cell, JUMP_NORTH] = 1
+            else:
+                table[cell, JUMP_NORTH] = _extend(table[ahead, JUMP_NORTH])
+    for y in range(rows - 2, 0, -1):  # south: the row below first
+        for x in range(1, stride - 1):
+            cell = y * stride + x
+            ahead = cell + stride
+            if not room(passable, unit, ahead):
+                table[cell, JUMP_SOUTH] = -1
+            elif forced(passable, unit, ahead, stride, 1):
+                table[cell, JUMP_SOUTH] = 1
+            else:
+                table[cell, JUMP_SOUTH] = _extend(table[ahead, JUMP_SOUTH])
+    # Diagonals: a cell is a jump point if a straight jump from it finds one.
+    for k in range(4):
+        if k == 0:
+            step_x, step_y, col, col_x, col_y = 1, -stride, JUMP_NE, JUMP_EAST, JUMP_NORTH
+        elif k == 1:
+            step_x, step_y, col, col_x, col_y = 1, stride, JUMP_SE, JUMP_EAST, JUMP_SOUTH
+        elif k == 2:
+            step_x, step_y, col, col_x, col_y = -1, stride, JUMP_SW, JUMP_WEST, JUMP_SOUTH
+        else:
+            step_x, step_y, col, col_x, col_y = -1, -stride, JUMP_NW, JUMP_WEST, JUMP_NORTH
+        for i in range(1, rows - 1):
+            y = i if step_y < 0 else rows - 1 - i  # the row ahead is done first
+            for x in range(1, stride - 1):
+                cell = y * stride + x
+                ahead = cell + step_x + step_y
+                if not (
+                    room(passable, unit, cell + step_x)
+                    and room(passable, unit, cell + step_y)
+                    and room(passable, unit, ahead)
+                ):
+                    table[cell, col] = -1
+                elif table[ahead, col_x] > 0 or table[ahead, col_y] > 0:
+                    table[cell, col] = 1
+                else:
+                    table[cell, col] = _extend(table[ahead, col])
+    return table

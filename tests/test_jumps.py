@@ -1,0 +1,173 @@
+"""JPS+ jump tables (app.grid.jumps): entries against a plain-Python definition, and JPS
+with the table against JPS that scans: the same answers, byte for byte."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from app.grid import Grid, jumps
+from app.grid.edits import Edit, apply_edits
+from app.grid.model import TerrainClass
+from app.search import Algorithm, SearchOptions, SearchScratch, _jps, find_path
+from tests.conftest import make_grid
+
+STRAIGHT = {0: (0, -1), 1: (1, 0), 2: (0, 1), 3: (-1, 0)}  # N E S W
+DIAGONAL = {4: (1, -1), 5: (1, 1), 6: (-1, 1), 7: (-1, -1)}  # NE SE SW NW
+
+
+def reference_entry(walkable: np.ndarray, x: int, y: int, column: int) -> int:
+    """A table entry by definition: walk the line cell by cell."""
+    h, w = walkable.shape
+
+    def is_open(cx, cy):
+        return 0 <= cx < w and 0 <= cy < h and bool(walkable[cy, cx])
+
+    def straight(cx, cy, dx, dy):
+        k = 0
+        while True:
+            k += 1
+            nx, ny = cx + k * dx, cy + k * dy
+            if not is_open(nx, ny):
+                return -k
+            for sx, sy in ((dy, dx), (-dy, -dx)):  # the two side cells
+                if is_open(nx + sx, ny + sy) and not is_open(nx + sx - dx, ny + sy - dy):
+                    return k
+
+    if column in STRAIGHT:
+        return straight(x, y, *STRAIGHT[column])
+    dx, dy = DIAGONAL[column]
+    k, cx, cy = 0, x, y
+    while True:
+        k += 1
+        if not (is_open(cx + dx, cy) and is_open(cx, cy + dy) and is_open(cx + dx, cy + dy)):
+            return -k
+        cx, cy = cx + dx, cy + dy
+        if straight(cx, cy, dx, 0) > 0 or straight(cx, cy, 0, dy) > 0:
+            return k
+
+
+@st.composite
+def walkable_grids(draw, max_side=12):
+    width = draw(st.integers(1, max_side))
+    height = draw(st.integers(1, max_side))
+    density = draw(st.sampled_from([0.0, 0.1, 0.25, 0.4]))
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    walkable = rng.random((height, width)) >= density
+    walkable[0, 0] = True
+    return walkable
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(walkable_grids())
+def test_every_entry_matches_the_definition(walkable):
+    grid = Grid.from_walkable("t", walkable)
+    table = grid.jump_table
+    assert table is not None and table.shape == (grid.flat.size, 8) and table.dtype == np.int16
+    for y, x in np.argwhere(walkable):
+        got = table[grid.index(int(x), int(y))].tolist()
+        want = [reference_entry(walkable, int(x), int(y), c) for c in range(8)]
+        assert got == want, f"cell ({x}, {y})"
+
+
+def test_hand_made_entries():
+    grid = make_grid("""
+        .....
+        ..#..
+        .....
+    """)
+    east = grid.jump_table[:, jumps.JUMP_EAST]
+    # East from (0, 0): at (3, 0) the side cell (3, 1) is open and the cell behind it,
+    # (2, 1), is the wall: (3, 1) is a forced neighbour, (3, 0) a jump point 3 steps away.
+    assert east[grid.index(0, 0)] == 3
+    assert east[grid.index(3, 0)] == -2  # (4, 0), then the border
+    assert east[grid.index(0, 1)] == -2  # (1, 1), then the wall (2, 1)
+    south_east = grid.jump_table[:, jumps.JUMP_SE]
+    # (1, 1) is a diagonal jump point: going south from it, (2, 2) is open behind the wall.
+    assert south_east[grid.index(0, 0)] == 1
+    assert south_east[grid.index(3, 0)] == -2  # (4, 1), then off the map
+    assert south_east[grid.index(1, 0)] == -1  # (2, 1) is the wall
+
+
+@st.composite
+def queries(draw):
+    walkable = draw(walkable_grids(max_side=16))
+    cells = np.argwhere(walkable)
+    i = draw(st.integers(0, len(cells) - 1))
+    j = draw(st.integers(0, len(cells) - 1))
+    limit = draw(st.sampled_from([10**9, 1, 3, 10]))
+    start = (int(cells[i][1]), int(cells[i][0]))
+    goal = (int(cells[j][1]), int(cells[j][0]))
+    return walkable, start, goal, limit
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(queries())
+def test_jps_with_the_table_is_jps_that_scans(case):
+    walkable, start, goal, limit = case
+    grid = Grid.from_walkable("t", walkable)
+    answers = []
+    for table in (grid.jump_table, None):
+        scratch = SearchScratch(grid.flat.size)
+        generation = scratch.begin(grid.flat.size)
+        s, g = grid.index(*start), grid.index(*goal)
+        # fmt: off
+        status, expanded = _jps.jps(grid.flat, grid.stride, 1, table, s, g, limit, 1.0,
+                                    2**0.5, scratch.nodes, scratch.frontier, generation)
+        # fmt: on
+        path = _jps.expand_jumps(scratch.nodes, g, grid.stride).tolist() if status == 0 else []
+        answers.append((int(status), int(expanded), path))
+    assert answers[0] == answers[1]
+
+
+def test_no_table_for_costly_terrain_or_big_maps_and_the_same_answers(monkeypatch):
+    walkable = np.ones((6, 7), dtype=bool)
+    walkable[1:5, 3] = False
+    terrain = Grid.from_walkable(
+        "sand",
+        walkable,
+        terrain=np.ones((6, 7), dtype=np.uint8),
+        terrain_classes=(TerrainClass("ground", 1.0), TerrainClass("sand", 2.0)),
+    )
+    assert terrain.jump_table is None
+    with_table = Grid.from_walkable("t", walkable)
+    monkeypatch.setattr(jumps, "_max_cells", 41)  # one cell short of 7 x 6
+    without = Grid.from_walkable("t", walkable)
+    assert with_table.jump_table is not None and without.jump_table is None
+    options = SearchOptions(algorithm=Algorithm.JPS)
+    a = find_path(with_table, (0, 5), (6, 0), options)
+    b = find_path(without, (0, 5), (6, 0), options)
+    assert a.path.tolist() == b.path.tolist() and (a.cost, a.expanded) == (b.cost, b.expanded)
+
+
+def test_configure_bounds_the_table():
+    before = jumps._max_cells
+    try:
+        jumps.configure(0)
+        assert Grid.from_walkable("t", np.ones((2, 2), dtype=bool)).jump_table is None
+        jumps.configure(4)
+        assert Grid.from_walkable("t", np.ones((2, 2), dtype=bool)).jump_table is not None
+    finally:
+        jumps.configure(before)
+
+
+def test_an_edit_rebuilds_the_table():
+    grid = make_grid("""
+        ......
+        ......
+        ......
+    """)
+    edited = apply_edits(grid, [Edit("blocked", cells=[(3, 1)])], revision=2)
+    rebuilt = Grid.from_walkable("t", edited.walkable.astype(bool))
+    assert np.array_equal(edited.jump_table, rebuilt.jump_table)
+    assert not np.array_equal(edited.jump_table, grid.jump_table)
+    result = find_path(edited, (0, 1), (5, 1), SearchOptions(algorithm=Algorithm.JPS))
+    assert [3, 1] not in result.path.tolist() and result.cost == pytest.approx(3 + 2 * 2**0.5)
+
+
+def test_the_table_is_read_only():
+    grid = make_grid("...")
+    with pytest.raises(ValueError):
+        grid.jump_table[0, 0] = 1
