@@ -55,36 +55,46 @@ from app.search._kernels import (
     _relax,
 )
 
+# Every jump is given the cell, its coordinates and a direction (dx, dy), and returns
+# how many steps away the jump point is (-1: none). Coordinates are carried along rather
+# than recovered from the flat index: a division per jump cost more than the jump.
+
 
 @njit(nogil=True, cache=True)
-def _jump_straight(passable, unit, cell, step, side, goal):
-    """From ``cell`` move by ``step`` (+-1 or +-stride); ``side`` is the perpendicular offset.
-    Returns the first jump point, or -1 at a wall."""
+def _scan_straight(passable, unit, stride, cell, dx, dy, goal):
+    """Scan from ``cell`` in the straight direction (dx, dy) to the first jump point (the
+    goal, or a cell with a forced neighbour); -1 at a wall."""
+    step = dx + dy * stride
+    side = stride if dx != 0 else 1
+    k = 0
     while True:
+        k += 1
         cell += step
         if not _room(passable, unit, cell):
             return -1
         if cell == goal or forced(passable, unit, cell, step, side):
-            return cell
+            return k
 
 
 @njit(nogil=True, cache=True)
-def _jump_diagonal(passable, unit, cell, step_x, step_y, stride, goal):
-    """From ``cell`` move diagonally by (``step_x``, ``step_y`` rows); returns the first jump
-    point, or -1 when a wall or a corner stops the diagonal."""
+def _scan_diagonal(passable, unit, stride, cell, dx, dy, goal):
+    """Scan diagonally in (dx, dy) to the first cell from which a straight jump along dx or
+    dy finds a jump point (or the goal); -1 when a wall or a corner stops the diagonal."""
+    step_y = dy * stride
+    k = 0
     while True:
-        if not (_room(passable, unit, cell + step_x) and _room(passable, unit, cell + step_y)):
+        if not (_room(passable, unit, cell + dx) and _room(passable, unit, cell + step_y)):
             return -1  # the diagonal step would cut a corner
-        cell += step_x + step_y
+        k += 1
+        cell += dx + step_y
         if not _room(passable, unit, cell):
             return -1
-        if cell == goal:
-            return cell
         if (
-            _jump_straight(passable, unit, cell, step_x, stride, goal) >= 0
-            or _jump_straight(passable, unit, cell, step_y, 1, goal) >= 0
+            cell == goal
+            or _scan_straight(passable, unit, stride, cell, dx, 0, goal) >= 0
+            or _scan_straight(passable, unit, stride, cell, 0, dy, goal) >= 0
         ):
-            return cell
+            return k
 
 
 @njit(nogil=True, cache=True, inline="always")
@@ -93,81 +103,77 @@ def _sign(v):
 
 
 @njit(nogil=True, cache=True, inline="always")
+def _straight_column(dx, dy):
+    if dx > 0:
+        return JUMP_EAST
+    if dx < 0:
+        return JUMP_WEST
+    return JUMP_SOUTH if dy > 0 else JUMP_NORTH
+
+
+@njit(nogil=True, cache=True, inline="always")
 def _open_ahead(entry):
     """Open cells a jump passes before it stops (the jump point itself included)."""
     return entry if entry > 0 else -entry - 1
 
 
-@njit(nogil=True, cache=True)
-def _table_straight(table, stride, cell, step, goal):
-    """:func:`_jump_straight` by lookup: the goal, if it lies on the way, else the table's
-    jump point, else -1."""
-    if step == 1:
-        col, on_line, ahead = JUMP_EAST, goal // stride == cell // stride, goal - cell
-    elif step == -1:
-        col, on_line, ahead = JUMP_WEST, goal // stride == cell // stride, cell - goal
-    elif step > 0:
-        col, on_line, ahead = JUMP_SOUTH, goal % stride == cell % stride, (goal - cell) // stride
-    else:
-        col, on_line, ahead = JUMP_NORTH, goal % stride == cell % stride, (cell - goal) // stride
-    entry = np.int64(table[cell, col])
-    if on_line and 1 <= ahead <= _open_ahead(entry):
-        return goal
-    return cell + entry * step if entry > 0 else -1
-
-
 @njit(nogil=True, cache=True, inline="always")
-def _goal_beside(table, col, entry_cell, distance):
-    """Whether a straight jump (column ``col``) from ``entry_cell`` reaches a goal
-    ``distance`` cells ahead (0: the cell is the goal)."""
-    return distance == 0 or (1 <= distance <= _open_ahead(np.int64(table[entry_cell, col])))
+def _goal_ahead(table, cell, col, distance):
+    """Whether a straight jump (table column ``col``) from ``cell`` reaches a goal
+    ``distance`` cells ahead on its line (0: the cell is the goal)."""
+    return distance == 0 or 1 <= distance <= _open_ahead(np.int64(table[cell, col]))
 
 
 @njit(nogil=True, cache=True)
-def _table_diagonal(table, stride, cell, step_x, step_y, goal):
-    """:func:`_jump_diagonal` by lookup. Without a goal the diagonal stops where the table
-    says; the goal can stop it earlier only on the goal's row (a horizontal jump reaches
-    it) or the goal's column (a vertical one does)."""
-    dy = 1 if step_y > 0 else -1
-    if step_x > 0:
-        col, col_x, col_y = (
-            (JUMP_SE, JUMP_EAST, JUMP_SOUTH) if dy > 0 else (JUMP_NE, JUMP_EAST, JUMP_NORTH)
-        )
+def _lookup_straight(table, cell, x, y, dx, dy, gx, gy):
+    """:func:`_scan_straight` by lookup: the goal if it lies on the way, else the table's
+    jump point."""
+    entry = np.int64(table[cell, _straight_column(dx, dy)])
+    if dx != 0:
+        on_line, ahead = gy == y, (gx - x) * dx
     else:
-        col, col_x, col_y = (
-            (JUMP_SW, JUMP_WEST, JUMP_SOUTH) if dy > 0 else (JUMP_NW, JUMP_WEST, JUMP_NORTH)
-        )
+        on_line, ahead = gx == x, (gy - y) * dy
+    if on_line and 1 <= ahead <= _open_ahead(entry):
+        return ahead
+    return entry if entry > 0 else -1
+
+
+@njit(nogil=True, cache=True)
+def _lookup_diagonal(table, stride, cell, x, y, dx, dy, gx, gy):
+    """:func:`_scan_diagonal` by lookup. Without a goal the diagonal stops where the table
+    says; the goal can stop it earlier only on the goal's row (a horizontal jump from there
+    reaches it) or on the goal's column (a vertical one does)."""
+    if dx > 0:
+        col = JUMP_SE if dy > 0 else JUMP_NE
+    else:
+        col = JUMP_SW if dy > 0 else JUMP_NW
     entry = np.int64(table[cell, col])
-    reach = _open_ahead(entry)  # diagonal steps possible before the jump stops
-    best = entry if entry > 0 else reach + 1  # reach + 1: nothing found
-    x = cell % stride
-    y = cell // stride
-    gx = goal % stride
-    gy = goal // stride
-    diag = step_x + step_y
+    reach = _open_ahead(entry)  # diagonal steps the jump can take
+    best = entry if entry > 0 else reach + 1  # reach + 1: no jump point
+    diagonal = dx + dy * stride
     k = (gy - y) * dy  # steps to the goal's row
-    if 1 <= k < best and _goal_beside(
-        table, col_x, cell + k * diag, (gx - x - k * step_x) * step_x
+    if 1 <= k < best and _goal_ahead(
+        table, cell + k * diagonal, _straight_column(dx, 0), (gx - x - k * dx) * dx
     ):
         best = k
-    k = (gx - x) * step_x  # steps to the goal's column
-    if 1 <= k < best and _goal_beside(table, col_y, cell + k * diag, (gy - y - k * dy) * dy):
+    k = (gx - x) * dx  # steps to the goal's column
+    if 1 <= k < best and _goal_ahead(
+        table, cell + k * diagonal, _straight_column(0, dy), (gy - y - k * dy) * dy
+    ):
         best = k
-    return cell + best * diag if best <= reach else -1
+    return best if best <= reach else -1
 
 
 @njit(nogil=True, cache=True)
-def _straight(passable, unit, table, stride, cell, step, side, goal):
+def _jump(passable, unit, table, stride, cell, x, y, dx, dy, gx, gy, goal):
+    """Steps from ``cell`` to the next jump point in direction (dx, dy), or -1."""
     if table is None:
-        return _jump_straight(passable, unit, cell, step, side, goal)
-    return _table_straight(table, stride, cell, step, goal)
-
-
-@njit(nogil=True, cache=True)
-def _diagonal(passable, unit, table, stride, cell, step_x, step_y, goal):
-    if table is None:
-        return _jump_diagonal(passable, unit, cell, step_x, step_y, stride, goal)
-    return _table_diagonal(table, stride, cell, step_x, step_y, goal)
+        if dx != 0 and dy != 0:
+            return _scan_diagonal(passable, unit, stride, cell, dx, dy, goal)
+        return _scan_straight(passable, unit, stride, cell, dx, dy, goal)
+    if dx != 0 and dy != 0:
+        return _lookup_diagonal(table, stride, cell, x, y, dx, dy, gx, gy)
+    return _lookup_straight(table, cell, x, y, dx, dy, gx, gy)
 
 
 @njit(nogil=True, cache=True)
@@ -204,7 +210,8 @@ def jps(
     frontier[0, CELL] = start
     size = 1
     expanded = 0
-    candidates = np.empty(8, dtype=np.int64)
+    # The directions to try from the node being expanded, in order: (dx, dy) pairs.
+    dirs = np.empty((8, 2), dtype=np.int64)
 
     while size > 0:
         current, size = _pop(frontier, nodes, size, 0.0)
@@ -220,83 +227,48 @@ def jps(
         parent = nodes[current, CAME_FROM]
         n = 0
         if parent < 0:  # the start: every direction, N E S W NE SE SW NW
-            for k in range(8):
-                if k == 0:
-                    jp = _straight(passable, unit, table, stride, current, -stride, 1, goal)
-                elif k == 1:
-                    jp = _straight(passable, unit, table, stride, current, 1, stride, goal)
-                elif k == 2:
-                    jp = _straight(passable, unit, table, stride, current, stride, 1, goal)
-                elif k == 3:
-                    jp = _straight(passable, unit, table, stride, current, -1, stride, goal)
-                elif k == 4:
-                    jp = _diagonal(passable, unit, table, stride, current, 1, -stride, goal)
-                elif k == 5:
-                    jp = _diagonal(passable, unit, table, stride, current, 1, stride, goal)
-                elif k == 6:
-                    jp = _diagonal(passable, unit, table, stride, current, -1, stride, goal)
-                else:
-                    jp = _diagonal(passable, unit, table, stride, current, -1, -stride, goal)
-                if jp >= 0:
-                    candidates[n] = jp
-                    n += 1
+            for dx, dy in ((0, -1), (1, 0), (0, 1), (-1, 0), (1, -1), (1, 1), (-1, 1), (-1, -1)):
+                dirs[n, 0] = dx
+                dirs[n, 1] = dy
+                n += 1
         else:
             dx = _sign(x - parent % stride)
             dy = _sign(y - parent // stride)
             if dx != 0 and dy != 0:  # arrived diagonally: straight x, straight y, diagonal
-                jp = _straight(passable, unit, table, stride, current, dx, stride, goal)
-                if jp >= 0:
-                    candidates[n] = jp
-                    n += 1
-                jp = _straight(passable, unit, table, stride, current, dy * stride, 1, goal)
-                if jp >= 0:
-                    candidates[n] = jp
-                    n += 1
-                jp = _diagonal(passable, unit, table, stride, current, dx, dy * stride, goal)
-                if jp >= 0:
-                    candidates[n] = jp
-                    n += 1
-            else:  # arrived straight: ahead, the sides, and the diagonals ahead
-                if dx != 0:
-                    ahead = dx
-                    side = stride
-                else:
-                    ahead = dy * stride
-                    side = 1
-                ahead_open = _room(passable, unit, current + ahead)
-                for s in (side, -side):
-                    if _room(passable, unit, current + s):
-                        across = ahead if ahead > 0 else -ahead
-                        jp = _straight(passable, unit, table, stride, current, s, across, goal)
-                        if jp >= 0:
-                            candidates[n] = jp
-                            n += 1
-                        if ahead_open:
-                            step_x, step_y = (ahead, s) if dx != 0 else (s, ahead)
-                            jp = _diagonal(
-                                passable, unit, table, stride, current, step_x, step_y, goal
-                            )
-                            if jp >= 0:
-                                candidates[n] = jp
-                                n += 1
-                if ahead_open:
-                    jp = _straight(passable, unit, table, stride, current, ahead, side, goal)
-                    if jp >= 0:
-                        candidates[n] = jp
+                dirs[0, 0], dirs[0, 1] = dx, 0
+                dirs[1, 0], dirs[1, 1] = 0, dy
+                dirs[2, 0], dirs[2, 1] = dx, dy
+                n = 3
+            else:  # arrived straight: each open side and the diagonal past it, then ahead
+                ahead_open = _room(passable, unit, current + dx + dy * stride)
+                for px, py in ((dy, dx), (-dy, -dx)):  # the two perpendicular directions
+                    if _room(passable, unit, current + px + py * stride):
+                        dirs[n, 0], dirs[n, 1] = px, py
                         n += 1
+                        if ahead_open:
+                            dirs[n, 0], dirs[n, 1] = dx + px, dy + py
+                            n += 1
+                if ahead_open:
+                    dirs[n, 0], dirs[n, 1] = dx, dy
+                    n += 1
 
         a = nodes[current, COST_ORTH]
         d = nodes[current, COST_DIAG]
         for i in range(n):
-            jp = candidates[i]
-            jx = jp % stride
-            jy = jp // stride
-            ddx = abs(jx - x)
-            ddy = abs(jy - y)
-            lo = min(ddx, ddy)
+            dx = dirs[i, 0]
+            dy = dirs[i, 1]
             # fmt: off
-            size = _relax(jp, jx, jy, a + max(ddx, ddy) - lo, d + lo, current, goal_x, goal_y,
-                          orth_w, diag_w, nodes, frontier, size, open_mark, closed_mark)
+            k = _jump(passable, unit, table, stride, current, x, y, dx, dy, goal_x, goal_y,
+                      goal)
+            if k < 0:
+                continue
+            if dx != 0 and dy != 0:
+                a_next, d_next = a, d + k
+            else:
+                a_next, d_next = a + k, d
+            size = _relax(current + k * (dx + dy * stride), x + k * dx, y + k * dy, a_next,
+                          d_next, current, goal_x, goal_y, orth_w, diag_w, nodes, frontier, size,
+                          open_mark, closed_mark)
             # fmt: on
     return UNREACHABLE, expanded
 
