@@ -10,6 +10,7 @@ from PIL import Image
 
 from app.errors import MapNotFound
 from app.grid import Grid, MapStore, is_valid_map_name
+from app.search import Algorithm, SearchOptions, find_path
 
 
 def test_grid_padding_and_index():
@@ -88,10 +89,21 @@ def test_components_per_rule_and_unit():
     assert grid.components(unit=2) is grid.components(unit=2)  # computed once per snapshot
 
 
-def test_component_labels_are_compact():
+def test_component_labels_take_one_byte_and_name_the_254_largest():
     grid = Grid.from_walkable("few", np.ones((4, 4), dtype=bool))
-    assert grid.components().dtype == np.uint16
-    checkerboard = (np.indices((300, 300)).sum(axis=0) % 2).astype(bool)  # 45,000 singletons
-    many = Grid.from_walkable("many", np.tile(checkerboard, (1, 2)))  # 90,000 components
-    labels = many.components()
-    assert labels.dtype == np.int32 and labels.max() == 90_000
+    assert grid.components().dtype == np.uint8 and set(np.unique(grid.components())) == {0, 1}
+    # 300 one-row components of 1..300 cells (one per row, walls between the rows)
+    walkable = np.zeros((600, 300), dtype=bool)
+    for i in range(300):
+        walkable[2 * i, : i + 1] = True
+    grid = Grid.from_walkable("many", walkable)
+    labels = grid.components()
+    assert labels.dtype == np.uint8
+    label_of_row = [int(labels[grid.index(0, 2 * i)]) for i in range(300)]
+    assert label_of_row[299:45:-1] == list(range(1, 255))  # the largest first
+    assert set(label_of_row[:46]) == {255}  # the 46 smallest share the minor label
+    # different labels: unreachable without a search; two minor components: a small search
+    major_to_minor = find_path(grid, (0, 598), (0, 0), SearchOptions(algorithm=Algorithm.ASTAR))
+    assert major_to_minor.reason == "unreachable" and major_to_minor.expanded == 0
+    minor_to_minor = find_path(grid, (0, 2), (0, 4), SearchOptions(algorithm=Algorithm.ASTAR))
+    assert minor_to_minor.reason == "unreachable" and minor_to_minor.expanded == 2

@@ -5,7 +5,8 @@ orthogonal route (through a walkable side cell), so reachability is 4-connectivi
 the walkable cells; with ``always``, diagonal neighbours connect too (8-connectivity). A
 unit of size k moves over the cells of clearance >= k, under the same rules. Per-request
 ``blocked`` cells can only split components, so "different components" stays a sound
-"unreachable" answer with them; "same component" then still needs a search.
+"unreachable" answer with them; "same component" then still needs a search. Labels take
+one byte per cell (see :func:`label_components` for maps with more than 254 components).
 """
 
 from __future__ import annotations
@@ -55,19 +56,31 @@ def _label(passable, stride, unit, diagonals, labels, queue):
     return count
 
 
+MINOR = 255  # the label shared by every component but the 254 largest
+
+
 def label_components(
     passable_flat: np.ndarray, stride: int, unit: int = 1, diagonals: bool = False
 ) -> np.ndarray:
-    """Component label of every padded cell (0: blocked or too narrow for ``unit``).
+    """Component label of every padded cell, one byte per cell (0: blocked or too narrow
+    for ``unit``).
 
-    Kept as uint16 (2 bytes per cell) when there are fewer than 65,536 components, which
-    is almost every map, else int32.
+    Labels 1..254 name the 254 largest components (by size, then by first cell); every
+    smaller component shares :data:`MINOR`. So different labels always mean different
+    components (unreachable, no search), and equal labels mean "search": the same
+    component, or two minor ones, where the search floods at most the start's component,
+    which is no larger than the 254th largest.
     """
     labels = np.zeros(passable_flat.size, dtype=np.int32)
     queue = np.empty(passable_flat.size, dtype=np.int32)
     count = _label(passable_flat, stride, unit, diagonals, labels, queue)
     del queue
-    if count < 2**16:
-        labels = labels.astype(np.uint16)
-    labels.flags.writeable = False
-    return labels
+    rename = np.arange(count + 1, dtype=np.int32)
+    if count >= MINOR:
+        sizes = np.bincount(labels, minlength=count + 1)[1:]
+        order = np.argsort(-sizes, kind="stable")  # largest first; ties: first found first
+        rename[1:] = MINOR
+        rename[order[: MINOR - 1] + 1] = np.arange(1, MINOR, dtype=np.int32)
+    small = rename.astype(np.uint8)[labels]
+    small.flags.writeable = False
+    return small

@@ -61,7 +61,8 @@ def apply_edits(grid: Grid, edits: Sequence[Edit], revision: int) -> Grid:
     Raises without changing anything if any edit is out of bounds or has a bad value.
     """
     walkable = grid.walkable.astype(bool)
-    terrain = np.array(grid.terrain[1:-1, 1:-1])
+    # A one-class map has no terrain to copy until an edit sets a cost.
+    terrain = np.array(grid.terrain[1:-1, 1:-1]) if len(grid.terrain_classes) > 1 else None
     classes = list(grid.terrain_classes)
     for index, edit in enumerate(edits):
         mask = _mask(grid, edit, index)
@@ -86,6 +87,8 @@ def apply_edits(grid: Grid, edits: Sequence[Edit], revision: int) -> Grid:
                 classes.append(TerrainClass(f"cost_{cost:g}", cost))
                 class_index = len(classes) - 1
             walkable[mask] = True
+            if terrain is None:
+                terrain = np.zeros(walkable.shape, dtype=np.uint8)
             terrain[mask] = class_index
         else:
             raise InvalidField(

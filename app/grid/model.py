@@ -111,13 +111,16 @@ class Grid:
         padded = np.zeros((height + 2, width + 2), dtype=np.uint8)
         padded[1:-1, 1:-1] = clearance_map(walkable)
         padded.flags.writeable = False
+        # Zero-filled by the OS and, on a map that is all class 0, never written: such a
+        # map's terrain array takes no memory (the kernels read it only on costly terrain).
         classes = np.zeros((height + 2, width + 2), dtype=np.uint8)
         if terrain is not None:
             terrain = np.asarray(terrain)
             if terrain.shape != walkable.shape or terrain.max(initial=0) >= len(terrain_classes):
                 raise ValueError("terrain must match the map's shape and index terrain_classes")
-            classes[1:-1, 1:-1] = terrain
-            classes[padded == 0] = 0
+            if terrain.any():
+                classes[1:-1, 1:-1] = terrain
+                classes[padded == 0] = 0
         classes.flags.writeable = False
         inner = walkable.astype(np.uint8)
         digest = hashlib.sha256()

@@ -10,6 +10,7 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 
 import numpy as np
 
@@ -130,7 +131,7 @@ def find_path(
         )
         if options.algorithm == Algorithm.JPS and blocker:
             raise AlgorithmUnsupported(f"algorithm jps does not apply here: {blocker}")
-        options = replace(options, algorithm=Algorithm.ASTAR if blocker else Algorithm.JPS)
+        options = _with_algorithm(options, Algorithm.ASTAR if blocker else Algorithm.JPS)
     optimal = options.optimal and (uniform or options.algorithm != Algorithm.BFS)
     verdict: dict = {
         "options": options,
@@ -268,6 +269,12 @@ def find_path(
         explored=explored_xy,
         **verdict,
     )
+
+
+@lru_cache(maxsize=1024)
+def _with_algorithm(options: SearchOptions, algorithm: Algorithm) -> SearchOptions:
+    """``options`` with ``algorithm`` (cached: ``replace`` re-validates every field)."""
+    return replace(options, algorithm=algorithm)
 
 
 def _in_other_components(
