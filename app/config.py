@@ -23,6 +23,7 @@ class Settings(BaseSettings):
     max_expanded: int = Field(16_000_000, ge=1)
     max_body_bytes: int = Field(1024 * 1024, ge=256)
     search_threads: int = Field(default_factory=lambda: os.cpu_count() or 1, ge=1)
+    search_nice: int = Field(10, ge=0, le=19)
     max_blocked: int = Field(4096, ge=0)
     max_goals: int = Field(256, ge=1)
     max_batch: int = Field(1000, ge=1)

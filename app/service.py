@@ -6,17 +6,20 @@ so the port opens at once and ``GET /health`` answers 503 until the service is r
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import logging
+import os
 import threading
 import time
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 
 from app.cache import LRUCache
 from app.config import Settings
 from app.errors import NotReady
 from app.grid import MapStore, jumps
-from app.search import ScratchPool
+from app.search import ScratchPool, SearchScratch
 from app.search.warmup import warm_up
 
 log = logging.getLogger(__name__)
@@ -65,6 +68,14 @@ class ServiceState:
             compile_s,
         )
 
+    @contextlib.contextmanager
+    def search_scratch(self) -> Iterator[SearchScratch]:
+        """A scratch for one search (waits while ``SEARCH_THREADS`` searches run), on a
+        thread whose CPU priority is ``SEARCH_NICE`` below the event loop's."""
+        lower_thread_priority(self.settings.search_nice)
+        with self.pool.borrow() as scratch:
+            yield scratch
+
     def close(self) -> None:
         self.executor.shutdown(wait=False, cancel_futures=True)
 
@@ -72,3 +83,18 @@ class ServiceState:
         if not self.ready.is_set():
             raise NotReady("the service is starting: maps are loading and kernels compiling")
         return self.store
+
+
+_lowered = threading.local()
+
+
+def lower_thread_priority(nice: int) -> None:
+    """Raise the calling thread's nice value by ``nice`` (once per thread; Linux threads
+    have their own). Searches then yield the CPU to the event loop thread, so ``/health``
+    and request parsing stay prompt while long searches saturate every core."""
+    if nice <= 0 or getattr(_lowered, "done", False):
+        return
+    _lowered.done = True
+    with contextlib.suppress(AttributeError, OSError):  # not on Linux: keep the priority
+        tid = threading.get_native_id()
+        os.setpriority(os.PRIO_PROCESS, tid, os.getpriority(os.PRIO_PROCESS, tid) + nice)

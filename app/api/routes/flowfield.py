@@ -82,7 +82,7 @@ def post_flowfield(request: FlowFieldRequest, state: StateDep, store: StoreDep) 
     )
 
     def compute() -> bytes:
-        with state.pool.borrow() as scratch:
+        with state.search_scratch() as scratch:
             try:
                 field = flow_field(
                     grid, tuple(request.goal), options, blocked=blocked, scratch=scratch

@@ -131,7 +131,7 @@ def get_map_image(
     if (start_cell is None) != (goal_cell is None):
         raise InvalidRequest("give both start and goal, or neither")
     if start_cell is not None and goal_cell is not None:
-        with state.pool.borrow() as scratch:
+        with state.search_scratch() as scratch:
             result = find_path(grid, start_cell, goal_cell, scratch=scratch)
             path = result.path
             waypoints = smooth(grid, path, scratch=scratch)

@@ -181,7 +181,7 @@ def answer(
 def _run(
     state: ServiceState, grid: Grid, query: PathQuery, expansion_cap: int | None = None
 ) -> tuple[dict, float]:
-    with state.pool.borrow() as scratch:
+    with state.search_scratch() as scratch:
         return answer(grid, query, state.settings, scratch, expansion_cap)
 
 

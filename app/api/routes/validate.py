@@ -53,7 +53,7 @@ def post_validate(request: ValidateRequest, state: StateDep, store: StoreDep) ->
     try:
         options = search_options(request, settings)
         path = as_cells(request.path)
-        with state.pool.borrow() as scratch:
+        with state.search_scratch() as scratch:
             result = validate_path(
                 grid,
                 path,

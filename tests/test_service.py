@@ -1,0 +1,51 @@
+"""ServiceState: searches run on threads below the event loop's CPU priority."""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+
+import pytest
+
+from app.config import Settings
+from app.service import ServiceState
+
+pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="per-thread nice is Linux's")
+
+
+def priorities_in_a_thread(state: ServiceState) -> dict[str, int]:
+    seen: dict[str, int] = {}
+
+    def work() -> None:
+        tid = threading.get_native_id()
+        seen["before"] = os.getpriority(os.PRIO_PROCESS, tid)
+        with state.search_scratch():
+            seen["during"] = os.getpriority(os.PRIO_PROCESS, tid)
+        with state.search_scratch():  # lowered once per thread, not once per search
+            seen["again"] = os.getpriority(os.PRIO_PROCESS, tid)
+
+    thread = threading.Thread(target=work)
+    thread.start()
+    thread.join()
+    return seen
+
+
+def test_search_threads_yield_to_the_event_loop():
+    main = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+    state = ServiceState(Settings(search_nice=5, search_threads=1))
+    try:
+        seen = priorities_in_a_thread(state)
+    finally:
+        state.close()
+    assert seen["during"] == min(19, seen["before"] + 5) and seen["again"] == seen["during"]
+    assert os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) == main  # untouched
+
+
+def test_search_nice_zero_leaves_priorities_alone():
+    state = ServiceState(Settings(search_nice=0, search_threads=1))
+    try:
+        seen = priorities_in_a_thread(state)
+    finally:
+        state.close()
+    assert seen["before"] == seen["during"] == seen["again"]
