@@ -15,12 +15,13 @@ run: $(VENV)/.installed
 test: $(VENV)/.installed-dev
 	$(BIN)/python -m pytest
 
-## bench: Moving AI scenarios through the kernel (needs ../shared/benchmarks/movingai)
+## bench: Moving AI scenarios, algorithms, authority, serialisation, memory and JPS+ (needs ../shared/benchmarks/movingai)
 bench: $(VENV)/.installed
 	$(BIN)/python -m bench.movingai
 	$(BIN)/python -m bench.algorithms
 	$(BIN)/python -m bench.authority
 	$(BIN)/python -m bench.serialize
+	$(BIN)/python -m bench.memory
 
 ## bench-peers: our kernels against tcod, pyastar2d, python-pathfinding, networkx, heapq A*
 .PHONY: bench-peers

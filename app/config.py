@@ -18,7 +18,7 @@ class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_file=".env", env_ignore_empty=True, extra="ignore")
 
     maps_dir: Path = Path("maps")
-    max_map_cells: int = Field(16_000_000, ge=1)
+    max_map_cells: int = Field(4096 * 4096, ge=1)
     max_map_bytes: int = Field(256 * 1024 * 1024, ge=1)
     max_expanded: int = Field(16_000_000, ge=1)
     max_body_bytes: int = Field(1024 * 1024, ge=256)

@@ -38,7 +38,7 @@ from bench.machine import machine_info, machine_line
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_DATA = REPO_ROOT.parent / "shared" / "benchmarks" / "movingai"
-MAX_CELLS = 16_000_000  # the service's default MAX_MAP_CELLS
+MAX_CELLS = 4096 * 4096  # the service's default MAX_MAP_CELLS
 MAX_BYTES = 256 * 1024 * 1024  # the service's default MAX_MAP_BYTES
 SQRT2 = math.sqrt(2.0)
 PROGRESS_WIDTH = 30

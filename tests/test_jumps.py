@@ -64,8 +64,8 @@ def walkable_grids(draw, max_side=12):
 @given(walkable_grids())
 def test_every_entry_matches_the_definition(walkable):
     grid = Grid.from_walkable("t", walkable)
-    table = grid.jump_table
-    assert table is not None and table.shape == (grid.flat.size, 8) and table.dtype == np.int16
+    table = jumps.build_jump_table(grid.flat, grid.stride, 1)
+    assert table.shape == (grid.flat.size, 8) and table.dtype == np.int16
     for y, x in np.argwhere(walkable):
         got = table[grid.index(int(x), int(y))].tolist()
         want = [reference_entry(walkable, int(x), int(y), c) for c in range(8)]
@@ -78,13 +78,14 @@ def test_hand_made_entries():
         ..#..
         .....
     """)
-    east = grid.jump_table[:, jumps.JUMP_EAST]
+    table = jumps.build_jump_table(grid.flat, grid.stride, 1)
+    east = table[:, jumps.JUMP_EAST]
     # East from (0, 0): at (3, 0) the side cell (3, 1) is open and the cell behind it,
     # (2, 1), is the wall: (3, 1) is a forced neighbour, (3, 0) a jump point 3 steps away.
     assert east[grid.index(0, 0)] == 3
     assert east[grid.index(3, 0)] == -2  # (4, 0), then the border
     assert east[grid.index(0, 1)] == -2  # (1, 1), then the wall (2, 1)
-    south_east = grid.jump_table[:, jumps.JUMP_SE]
+    south_east = table[:, jumps.JUMP_SE]
     # (1, 1) is a diagonal jump point: going south from it, (2, 2) is open behind the wall.
     assert south_east[grid.index(0, 0)] == 1
     assert south_east[grid.index(3, 0)] == -2  # (4, 1), then off the map
@@ -109,7 +110,7 @@ def test_jps_with_the_table_is_jps_that_scans(case):
     walkable, start, goal, limit = case
     grid = Grid.from_walkable("t", walkable)
     answers = []
-    for table in (grid.jump_table, None):
+    for table in (jumps.build_jump_table(grid.flat, grid.stride, 1), None):
         scratch = SearchScratch(grid.flat.size)
         generation = scratch.begin(grid.flat.size)
         s, g = grid.index(*start), grid.index(*goal)
@@ -122,52 +123,62 @@ def test_jps_with_the_table_is_jps_that_scans(case):
     assert answers[0] == answers[1]
 
 
+def open_room(width: int = 16, height: int = 12) -> np.ndarray:
+    walkable = np.ones((height, width), dtype=bool)
+    walkable[2 : height - 2, width // 2] = False  # a wall to walk around
+    return walkable
+
+
 def test_no_table_for_costly_terrain_or_big_maps_and_the_same_answers(monkeypatch):
-    walkable = np.ones((6, 7), dtype=bool)
-    walkable[1:5, 3] = False
+    walkable = open_room()
     terrain = Grid.from_walkable(
         "sand",
         walkable,
-        terrain=np.ones((6, 7), dtype=np.uint8),
+        terrain=np.ones(walkable.shape, dtype=np.uint8),
         terrain_classes=(TerrainClass("ground", 1.0), TerrainClass("sand", 2.0)),
     )
     assert terrain.jump_table is None
     with_table = Grid.from_walkable("t", walkable)
-    monkeypatch.setattr(jumps, "_max_cells", 41)  # one cell short of 7 x 6
+    monkeypatch.setattr(jumps, "_max_cells", walkable.size - 1)
     without = Grid.from_walkable("t", walkable)
     assert with_table.jump_table is not None and without.jump_table is None
     options = SearchOptions(algorithm=Algorithm.JPS)
-    a = find_path(with_table, (0, 5), (6, 0), options)
-    b = find_path(without, (0, 5), (6, 0), options)
+    a = find_path(with_table, (0, 11), (15, 0), options)
+    b = find_path(without, (0, 11), (15, 0), options)
     assert a.path.tolist() == b.path.tolist() and (a.cost, a.expanded) == (b.cost, b.expanded)
+
+
+def test_maps_of_short_runs_scan_instead():
+    rng = np.random.default_rng(1)  # a third of the cells blocked at random: runs of ~1
+    grid = Grid.from_walkable("random", rng.random((40, 40)) >= 0.35)
+    table = jumps.build_jump_table(grid.flat, grid.stride, 1)
+    assert jumps.mean_run(table, grid.flat) < jumps.MIN_MEAN_RUN and grid.jump_table is None
+    room = Grid.from_walkable("room", open_room())
+    assert jumps.mean_run(room.jump_table, room.flat) >= jumps.MIN_MEAN_RUN
 
 
 def test_configure_bounds_the_table():
     before = jumps._max_cells
     try:
         jumps.configure(0)
-        assert Grid.from_walkable("t", np.ones((2, 2), dtype=bool)).jump_table is None
-        jumps.configure(4)
-        assert Grid.from_walkable("t", np.ones((2, 2), dtype=bool)).jump_table is not None
+        assert Grid.from_walkable("t", open_room()).jump_table is None
+        jumps.configure(16 * 12)
+        assert Grid.from_walkable("t", open_room()).jump_table is not None
     finally:
         jumps.configure(before)
 
 
 def test_an_edit_rebuilds_the_table():
-    grid = make_grid("""
-        ......
-        ......
-        ......
-    """)
-    edited = apply_edits(grid, [Edit("blocked", cells=[(3, 1)])], revision=2)
+    grid = Grid.from_walkable("t", open_room())
+    edited = apply_edits(grid, [Edit("blocked", cells=[(3, 5)])], revision=2)
     rebuilt = Grid.from_walkable("t", edited.walkable.astype(bool))
     assert np.array_equal(edited.jump_table, rebuilt.jump_table)
     assert not np.array_equal(edited.jump_table, grid.jump_table)
-    result = find_path(edited, (0, 1), (5, 1), SearchOptions(algorithm=Algorithm.JPS))
-    assert [3, 1] not in result.path.tolist() and result.cost == pytest.approx(3 + 2 * 2**0.5)
+    result = find_path(edited, (0, 5), (6, 5), SearchOptions(algorithm=Algorithm.JPS))
+    assert [3, 5] not in result.path.tolist() and result.cost == pytest.approx(4 + 2 * 2**0.5)
 
 
 def test_the_table_is_read_only():
-    grid = make_grid("...")
+    grid = Grid.from_walkable("t", open_room())
     with pytest.raises(ValueError):
         grid.jump_table[0, 0] = 1

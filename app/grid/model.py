@@ -24,7 +24,7 @@ import numpy as np
 
 from app.grid.clearance import clearance_map
 from app.grid.components import label_components
-from app.grid.jumps import build_jump_table, wants_jump_table
+from app.grid.jumps import jump_table_for
 
 MAP_NAME_PATTERN = r"^[A-Za-z0-9_-]{1,64}$"
 _MAP_NAME_RE = re.compile(MAP_NAME_PATTERN)
@@ -67,7 +67,8 @@ class Grid:
     source: str = ""
     flat: np.ndarray = field(init=False, repr=False)  # passable.ravel(), a read-only view
     terrain_flat: np.ndarray = field(init=False, repr=False)
-    # JPS+ jump table (app.grid.jumps) for units of size 1, or None (costly terrain, too big)
+    # JPS+ jump table (app.grid.jumps) for units of size 1, or None (costly terrain, too big,
+    # or jumps too short to gain from it)
     jump_table: np.ndarray | None = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -77,9 +78,8 @@ class Grid:
         self.components()  # the common labels, at load/edit time rather than on a query
         object.__setattr__(self, "terrain_flat", self.terrain.reshape(-1))
         table = None
-        if self.uniform and wants_jump_table(self.width, self.height):
-            table = build_jump_table(self.flat, self.stride, 1)
-            table.flags.writeable = False
+        if self.uniform:
+            table = jump_table_for(self.flat, self.stride, self.width, self.height)
         object.__setattr__(self, "jump_table", table)
 
     @classmethod
