@@ -37,21 +37,20 @@ import numpy as np
 from app.errors import MapLoadError
 from app.grid import Grid, load_map
 from app.search import Algorithm, Heuristic, PathResult, SearchOptions, SearchScratch, find_path
-from app.search.warmup import warm_up
-from bench.machine import machine_info, machine_line
+from bench.machine import machine_line
 from bench.movingai import (
     MAX_BYTES,
     MAX_CELLS,
     Failure,
     Progress,
     Scenario,
+    begin,
     check_map_matches,
     is_optimal,
     parse_scenarios,
     path_problem,
     report_failures,
     scenario_parser,
-    select_maps,
     subsample,
 )
 
@@ -412,12 +411,11 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
-    maps = select_maps(args.data, args.maps)
-    if maps is None:
+    started = begin(args)
+    if started is None:
         return 2
-
-    info = machine_info()
-    print(f"Kernel warm-up (numba compile or cache load): {warm_up():.2f} s\n", flush=True)
+    maps, info = started
+    print(flush=True)
     progress = Progress(len(maps))
     scratch = SearchScratch()
     try:

@@ -68,8 +68,8 @@ from app.grid.jumps import build_jump_table
 from app.search import Algorithm, SearchOptions, SearchScratch, _jps, _kernels, find_path
 from app.search.warmup import warm_up
 from bench.algorithms import load_scenarios, ready_scratch
-from bench.machine import machine_info, machine_line
-from bench.movingai import Progress, scenario_parser, select_maps
+from bench.machine import machine_line
+from bench.movingai import Progress, begin, scenario_parser
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 SIZE = 4096
@@ -528,11 +528,11 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
-    maps = select_maps(args.data, args.maps)
-    if maps is None:
+    started = begin(args)
+    if started is None:
         return 2
-    info = machine_info()
-    print(f"Kernel warm-up (numba compile or cache load): {warm_up():.2f} s\n", flush=True)
+    maps, info = started
+    print(flush=True)
 
     size, seed = args.size, args.seed
     configurations = [

@@ -179,6 +179,18 @@ def select_maps(data: Path, names: Sequence[str] | None) -> list[Path] | None:
     return maps
 
 
+def begin(args: argparse.Namespace) -> tuple[list[Path], dict] | None:
+    """The maps to run (None after saying why there are none) and the machine line's facts,
+    taken before the kernels are warmed up (the code version is the one that gets loaded);
+    prints the warm-up time."""
+    maps = select_maps(args.data, args.maps)
+    if maps is None:
+        return None
+    info = machine_info()
+    print(f"Kernel warm-up (numba compile or cache load): {warm_up():.2f} s", flush=True)
+    return maps, info
+
+
 def is_optimal(cost: float, published: float) -> bool:
     """The benchmark's tolerance: printed lengths carry about six significant digits."""
     return abs(cost - published) <= max(1e-4, 1e-5 * published)
@@ -431,12 +443,10 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
-    maps = select_maps(args.data, args.maps)
-    if maps is None:
+    started = begin(args)
+    if started is None:
         return 2
-
-    info = machine_info()  # before the run: the code version is the one that gets loaded
-    print(f"Kernel warm-up (numba compile or cache load): {warm_up():.2f} s", flush=True)
+    maps, info = started
     print(f"Algorithm: {args.algorithm}\n", flush=True)
     progress = Progress(len(maps))
     try:
