@@ -182,3 +182,23 @@ def test_the_table_is_read_only():
     grid = Grid.from_walkable("t", open_room())
     with pytest.raises(ValueError):
         grid.jump_table[0, 0] = 1
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(walkable_grids(max_side=20))
+def test_the_mean_run_estimate_is_exact_on_every_row_and_column(walkable):
+    grid = Grid.from_walkable("t", walkable)
+    table = jumps.build_jump_table(grid.flat, grid.stride, 1)
+    exact = jumps.mean_run(table, grid.flat)
+    assert jumps.estimate_mean_run(grid.flat, grid.stride, 1, 1) == pytest.approx(exact, abs=1e-12)
+
+
+def test_the_estimate_samples_odd_prime_steps():
+    assert [jumps._sample_step(n) for n in (100, 511, 512, 1024, 2048, 4096)] == [
+        1,
+        1,
+        3,
+        5,
+        11,
+        17,
+    ]
