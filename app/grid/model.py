@@ -75,7 +75,8 @@ class Grid:
         object.__setattr__(self, "flat", self.passable.reshape(-1))
         object.__setattr__(self, "_component_cache", {})
         object.__setattr__(self, "_component_lock", threading.Lock())
-        self.components()  # the common labels, at load/edit time rather than on a query
+        # the common labels, at load/edit time rather than on a query
+        object.__setattr__(self, "_labels", label_components(self.flat, self.stride))
         object.__setattr__(self, "terrain_flat", self.terrain.reshape(-1))
         table = None
         if self.uniform:
@@ -150,6 +151,8 @@ class Grid:
     def components(self, unit: int = 1, diagonals: bool = False) -> np.ndarray:
         """Padded component labels for units of size ``unit`` (see :mod:`app.grid.components`);
         computed on first use per (unit, diagonals) and kept with this snapshot."""
+        if unit == 1 and not diagonals:
+            return self._labels  # the common labels, computed at construction
         key = (unit, diagonals)
         with self._component_lock:
             labels = self._component_cache.get(key)

@@ -22,7 +22,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 from enum import Enum
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 from app.search import _general
 from app.search._kernels import CORNER_BOTH, CORNER_NONE, CORNER_ONE, SQRT2
@@ -152,24 +152,30 @@ class SearchOptions:
 
     def resolved(self) -> SearchOptions:
         """The effective options: defaults filled in, 4-connected means no diagonals."""
+        return self._resolved
+
+    # Derived values are computed once per instance (options are immutable, and find_path
+    # asks for them on every query): cached_property stores them beside the fields.
+    @cached_property
+    def _resolved(self) -> SearchOptions:
         return _resolve(self)
 
-    @property
+    @cached_property
     def diagonals(self) -> bool:
         return self.connectivity == 8 and self.diagonal != Diagonal.NEVER
 
-    @property
+    @cached_property
     def step_weights(self) -> tuple[float, float]:
         """Cost of a straight and of a diagonal step on cost-1 terrain."""
         return (10.0, 14.0) if self.cost_model == CostModel.INTEGER else (1.0, SQRT2)
 
-    @property
+    @cached_property
     def admissible(self) -> bool:
         """The heuristic never overestimates under these movement rules."""
         heuristic = self.resolved().heuristic
         return not (heuristic == Heuristic.MANHATTAN and self.diagonals)
 
-    @property
+    @cached_property
     def optimal(self) -> bool:
         """The returned cost is the minimum under the cost model."""
         if self.algorithm == Algorithm.DIJKSTRA:
@@ -180,7 +186,7 @@ class SearchOptions:
             return not self.diagonals
         return False
 
-    @property
+    @cached_property
     def bounded_suboptimal(self) -> bool:
         """Weighted A* with an admissible heuristic: cost <= heuristic_weight x optimal."""
         return (
@@ -189,7 +195,7 @@ class SearchOptions:
             and self.heuristic_weight > 1
         )
 
-    @property
+    @cached_property
     def is_fast_path(self) -> bool:
         """Served by the exact default kernel (A*, octile, no corner cutting, weight 1) when
         the terrain is uniform."""
