@@ -35,9 +35,11 @@ def warm_up() -> float:
     line_of_sight(grid, (0, 0), (4, 3), blocked=[(1, 1)], scratch=scratch)
     find_path(grid, (0, 0), (4, 3), SearchOptions(max_expanded=1), scratch=scratch)
     find_path(grid, (0, 0), (4, 3), SearchOptions(algorithm=Algorithm.ASTAR), scratch=scratch)
-    open_grid = Grid.from_walkable("_warmup_open", np.ones((4, 5), dtype=bool))
+    open_grid = Grid.from_walkable("_warmup_open", np.ones((8, 8), dtype=bool))
+    assert open_grid.jump_table is not None  # runs long enough for JPS+ (app.grid.jumps)
+    find_path(open_grid, (0, 0), (7, 5), scratch=scratch)  # JPS+: jumps by table lookup
     # JPS for units of size 2 scans the grid (the jump table is for size 1)
-    find_path(open_grid, (0, 0), (3, 2), SearchOptions(clearance=2), scratch=scratch)
+    find_path(open_grid, (0, 0), (5, 3), SearchOptions(clearance=2), scratch=scratch)
     general = find_path(
         grid,
         (0, 0),

@@ -1,0 +1,62 @@
+"""warm_up() compiles every kernel signature the service uses: after it, serving the
+bundled maps (with and without JPS+ jump tables) and a live edit compile nothing new."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from tests.conftest import ROOT
+
+SCRIPT = """
+import sys
+import numpy as np
+from numba.core.registry import CPUDispatcher
+from app.search.warmup import warm_up
+
+def compiled():
+    return sum(
+        len(obj.signatures)
+        for name, module in list(sys.modules.items()) if name.startswith("app.")
+        for obj in vars(module).values() if isinstance(obj, CPUDispatcher)
+    )
+
+warm_up()
+before = compiled()
+from app.grid import MapStore
+from app.grid.edits import Edit, apply_edits
+from app.search import Algorithm, SearchOptions, find_path, smooth
+from app.search.validate import validate_path
+from app.search.flowfield import flow_field
+
+store = MapStore.from_dir("maps", max_cells=10**7, max_bytes=10**8)
+tables = set()
+for grid in store.all():
+    tables.add(grid.jump_table is not None)
+    cells = np.argwhere(grid.clearance >= 1)
+    (y0, x0), (y1, x1) = cells[0], cells[-1]
+    start, goal = (int(x0), int(y0)), (int(x1), int(y1))
+    for options in (SearchOptions(), SearchOptions(algorithm=Algorithm.ASTAR),
+                    SearchOptions(algorithm=Algorithm.DIJKSTRA)):
+        result = find_path(grid, start, goal, options)
+        smooth(grid, result.path)
+        validate_path(grid, result.path)
+    wide = np.argwhere(grid.clearance >= 2)
+    if len(wide):  # a unit of size 2: JPS scans (the table is for size 1)
+        (y0, x0), (y1, x1) = wide[0], wide[-1]
+        find_path(grid, (int(x0), int(y0)), (int(x1), int(y1)), SearchOptions(clearance=2))
+    flow_field(grid, goal)
+    edited = apply_edits(grid, [Edit("blocked", cells=[start])], revision=2)
+    y2, x2 = cells[len(cells) // 2]
+    find_path(edited, goal, (int(x2), int(y2)))  # on the new snapshot
+assert tables == {True, False}, tables  # maps with and without a jump table were served
+print(compiled() - before)
+"""
+
+
+def test_serving_after_warm_up_compiles_nothing():
+    out = subprocess.run(
+        [sys.executable, "-c", SCRIPT], cwd=ROOT, capture_output=True, text=True, timeout=600
+    )
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.strip().splitlines()[-1] == "0"
