@@ -124,7 +124,7 @@ def _goal_ahead(table, cell, col, distance):
     return distance == 0 or 1 <= distance <= _open_ahead(np.int64(table[cell, col]))
 
 
-@njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True, inline="always")
 def _lookup_straight(table, cell, x, y, dx, dy, gx, gy):
     """:func:`_scan_straight` by lookup: the goal if it lies on the way, else the table's
     jump point."""
@@ -138,7 +138,7 @@ def _lookup_straight(table, cell, x, y, dx, dy, gx, gy):
     return entry if entry > 0 else -1
 
 
-@njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True, inline="always")
 def _lookup_diagonal(table, stride, cell, x, y, dx, dy, gx, gy):
     """:func:`_scan_diagonal` by lookup. Without a goal the diagonal stops where the table
     says; the goal can stop it earlier only on the goal's row (a horizontal jump from there
@@ -164,7 +164,7 @@ def _lookup_diagonal(table, stride, cell, x, y, dx, dy, gx, gy):
     return best if best <= reach else -1
 
 
-@njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True, inline="always")
 def _jump(passable, unit, table, stride, cell, x, y, dx, dy, gx, gy, goal):
     """Steps from ``cell`` to the next jump point in direction (dx, dy), or -1."""
     if table is None:
