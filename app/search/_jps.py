@@ -40,17 +40,13 @@ from app.grid.jumps import (
 from app.grid.jumps import room as _room
 from app.search._kernels import (
     CAME_FROM,
-    CELL,
     COST_DIAG,
     COST_ORTH,
     FOUND,
-    HEAP_POS,
     LIMIT_REACHED,
     STATE,
     UNREACHABLE,
-    F,
-    G,
-    _octile_pair,
+    _open_start,
     _pop,
     _relax,
 )
@@ -199,16 +195,7 @@ def jps(
     closed_mark = np.int32(2 * generation + 1)
     goal_x = goal % stride
     goal_y = goal // stride
-    nodes[start, STATE] = open_mark
-    nodes[start, COST_ORTH] = 0
-    nodes[start, COST_DIAG] = 0
-    nodes[start, CAME_FROM] = -1
-    nodes[start, HEAP_POS] = 0
-    ha, hd = _octile_pair(start % stride, start // stride, goal_x, goal_y)
-    frontier[0, F] = ha * orth_w + hd * diag_w
-    frontier[0, G] = 0.0
-    frontier[0, CELL] = start
-    size = 1
+    size = _open_start(nodes, frontier, start, stride, goal_x, goal_y, orth_w, diag_w, open_mark)
     expanded = 0
     # The directions to try from the node being expanded, in order: (dx, dy) pairs.
     dirs = np.empty((8, 2), dtype=np.int64)

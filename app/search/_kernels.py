@@ -230,6 +230,21 @@ def _relax(
     return size
 
 
+@njit(nogil=True, cache=True, inline="always")
+def _open_start(nodes, frontier, start, stride, goal_x, goal_y, orth_w, diag_w, open_mark):
+    """Put ``start`` alone on the frontier of an exact-pair search; returns the heap size."""
+    nodes[start, STATE] = open_mark
+    nodes[start, COST_ORTH] = 0
+    nodes[start, COST_DIAG] = 0
+    nodes[start, CAME_FROM] = _NO_PARENT
+    nodes[start, HEAP_POS] = 0
+    ha, hd = _octile_pair(start % stride, start // stride, goal_x, goal_y)
+    frontier[0, F] = ha * orth_w + hd * diag_w
+    frontier[0, G] = 0.0
+    frontier[0, CELL] = start
+    return 1
+
+
 @njit(nogil=True, cache=True)
 def astar_octile(
     passable, stride, start, goal, max_expanded, orth_w, diag_w, nodes, frontier, generation
@@ -247,16 +262,7 @@ def astar_octile(
     goal_x = goal % stride
     goal_y = goal // stride
 
-    nodes[start, STATE] = open_mark
-    nodes[start, COST_ORTH] = 0
-    nodes[start, COST_DIAG] = 0
-    nodes[start, CAME_FROM] = _NO_PARENT
-    nodes[start, HEAP_POS] = 0
-    ha, hd = _octile_pair(start % stride, start // stride, goal_x, goal_y)
-    frontier[0, F] = ha * orth_w + hd * diag_w
-    frontier[0, G] = 0.0
-    frontier[0, CELL] = start
-    size = 1
+    size = _open_start(nodes, frontier, start, stride, goal_x, goal_y, orth_w, diag_w, open_mark)
     expanded = 0
 
     while size > 0:
