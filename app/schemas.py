@@ -263,6 +263,10 @@ class MapInfo(BaseModel):
     revision: int
     sha256: str = Field(description="SHA-256 of the map content (size and walkability).")
     source: str = Field(description="File the map was loaded from.")
+    jump_table: bool = Field(
+        description="JPS runs with a JPS+ jump table on this revision (else it scans)."
+    )
+    memory_bytes: int = Field(description="Bytes this revision of the map holds in memory.")
 
 
 class MapList(BaseModel):

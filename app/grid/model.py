@@ -161,6 +161,20 @@ class Grid:
                 self._component_cache[key] = labels
             return labels
 
+    @property
+    def nbytes(self) -> int:
+        """Bytes this snapshot holds: clearance, component labels (every rule and unit size
+        asked so far), the jump table, and terrain classes on a map with several (a
+        one-class map's terrain array is never written, so it takes no memory)."""
+        with self._component_lock:
+            labels = sum(a.nbytes for a in self._component_cache.values())
+        total = self.passable.nbytes + self._labels.nbytes + labels
+        if self.jump_table is not None:
+            total += self.jump_table.nbytes
+        if len(self.terrain_classes) > 1:
+            total += self.terrain.nbytes
+        return total
+
     @cached_property
     def present_classes(self) -> tuple[int, ...]:
         """Indices of the terrain classes some walkable cell has."""

@@ -46,6 +46,8 @@ def map_info(grid: Grid) -> MapInfo:
         revision=grid.revision,
         sha256=grid.sha256,
         source=grid.source,
+        jump_table=grid.jump_table is not None,
+        memory_bytes=grid.nbytes,
     )
 
 
