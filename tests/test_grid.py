@@ -6,6 +6,8 @@ import logging
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from PIL import Image
 
 from app.errors import MapNotFound
@@ -80,30 +82,85 @@ def test_store_get_and_put():
 def test_components_per_rule_and_unit():
     walkable = np.array([[1, 0, 1, 1], [0, 1, 1, 1], [1, 1, 1, 1]], dtype=bool)
     grid = Grid.from_walkable("c", walkable)
-    four = grid.components().reshape(5, 6)[1:-1, 1:-1]
+    four = grid.components().labels.reshape(5, 6)[1:-1, 1:-1]
     assert four[0, 0] != four[1, 1] and four[1, 1] == four[2, 0] == four[0, 2]
-    eight = grid.components(diagonals=True).reshape(5, 6)[1:-1, 1:-1]
+    eight = grid.components(diagonals=True).labels.reshape(5, 6)[1:-1, 1:-1]
     assert eight[0, 0] == eight[1, 1]  # joined through the corner with "always"
-    big = grid.components(unit=2).reshape(5, 6)[1:-1, 1:-1]
+    big = grid.components(unit=2).labels.reshape(5, 6)[1:-1, 1:-1]
     assert big[0, 0] == 0 and big[0, 2] != 0 and big[1, 1] == big[0, 2]
     assert grid.components(unit=2) is grid.components(unit=2)  # computed once per snapshot
 
 
 def test_component_labels_take_one_byte_and_name_the_254_largest():
-    grid = Grid.from_walkable("few", np.ones((4, 4), dtype=bool))
-    assert grid.components().dtype == np.uint8 and set(np.unique(grid.components())) == {0, 1}
+    few = Grid.from_walkable("few", np.ones((4, 4), dtype=bool)).components()
+    assert few.labels.dtype == np.uint8 and set(np.unique(few.labels)) == {0, 1}
+    assert few.minor_cells is None
     # 300 one-row components of 1..300 cells (one per row, walls between the rows)
     walkable = np.zeros((600, 300), dtype=bool)
     for i in range(300):
         walkable[2 * i, : i + 1] = True
     grid = Grid.from_walkable("many", walkable)
-    labels = grid.components()
-    assert labels.dtype == np.uint8
-    label_of_row = [int(labels[grid.index(0, 2 * i)]) for i in range(300)]
+    components = grid.components()
+    assert components.labels.dtype == np.uint8
+    label_of_row = [int(components.labels[grid.index(0, 2 * i)]) for i in range(300)]
     assert label_of_row[299:45:-1] == list(range(1, 255))  # the largest first
-    assert set(label_of_row[:46]) == {255}  # the 46 smallest share the minor label
-    # different labels: unreachable without a search; two minor components: a small search
-    major_to_minor = find_path(grid, (0, 598), (0, 0), SearchOptions(algorithm=Algorithm.ASTAR))
-    assert major_to_minor.reason == "unreachable" and major_to_minor.expanded == 0
-    minor_to_minor = find_path(grid, (0, 2), (0, 4), SearchOptions(algorithm=Algorithm.ASTAR))
-    assert minor_to_minor.reason == "unreachable" and minor_to_minor.expanded == 2
+    assert set(label_of_row[:46]) == {255}  # the 46 smallest share the minor label...
+    assert components.minor_cells.size == sum(range(1, 47))  # ...and are listed apart
+    assert len({components.of(grid.index(0, 2 * i)) for i in range(300)}) == 300
+    # every pair in different components: unreachable without a search
+    for start, goal in (((0, 598), (0, 0)), ((0, 2), (0, 4)), ((0, 0), (0, 598))):
+        result = find_path(grid, start, goal, SearchOptions(algorithm=Algorithm.ASTAR))
+        assert result.reason == "unreachable" and result.expanded == 0
+
+
+def test_maps_of_many_small_components_keep_an_id_per_cell():
+    checkerboard = (np.indices((300, 300)).sum(axis=0) % 2).astype(bool)  # 45,000 singletons
+    grid = Grid.from_walkable("many", np.tile(checkerboard, (1, 2)))  # 90,000 components
+    components = grid.components()
+    assert components.minor_cells is None and components.labels.dtype == np.int32
+    assert components.labels.max() == 90_000
+    result = find_path(grid, (1, 0), (3, 0))
+    assert result.reason == "unreachable" and result.expanded == 0
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.integers(0, 2**32 - 1),
+    st.sampled_from([0.3, 0.45, 0.6]),
+    st.sampled_from([1, 2, 254]),
+    st.sampled_from([1, 16, 10**9]),
+    st.booleans(),
+)
+def test_components_tell_cells_apart_exactly(seed, density, named, share, diagonals):
+    """Against scipy's connected components, whichever way the labels are stored
+    (one byte, one byte plus minor lists, an id per cell)."""
+    from scipy.sparse import coo_matrix
+    from scipy.sparse.csgraph import connected_components
+
+    from app.grid import components as module
+
+    rng = np.random.default_rng(seed)
+    walkable = rng.random((14, 17)) >= density
+    grid = Grid.from_walkable("c", walkable)
+    cells = [tuple(c) for c in np.argwhere(walkable)]
+    index = {c: i for i, c in enumerate(cells)}
+    steps = [(0, 1), (1, 0)] + ([(1, 1), (1, -1)] if diagonals else [])
+    edges = [
+        (index[(y, x)], index[(y + dy, x + dx)])
+        for y, x in cells
+        for dy, dx in steps
+        if (y + dy, x + dx) in index
+    ]
+    rows, cols = zip(*edges) if edges else ((), ())
+    graph = coo_matrix((np.ones(len(edges)), (rows, cols)), shape=(len(cells), len(cells)))
+    _, expected = connected_components(graph, directed=False)
+    old = module.NAMED, module._MINOR_SHARE
+    module.NAMED, module._MINOR_SHARE = named, share
+    try:
+        components = module.label_components(grid.flat, grid.stride, 1, diagonals)
+    finally:
+        module.NAMED, module._MINOR_SHARE = old
+    got = [components.of(grid.index(x, y)) for y, x in cells]
+    for i in range(len(cells)):
+        for j in range(i + 1, len(cells)):
+            assert (got[i] == got[j]) == (expected[i] == expected[j])

@@ -6,10 +6,12 @@ the walkable cells; with ``always``, diagonal neighbours connect too (8-connecti
 unit of size k moves over the cells of clearance >= k, under the same rules. Per-request
 ``blocked`` cells can only split components, so "different components" stays a sound
 "unreachable" answer with them; "same component" then still needs a search. Labels take
-one byte per cell (see :func:`label_components` for maps with more than 254 components).
+one byte per cell on almost every map (see :class:`Components`).
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import numpy as np
 from numba import njit
@@ -56,31 +58,68 @@ def _label(passable, stride, unit, diagonals, labels, queue):
     return count
 
 
-MINOR = 255  # the label shared by every component but the 254 largest
+MINOR = 255  # the one-byte label shared by the components too small to have their own
+NAMED = MINOR - 1  # components that get their own one-byte label: the largest ones
+_MINOR_SHARE = 16  # keep minor cells apart only while at most 1 cell in 16 is one
+
+
+@dataclass(frozen=True, eq=False)
+class Components:
+    """Which cells can reach which, for one movement rule and unit size.
+
+    ``labels`` holds a component label per padded cell (0: blocked or too narrow). Most
+    maps have fewer than 255 components and it is all there is: one byte per cell. On a
+    map with more, the :data:`NAMED` largest components keep labels 1..254, the others
+    share :data:`MINOR`, and those cells are listed apart (``minor_cells``, sorted, with
+    their ``minor_ids``), which costs little while they are few. Where minor cells are
+    more than 1 in 16, ``labels`` holds every component's own id instead (uint16 or
+    int32) and nothing is listed apart. Either way :meth:`of` tells components apart
+    exactly.
+    """
+
+    labels: np.ndarray
+    minor_cells: np.ndarray | None = None  # int32 padded indices, ascending
+    minor_ids: np.ndarray | None = None  # int32 component ids, aligned with minor_cells
+
+    def of(self, cell: int) -> int:
+        """The component of padded ``cell`` (0: none), unique per component."""
+        label = int(self.labels[cell])
+        if label == MINOR and self.minor_cells is not None:
+            i = int(np.searchsorted(self.minor_cells, cell))
+            return MINOR + int(self.minor_ids[i])
+        return label
+
+    @property
+    def nbytes(self) -> int:
+        extra = 0 if self.minor_cells is None else self.minor_cells.nbytes + self.minor_ids.nbytes
+        return self.labels.nbytes + extra
 
 
 def label_components(
     passable_flat: np.ndarray, stride: int, unit: int = 1, diagonals: bool = False
-) -> np.ndarray:
-    """Component label of every padded cell, one byte per cell (0: blocked or too narrow
-    for ``unit``).
-
-    Labels 1..254 name the 254 largest components (by size, then by first cell); every
-    smaller component shares :data:`MINOR`. So different labels always mean different
-    components (unreachable, no search), and equal labels mean "search": the same
-    component, or two minor ones, where the search floods at most the start's component,
-    which is no larger than the 254th largest.
-    """
-    labels = np.zeros(passable_flat.size, dtype=np.int32)
+) -> Components:
+    """The connected components of the cells with room for ``unit`` (see
+    :class:`Components` for how they are stored)."""
+    ids = np.zeros(passable_flat.size, dtype=np.int32)
     queue = np.empty(passable_flat.size, dtype=np.int32)
-    count = _label(passable_flat, stride, unit, diagonals, labels, queue)
+    count = _label(passable_flat, stride, unit, diagonals, ids, queue)
     del queue
-    rename = np.arange(count + 1, dtype=np.int32)
-    if count >= MINOR:
-        sizes = np.bincount(labels, minlength=count + 1)[1:]
-        order = np.argsort(-sizes, kind="stable")  # largest first; ties: first found first
-        rename[1:] = MINOR
-        rename[order[: MINOR - 1] + 1] = np.arange(1, MINOR, dtype=np.int32)
-    small = rename.astype(np.uint8)[labels]
-    small.flags.writeable = False
-    return small
+    if count <= NAMED:
+        return _read_only(Components(ids.astype(np.uint8)))
+    sizes = np.bincount(ids, minlength=count + 1)[1:]
+    order = np.argsort(-sizes, kind="stable")  # largest first; ties: first found first
+    rename = np.full(count + 1, MINOR, dtype=np.uint8)
+    rename[0] = 0
+    rename[order[:NAMED] + 1] = np.arange(1, NAMED + 1, dtype=np.uint8)
+    labels = rename[ids]
+    minor_cells = np.flatnonzero(labels == MINOR).astype(np.int32)
+    if minor_cells.size * _MINOR_SHARE <= ids.size:
+        return _read_only(Components(labels, minor_cells, ids[minor_cells]))
+    return _read_only(Components(ids.astype(np.uint16 if count < 2**16 else np.int32)))
+
+
+def _read_only(components: Components) -> Components:
+    for array in (components.labels, components.minor_cells, components.minor_ids):
+        if array is not None:
+            array.flags.writeable = False
+    return components

@@ -23,7 +23,7 @@ from functools import cached_property
 import numpy as np
 
 from app.grid.clearance import clearance_map
-from app.grid.components import label_components
+from app.grid.components import Components, label_components
 from app.grid.jumps import jump_table_for
 
 MAP_NAME_PATTERN = r"^[A-Za-z0-9_-]{1,64}$"
@@ -76,7 +76,7 @@ class Grid:
         object.__setattr__(self, "_component_cache", {})
         object.__setattr__(self, "_component_lock", threading.Lock())
         # the common labels, at load/edit time rather than on a query
-        object.__setattr__(self, "_labels", label_components(self.flat, self.stride))
+        object.__setattr__(self, "_components", label_components(self.flat, self.stride))
         object.__setattr__(self, "terrain_flat", self.terrain.reshape(-1))
         table = None
         if self.uniform:
@@ -148,11 +148,12 @@ class Grid:
     def terrain_costs(self) -> dict[str, float]:
         return {tc.name: tc.cost for tc in self.terrain_classes}
 
-    def components(self, unit: int = 1, diagonals: bool = False) -> np.ndarray:
-        """Padded component labels for units of size ``unit`` (see :mod:`app.grid.components`);
-        computed on first use per (unit, diagonals) and kept with this snapshot."""
+    def components(self, unit: int = 1, diagonals: bool = False) -> Components:
+        """The connected components for units of size ``unit`` (see
+        :mod:`app.grid.components`); computed on first use per (unit, diagonals) and kept
+        with this snapshot."""
         if unit == 1 and not diagonals:
-            return self._labels  # the common labels, computed at construction
+            return self._components  # the common labels, computed at construction
         key = (unit, diagonals)
         with self._component_lock:
             labels = self._component_cache.get(key)
@@ -167,8 +168,8 @@ class Grid:
         asked so far), the jump table, and terrain classes on a map with several (a
         one-class map's terrain array is never written, so it takes no memory)."""
         with self._component_lock:
-            labels = sum(a.nbytes for a in self._component_cache.values())
-        total = self.passable.nbytes + self._labels.nbytes + labels
+            labels = sum(c.nbytes for c in self._component_cache.values())
+        total = self.passable.nbytes + self._components.nbytes + labels
         if self.jump_table is not None:
             total += self.jump_table.nbytes
         if len(self.terrain_classes) > 1:

@@ -282,10 +282,10 @@ def _in_other_components(
 ) -> bool:
     """True if no goal is in the start's connected component: unreachable, no search needed
     (per-request blocked cells only split components, so this stays sound with them)."""
-    labels = grid.components(options.clearance, options.diagonal == Diagonal.ALWAYS)
+    components = grid.components(options.clearance, options.diagonal == Diagonal.ALWAYS)
     stride = grid.stride
-    mine = labels[(start[1] + 1) * stride + start[0] + 1]
-    return all(labels[(y + 1) * stride + x + 1] != mine for x, y in goals)
+    mine = components.of((start[1] + 1) * stride + start[0] + 1)
+    return all(components.of((y + 1) * stride + x + 1) != mine for x, y in goals)
 
 
 def terrain_table(grid: Grid, options: SearchOptions) -> tuple[np.ndarray, bool, float]:
