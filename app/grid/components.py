@@ -106,16 +106,51 @@ def label_components(
     del queue
     if count <= NAMED:
         return _read_only(Components(ids.astype(np.uint8)))
-    sizes = np.bincount(ids, minlength=count + 1)[1:]
+    # Compiled passes without map-sized temporaries (freed temporaries of this size tend to
+    # stay in the process's heap, counted in its memory).
+    sizes = _sizes(ids, count)[1:]
     order = np.argsort(-sizes, kind="stable")  # largest first; ties: first found first
     rename = np.full(count + 1, MINOR, dtype=np.uint8)
     rename[0] = 0
     rename[order[:NAMED] + 1] = np.arange(1, NAMED + 1, dtype=np.uint8)
-    labels = rename[ids]
-    minor_cells = np.flatnonzero(labels == MINOR).astype(np.int32)
-    if minor_cells.size * _MINOR_SHARE <= ids.size:
-        return _read_only(Components(labels, minor_cells, ids[minor_cells]))
+    labels = np.empty(ids.size, dtype=np.uint8)
+    minor = _relabel(ids, rename, labels)
+    if minor * _MINOR_SHARE <= ids.size:
+        minor_cells = np.empty(minor, dtype=np.int32)
+        minor_ids = np.empty(minor, dtype=np.int32)
+        _list_minor(labels, ids, minor_cells, minor_ids)
+        return _read_only(Components(labels, minor_cells, minor_ids))
+    del labels
     return _read_only(Components(ids.astype(np.uint16 if count < 2**16 else np.int32)))
+
+
+@njit(nogil=True, cache=True)
+def _sizes(ids, count):
+    sizes = np.zeros(count + 1, dtype=np.int64)
+    for i in range(ids.size):
+        sizes[ids[i]] += 1
+    return sizes
+
+
+@njit(nogil=True, cache=True)
+def _relabel(ids, rename, labels):
+    """``labels[i] = rename[ids[i]]``; returns how many cells got :data:`MINOR`."""
+    minor = 0
+    for i in range(ids.size):
+        label = rename[ids[i]]
+        labels[i] = label
+        minor += label == MINOR
+    return minor
+
+
+@njit(nogil=True, cache=True)
+def _list_minor(labels, ids, cells, cell_ids):
+    n = 0
+    for i in range(labels.size):
+        if labels[i] == MINOR:
+            cells[n] = i
+            cell_ids[n] = ids[i]
+            n += 1
 
 
 def _read_only(components: Components) -> Components:

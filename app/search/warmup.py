@@ -35,6 +35,12 @@ def warm_up() -> float:
     line_of_sight(grid, (0, 0), (4, 3), blocked=[(1, 1)], scratch=scratch)
     find_path(grid, (0, 0), (4, 3), SearchOptions(max_expanded=1), scratch=scratch)
     find_path(grid, (0, 0), (4, 3), SearchOptions(algorithm=Algorithm.ASTAR), scratch=scratch)
+    # over 254 components, a few of them too small for a label of their own: 360 single
+    # cells below one open region (app.grid.components)
+    islands = np.zeros((40, 80), dtype=bool)
+    islands[:20] = True
+    islands[22::2, ::2] = True
+    assert Grid.from_walkable("_warmup_islands", islands).components().minor_cells is not None
     open_grid = Grid.from_walkable("_warmup_open", np.ones((8, 8), dtype=bool))
     assert open_grid.jump_table is not None  # runs long enough for JPS+ (app.grid.jumps)
     find_path(open_grid, (0, 0), (7, 5), scratch=scratch)  # JPS+: jumps by table lookup
