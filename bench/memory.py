@@ -21,6 +21,10 @@ first with ``jumps.MIN_MEAN_RUN`` set to 0 (table built and kept: the random map
 are too short for the service to keep one); the latter also times ``build_jump_table``
 alone (median of 3).
 
+Like the service (``app.service.release_large_frees``), each child first has glibc give
+blocks of 1 MiB or more mappings of their own, so that the map's freed temporaries leave
+the process instead of staying in its heap.
+
 (b) **Per-thread scratch.** ``SearchScratch(cells)`` for the padded cells of the same
 map: its ``nbytes``, and in a child process the VmRSS growth right after allocating it
 and after one long A* search (``find_path`` with ``Algorithm.ASTAR``, corner to corner,
@@ -67,6 +71,7 @@ from app.grid import Grid, jumps
 from app.grid.jumps import build_jump_table
 from app.search import Algorithm, SearchOptions, SearchScratch, _jps, _kernels, find_path
 from app.search.warmup import warm_up
+from app.service import release_large_frees
 from bench.algorithms import load_scenarios, ready_scratch
 from bench.machine import machine_line
 from bench.movingai import Progress, begin, scenario_parser
@@ -149,6 +154,7 @@ def corners(size: int) -> tuple[Cell, Cell]:
 
 def child_grid(size: int, seed: int, max_cells: int | None) -> dict[str, Any]:
     """(a), in a fresh process: VmRSS before and after loading one random map."""
+    release_large_frees()  # as the service does at start-up
     warm_up()
     if max_cells is not None:
         jumps.configure(max_cells)
@@ -195,6 +201,7 @@ def merge_minor(figures: dict[str, int]) -> dict[str, int]:
 
 def child_scratch(size: int, seed: int) -> dict[str, Any]:
     """(b), in a fresh process: VmRSS growth of a scratch, allocated and after one search."""
+    release_large_frees()  # as the service does at start-up
     warm_up()
     start, goal = corners(size)
     grid = Grid.from_walkable("big", random_walkable(size, seed, (start, goal)))

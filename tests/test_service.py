@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
 import threading
 
@@ -49,3 +50,37 @@ def test_search_nice_zero_leaves_priorities_alone():
     finally:
         state.close()
     assert seen["before"] == seen["during"] == seen["again"]
+
+
+RELEASE = """
+import sys
+import numpy as np
+from app.service import release_large_frees
+
+def rss_mb():
+    for line in open("/proc/self/status"):
+        if line.startswith("VmRSS"):
+            return int(line.split()[1]) / 1024
+
+if sys.argv[1] == "release":
+    assert release_large_frees()
+big = np.ones(24 << 20, dtype=np.uint8)  # freeing it raises glibc's dynamic threshold
+del big
+before = rss_mb()
+temporary = np.ones(16 << 20, dtype=np.uint8)
+kept = np.ones(1 << 20, dtype=np.uint8)  # allocated after: pins the heap's top
+del temporary
+print(rss_mb() - before)
+"""
+
+
+@pytest.mark.parametrize("mode", ["default", "release"])
+def test_freed_map_sized_temporaries_go_back_to_the_os(mode):
+    out = subprocess.run(
+        [sys.executable, "-c", RELEASE, mode], capture_output=True, text=True, check=True
+    )
+    growth_mb = float(out.stdout.strip())
+    if mode == "release":
+        assert growth_mb < 4  # the 16 MB temporary is gone
+    else:
+        assert growth_mb > 12  # what the service avoids: glibc keeps it
