@@ -202,3 +202,9 @@ def test_the_estimate_samples_odd_prime_steps():
         11,
         17,
     ]
+
+
+def test_no_table_where_int16_entries_could_overflow():
+    assert jumps.wants_jump_table(100, 100)
+    assert not jumps.wants_jump_table(jumps.JUMP_TABLE_MAX_SIDE, 1)  # 32,002 padded cells
+    assert jumps.JUMP_TABLE_MAX_SIDE < np.iinfo(np.int16).max
