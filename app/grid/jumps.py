@@ -28,8 +28,8 @@ JUMP_TABLE_MAX_SIDE = 32_000  # entries are int16
 # lookup in a table eight times the map's size: on Moving AI's 1-wide maze and 35%-random
 # maps (mean runs 1.1 and 1.0) the table made JPS 0.8-1.0x as fast; on the 10%-random map
 # (3.4) 1.2x, on game maps (7-53) 2-6x (python -m bench.memory). Such maps do without.
-# (estimate_mean_run repeats build_jump_table's straight recurrences without storing
-# them; a test checks that both agree.)
+# (estimate_mean_run runs build_jump_table's straight rule, _straight_entry, without
+# storing the entries; a test checks that both agree.)
 MIN_MEAN_RUN = 2.0
 _max_cells = 4_194_304  # see configure()
 
@@ -89,12 +89,7 @@ def estimate_mean_run(passable, stride, unit, every):
                 x = stride - 1 - i if step == 1 else i  # against the direction of travel
                 cell = base + x
                 ahead = cell + step
-                if not room(passable, unit, ahead):
-                    entry = -1
-                elif forced(passable, unit, ahead, step, stride):
-                    entry = 1
-                else:
-                    entry = _extend(entry)
+                entry = _straight_entry(passable, unit, ahead, step, stride, entry)
                 if room(passable, unit, cell):
                     total += entry if entry > 0 else -entry - 1
                     count += 1
@@ -106,12 +101,7 @@ def estimate_mean_run(passable, stride, unit, every):
                 y = i if step < 0 else rows - 1 - i
                 cell = y * stride + x
                 ahead = cell + step
-                if not room(passable, unit, ahead):
-                    entry = -1
-                elif forced(passable, unit, ahead, step, 1):
-                    entry = 1
-                else:
-                    entry = _extend(entry)
+                entry = _straight_entry(passable, unit, ahead, step, 1, entry)
                 if room(passable, unit, cell):
                     total += entry if entry > 0 else -entry - 1
                     count += 1
@@ -155,6 +145,17 @@ def forced(passable, unit, cell, step, side):
     )
 
 
+@njit(nogil=True, cache=True, inline="always")
+def _straight_entry(passable, unit, ahead, step, side, entry_ahead):
+    """A straight entry from the cell ``ahead`` of it (reached by ``step``) and that
+    cell's own entry: a wall, a jump point (a forced neighbour), or one step more."""
+    if not room(passable, unit, ahead):
+        return -1
+    if forced(passable, unit, ahead, step, side):
+        return 1
+    return _extend(entry_ahead)
+
+
 @njit(nogil=True, cache=True)
 def build_jump_table(passable, stride, unit):
     """The JPS+ table of a padded grid: ``(cells, 8)`` int16 (see the column comment).
@@ -168,41 +169,33 @@ def build_jump_table(passable, stride, unit):
         for x in range(stride - 2, 0, -1):  # east
             cell = base + x
             ahead = cell + 1
-            if not room(passable, unit, ahead):
-                table[cell, JUMP_EAST] = -1
-            elif forced(passable, unit, ahead, 1, stride):
-                table[cell, JUMP_EAST] = 1
-            else:
-                table[cell, JUMP_EAST] = _extend(table[ahead, JUMP_EAST])
+            # fmt: off
+            table[cell, JUMP_EAST] = _straight_entry(passable, unit, ahead, 1, stride,
+                                                 table[ahead, JUMP_EAST])
+            # fmt: on
         for x in range(1, stride - 1):  # west
             cell = base + x
             ahead = cell - 1
-            if not room(passable, unit, ahead):
-                table[cell, JUMP_WEST] = -1
-            elif forced(passable, unit, ahead, -1, stride):
-                table[cell, JUMP_WEST] = 1
-            else:
-                table[cell, JUMP_WEST] = _extend(table[ahead, JUMP_WEST])
+            # fmt: off
+            table[cell, JUMP_WEST] = _straight_entry(passable, unit, ahead, -1, stride,
+                                                 table[ahead, JUMP_WEST])
+            # fmt: on
     for y in range(1, rows - 1):  # north: the row above first
         for x in range(1, stride - 1):
             cell = y * stride + x
             ahead = cell - stride
-            if not room(passable, unit, ahead):
-                table[cell, JUMP_NORTH] = -1
-            elif forced(passable, unit, ahead, -stride, 1):
-                table[cell, JUMP_NORTH] = 1
-            else:
-                table[cell, JUMP_NORTH] = _extend(table[ahead, JUMP_NORTH])
+            # fmt: off
+            table[cell, JUMP_NORTH] = _straight_entry(passable, unit, ahead, -stride, 1,
+                                                 table[ahead, JUMP_NORTH])
+            # fmt: on
     for y in range(rows - 2, 0, -1):  # south: the row below first
         for x in range(1, stride - 1):
             cell = y * stride + x
             ahead = cell + stride
-            if not room(passable, unit, ahead):
-                table[cell, JUMP_SOUTH] = -1
-            elif forced(passable, unit, ahead, stride, 1):
-                table[cell, JUMP_SOUTH] = 1
-            else:
-                table[cell, JUMP_SOUTH] = _extend(table[ahead, JUMP_SOUTH])
+            # fmt: off
+            table[cell, JUMP_SOUTH] = _straight_entry(passable, unit, ahead, stride, 1,
+                                                 table[ahead, JUMP_SOUTH])
+            # fmt: on
     # Diagonals: a cell is a jump point if a straight jump from it finds one.
     for k in range(4):
         if k == 0:
