@@ -126,11 +126,7 @@ class MapStore:
         """
         with self._lock:
             current = self.get(name)
-            if if_revision is not None and if_revision != current.revision:
-                raise RevisionConflict(
-                    f"map {name!r} is at revision {current.revision}, "
-                    f"not {if_revision}; nothing was changed"
-                )
+            _check_revision(current, if_revision)
             new = change(current, self.next_revision(name))
             self._swap(name, new)
             return new
@@ -154,11 +150,7 @@ class MapStore:
     def delete(self, name: str, if_revision: int | None = None) -> Grid:
         with self._lock:
             current = self.get(name)
-            if if_revision is not None and if_revision != current.revision:
-                raise RevisionConflict(
-                    f"map {name!r} is at revision {current.revision}, "
-                    f"not {if_revision}; nothing was changed"
-                )
+            _check_revision(current, if_revision)
             self._swap(name, None)
             return current
 
@@ -167,3 +159,12 @@ class MapStore:
 
     def __contains__(self, name: object) -> bool:
         return name in self._maps
+
+
+def _check_revision(current: Grid, if_revision: int | None) -> None:
+    """:class:`RevisionConflict` when the caller expects another revision of ``current``."""
+    if if_revision is not None and if_revision != current.revision:
+        raise RevisionConflict(
+            f"map {current.name!r} is at revision {current.revision}, "
+            f"not {if_revision}; nothing was changed"
+        )
