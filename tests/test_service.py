@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import platform
 import subprocess
 import sys
 import threading
@@ -74,6 +75,7 @@ print(rss_mb() - before)
 """
 
 
+@pytest.mark.skipif(platform.libc_ver()[0] != "glibc", reason="glibc's allocator only")
 @pytest.mark.parametrize("mode", ["default", "release"])
 def test_freed_map_sized_temporaries_go_back_to_the_os(mode):
     out = subprocess.run(
