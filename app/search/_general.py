@@ -120,7 +120,10 @@ def _offer(
     if g > max_cost:
         return size, True
     if s == open_mark:
-        if not g < g_cost[node]:
+        # Strictly cheaper beyond rounding noise (the frontier's own tie rule): the same
+        # route summed in another order must not change the parent, as in the pair kernels.
+        old = g_cost[node]
+        if not g < old - TIE_REL * (g + old):
             return size, False
         i = nodes[node, HEAP_POS]
     else:
