@@ -326,3 +326,23 @@ def test_auto_picks_jps_when_it_applies_and_says_why_not():
         find_path(grid, (0, 0), (3, 2), SearchOptions(algorithm=Algorithm.JPS, connectivity=4))
     with pytest.raises(AlgorithmUnsupported, match="blocked"):
         find_path(grid, (0, 0), (3, 2), SearchOptions(algorithm=Algorithm.JPS), blocked=[(3, 0)])
+
+
+def test_prefetch_is_only_a_hint() -> None:
+    """The prefetch intrinsic compiles for 1-D and 2-D arrays, reads nothing back and never
+    faults, even for indices far outside the array."""
+    from numba import njit
+
+    from app.search._prefetch import prefetch
+
+    @njit
+    def hint_then_sum(flat, rows):
+        for i in (-(10**9), -1, 0, 3, 10**9):
+            prefetch(flat, i)
+            prefetch(rows, i)
+        return flat.sum() + rows.sum()
+
+    flat = np.arange(10, dtype=np.uint8)
+    rows = np.ones((4, 5), dtype=np.int32)
+    assert hint_then_sum(flat, rows) == 45 + 20
+    assert flat.tolist() == list(range(10)) and rows.tolist() == [[1] * 5] * 4

@@ -42,6 +42,8 @@ import math
 import numpy as np
 from numba import njit
 
+from app.search._prefetch import prefetch
+
 SQRT2 = math.sqrt(2.0)
 
 # Search outcomes (kernel status codes).
@@ -268,6 +270,9 @@ def astar_octile(
     while size > 0:
         current, size = _pop(frontier, nodes, size, 0.0)
         nodes[current, STATE] = closed_mark
+        # The rows above and below are in other cache lines: start loading them now.
+        prefetch(nodes, current - stride)
+        prefetch(nodes, current + stride)
         expanded += 1
         if current == goal:
             return FOUND, expanded
