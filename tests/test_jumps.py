@@ -1,5 +1,6 @@
 """JPS+ jump tables (app.grid.jumps): entries against a plain-Python definition, and JPS
-with the table against JPS that scans: the same answers, byte for byte."""
+with the table (which prunes intermediate jump points) against JPS that scans: the same
+optimal cost, legal paths, fewer expansions."""
 
 from __future__ import annotations
 
@@ -12,7 +13,9 @@ from app.grid import Grid, jumps
 from app.grid.edits import Edit, apply_edits
 from app.grid.model import TerrainClass
 from app.search import Algorithm, SearchOptions, SearchScratch, _jps, find_path
+from app.search._kernels import COST_DIAG, COST_ORTH
 from tests.conftest import make_grid
+from tests.reference import step_is_legal
 
 STRAIGHT = {0: (0, -1), 1: (1, 0), 2: (0, 1), 3: (-1, 0)}  # N E S W
 DIAGONAL = {4: (1, -1), 5: (1, 1), 6: (-1, 1), 7: (-1, -1)}  # NE SE SW NW
@@ -104,23 +107,49 @@ def queries(draw):
     return walkable, start, goal, limit
 
 
+def run_jps(grid: Grid, table, start, goal, limit):
+    """(status, expanded, cost pair, cell path) of the JPS kernel."""
+    scratch = SearchScratch(grid.flat.size)
+    generation = scratch.begin(grid.flat.size)
+    s, g = grid.index(*start), grid.index(*goal)
+    # fmt: off
+    status, expanded = _jps.jps(grid.flat, grid.stride, 1, table, s, g, limit, 1.0, 2**0.5,
+                                scratch.nodes, scratch.frontier, generation)
+    # fmt: on
+    if status != 0:
+        return int(status), int(expanded), None, None
+    pair = (int(scratch.nodes[g, COST_ORTH]), int(scratch.nodes[g, COST_DIAG]))
+    return int(status), int(expanded), pair, _jps.expand_jumps(scratch.nodes, g, grid.stride)
+
+
+def assert_path(walkable: np.ndarray, path: np.ndarray, start, goal, pair) -> None:
+    """Endpoints, legal steps (no corner cutting), and exactly ``pair`` = (straight,
+    diagonal) steps."""
+    cells = [tuple(c) for c in path.tolist()]
+    assert cells[0] == start and cells[-1] == goal
+    steps = list(zip(cells, cells[1:]))
+    for a, b in steps:
+        assert step_is_legal(walkable, a, b), f"illegal step {a} -> {b}"
+    diagonal = sum(a[0] != b[0] and a[1] != b[1] for a, b in steps)
+    assert (len(steps) - diagonal, diagonal) == pair
+
+
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(queries())
-def test_jps_with_the_table_is_jps_that_scans(case):
+def test_jps_with_the_table_is_as_good_as_jps_that_scans(case):
     walkable, start, goal, limit = case
     grid = Grid.from_walkable("t", walkable)
-    answers = []
-    for table in (jumps.build_jump_table(grid.flat, grid.stride, 1), None):
-        scratch = SearchScratch(grid.flat.size)
-        generation = scratch.begin(grid.flat.size)
-        s, g = grid.index(*start), grid.index(*goal)
-        # fmt: off
-        status, expanded = _jps.jps(grid.flat, grid.stride, 1, table, s, g, limit, 1.0,
-                                    2**0.5, scratch.nodes, scratch.frontier, generation)
-        # fmt: on
-        path = _jps.expand_jumps(scratch.nodes, g, grid.stride).tolist() if status == 0 else []
-        answers.append((int(status), int(expanded), path))
-    assert answers[0] == answers[1]
+    table = jumps.build_jump_table(grid.flat, grid.stride, 1)
+    pruned = run_jps(grid, table, start, goal, limit)
+    scanned = run_jps(grid, None, start, goal, limit)
+    complete = run_jps(grid, None, start, goal, 10**9)
+    for status, _, pair, path in (pruned, scanned):
+        assert status in (complete[0], 2)  # the answer, or the work limit first
+        if status == 0:
+            assert pair == complete[2]  # the optimal (straight, diagonal) steps
+            assert_path(walkable, path, start, goal, pair)
+    if limit == 10**9:
+        assert pruned[0] == scanned[0]
 
 
 def open_room(width: int = 16, height: int = 12) -> np.ndarray:
@@ -145,7 +174,7 @@ def test_no_table_for_costly_terrain_or_big_maps_and_the_same_answers(monkeypatc
     options = SearchOptions(algorithm=Algorithm.JPS)
     a = find_path(with_table, (0, 11), (15, 0), options)
     b = find_path(without, (0, 11), (15, 0), options)
-    assert a.path.tolist() == b.path.tolist() and (a.cost, a.expanded) == (b.cost, b.expanded)
+    assert a.cost == b.cost and a.expanded < b.expanded  # pruned intermediate points
 
 
 def test_maps_of_short_runs_scan_instead():

@@ -17,8 +17,18 @@ Pruning rules for this variant (as in PathFinding.js's "only when no obstacles" 
 JPS+ (Rabin's "jump point search plus"): the map's jump table (:mod:`app.grid.jumps`)
 holds, per cell and direction, how far a jump goes before it meets a jump point or a
 wall, ignoring the goal. With it a jump is a lookup plus an O(1) test of whether the goal
-lies on the way, and the search expands exactly the same jump points in the same order
-as the scanning search: same path, same ``expanded``. Pass ``table=None`` to scan.
+lies on the way. Pass ``table=None`` to scan.
+
+With a table the search also prunes intermediate jump points (Harabor and Grastien,
+"Improving Jump Point Search", 2014): a diagonal jump does not stop at a cell whose only
+role is to turn into a straight jump; it offers the straight jumps' end points directly
+(each linked to the node being expanded, by a route that runs diagonally first, then
+straight) and goes on along the diagonal. On the Dragon Age maps this expands 3-4x fewer
+nodes and takes 0.6-0.8x the time. Scanning keeps the lazy rule (stop at the first
+intermediate point), because there going on along the diagonal means scanning rows
+eagerly: up to 2x slower on open maps. Both are optimal; among equal-cost paths they may
+choose differently, so a map's paths depend on whether it has a table, which is fixed per
+revision by the map and ``JUMP_TABLE_MAX_CELLS`` (``GET /maps`` shows it).
 """
 
 from __future__ import annotations
@@ -172,6 +182,70 @@ def _jump(passable, unit, table, stride, cell, x, y, dx, dy, gx, gy, goal):
     return _lookup_straight(table, cell, x, y, dx, dy, gx, gy)
 
 
+@njit(nogil=True, cache=True, inline="always")
+def _arrival(dx, dy):
+    """The direction a node was entered by, from its parent's offset ``(dx, dy)``: a link
+    runs diagonally first, then straight, so its last step is along the longer axis (or
+    diagonal when both are equal)."""
+    if abs(dx) > abs(dy):
+        return _sign(dx), 0
+    if abs(dy) > abs(dx):
+        return 0, _sign(dy)
+    return _sign(dx), _sign(dy)
+
+
+@njit(nogil=True, cache=True, inline="always")
+def _offer_diagonal(
+    table,
+    stride,
+    current,
+    x,
+    y,
+    dx,
+    dy,
+    a,
+    d,
+    goal,
+    goal_x,
+    goal_y,
+    orth_w,
+    diag_w,
+    nodes,
+    frontier,
+    size,
+    open_mark,
+    closed_mark,
+):
+    """JPS+ with intermediate points pruned: walk the diagonal (dx, dy) from ``current``
+    from one intermediate jump point to the next, and at each offer the goal (if it is
+    that point) or the end points of the straight jumps along dx and dy, all linked to
+    ``current``. Returns the new frontier size."""
+    cell = current
+    steps = 0  # diagonal steps from current
+    while True:
+        # fmt: off
+        k = _lookup_diagonal(table, stride, cell, x, y, dx, dy, goal_x, goal_y)
+        if k < 0:
+            return size
+        cell += k * (dx + dy * stride)
+        x += k * dx
+        y += k * dy
+        steps += k
+        if cell == goal:
+            return _relax(cell, x, y, a, d + steps, current, goal_x, goal_y, orth_w, diag_w,
+                          nodes, frontier, size, open_mark, closed_mark)
+        k = _lookup_straight(table, cell, x, y, dx, 0, goal_x, goal_y)
+        if k > 0:
+            size = _relax(cell + k * dx, x + k * dx, y, a + k, d + steps, current, goal_x,
+                          goal_y, orth_w, diag_w, nodes, frontier, size, open_mark, closed_mark)
+        k = _lookup_straight(table, cell, x, y, 0, dy, goal_x, goal_y)
+        if k > 0:
+            size = _relax(cell + k * dy * stride, x, y + k * dy, a + k, d + steps, current,
+                          goal_x, goal_y, orth_w, diag_w, nodes, frontier, size, open_mark,
+                          closed_mark)
+        # fmt: on
+
+
 @njit(nogil=True, cache=True)
 def jps(
     passable,
@@ -219,8 +293,7 @@ def jps(
                 dirs[n, 1] = dy
                 n += 1
         else:
-            dx = _sign(x - parent % stride)
-            dy = _sign(y - parent // stride)
+            dx, dy = _arrival(x - parent % stride, y - parent // stride)
             if dx != 0 and dy != 0:  # arrived diagonally: straight x, straight y, diagonal
                 dirs[0, 0], dirs[0, 1] = dx, 0
                 dirs[1, 0], dirs[1, 1] = 0, dy
@@ -245,6 +318,11 @@ def jps(
             dx = dirs[i, 0]
             dy = dirs[i, 1]
             # fmt: off
+            if table is not None and dx != 0 and dy != 0:
+                size = _offer_diagonal(table, stride, current, x, y, dx, dy, a, d, goal,
+                                       goal_x, goal_y, orth_w, diag_w, nodes, frontier, size,
+                                       open_mark, closed_mark)
+                continue
             k = _jump(passable, unit, table, stride, current, x, y, dx, dy, goal_x, goal_y,
                       goal)
             if k < 0:
@@ -262,7 +340,9 @@ def jps(
 
 @njit(nogil=True, cache=True)
 def expand_jumps(nodes, goal, stride):
-    """The full cell path from the jump-point chain ending at ``goal``: ``(n, 2)`` int32."""
+    """The full cell path from the jump-point chain ending at ``goal``: ``(n, 2)`` int32.
+    Each link runs diagonally first, then straight (a pruned intermediate point is where
+    it turns)."""
     cells = 1
     node = goal
     while nodes[node, CAME_FROM] >= 0:
@@ -277,11 +357,11 @@ def expand_jumps(nodes, goal, stride):
     while nodes[node, CAME_FROM] >= 0:
         parent = nodes[node, CAME_FROM]
         x, y = node % stride, node // stride
-        sx = _sign(parent % stride - x)
-        sy = _sign(parent // stride - y)
-        while x != parent % stride or y != parent // stride:
-            x += sx if x != parent % stride else 0
-            y += sy if y != parent // stride else 0
+        px, py = parent % stride, parent // stride
+        while x != px or y != py:  # back along the link: its straight part first
+            sx, sy = _arrival(px - x, py - y)
+            x += sx
+            y += sy
             i -= 1
             path[i, 0] = x - 1
             path[i, 1] = y - 1
