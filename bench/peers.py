@@ -34,7 +34,9 @@ cells, no corner cutting) whose length (straight 1, diagonal sqrt 2) is within
 ``max(1e-4, 1e-5 * published)`` of the published optimum counts as optimal.
 
 Time ratios are medians of per-query ratios (peer time / our time), over the queries the
-peer ran, all of which our two kernels ran too. The tables go to stdout as Markdown,
+peer ran, all of which our two kernels ran too. A last table compares our A* and JPS by
+the kernel's own time (each answer's ``search_us``, without the ~10 µs of Python that
+every ``find_path`` call adds) and by expansions. The tables go to stdout as Markdown,
 progress to stderr; the chart (median time per query on the queries every solver ran,
 log scale) goes to ``--chart``. Exit status 1 if one of our kernels returned a path that
 is not an optimal legal path, 2 if the data could not be read.
@@ -303,6 +305,8 @@ class Answer:
     cost: float | None
     legal: bool
     problem: str | None
+    kernel_ns: float | None = None  # ours: the search kernel alone (the answer's search_us)
+    expanded: int | None = None  # ours: nodes expanded
 
 
 @dataclass
@@ -373,7 +377,8 @@ def run_map(map_path: Path, limit: int, peer_limit: int, progress: Progress) -> 
                 path = prepared[solver.name][1](answer)
                 reported = answer.cost if solver.ours else None
                 cost, legal, problem = score(grid, scenario, path, reported)
-                run.answers[solver.name][i] = Answer(ns, cost, legal, problem)
+                kernel = (answer.search_us * 1e3, answer.expanded) if solver.ours else (None, None)
+                run.answers[solver.name][i] = Answer(ns, cost, legal, problem, *kernel)
                 if solver.ours and problem is not None:
                     run.failures.append(
                         Failure(
@@ -508,6 +513,47 @@ def summary_table(runs: Sequence[MapRun]) -> str:
             f"{times(min(a))} – {times(max(a))} | {times(r.vs_jps)} | "
             f"{times(min(j))} – {times(max(j))} |"
         )
+    return "\n".join(lines)
+
+
+KERNEL_COLUMNS = (
+    "map",
+    "A* kernel µs",
+    "JPS kernel µs",
+    "A* expanded",
+    "JPS expanded",
+    "A* / JPS, kernels",
+    "A* / JPS, calls",
+)
+
+
+def kernel_row(name: str, runs: Sequence[MapRun]) -> str:
+    """Our two searches on ``runs``: medians of kernel time (``search_us``) and expansions,
+    and of the per-query A* / JPS time ratios, kernels alone and whole ``find_path`` calls."""
+    a_ns, j_ns, a_ex, j_ex, by_kernel, by_call = [], [], [], [], [], []
+    for run in runs:
+        for i, a in run.answers[OURS_ASTAR].items():
+            j = run.answers[OURS_JPS][i]
+            a_ns.append(a.kernel_ns)
+            j_ns.append(j.kernel_ns)
+            a_ex.append(a.expanded)
+            j_ex.append(j.expanded)
+            by_kernel.append(a.kernel_ns / max(j.kernel_ns, 1.0))
+            by_call.append(a.ns / j.ns)
+    return (
+        f"| {name} | {np.median(a_ns) / 1e3:,.1f} | {np.median(j_ns) / 1e3:,.1f} | "
+        f"{np.median(a_ex):,.0f} | {np.median(j_ex):,.0f} | {times(float(np.median(by_kernel)))} | "
+        f"{times(float(np.median(by_call)))} |"
+    )
+
+
+def kernel_table(runs: Sequence[MapRun]) -> str:
+    """Per map and over all maps: what our searches cost without the ~10 µs of Python
+    around each ``find_path`` call (the same queries as the tables above)."""
+    lines = [header(KERNEL_COLUMNS)]
+    lines += [kernel_row(run.name, [run]) for run in runs]
+    if len(runs) > 1:
+        lines.append(kernel_row("all maps", runs))
     return "\n".join(lines)
 
 
@@ -657,6 +703,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     label = f"{len(runs)} map{'s' if len(runs) > 1 else ''}"
     print(f"#### Over all maps ({label})\n")
     print(summary_table(runs))
+    print("\n#### Our searches, kernels alone (`search_us`) and whole calls\n")
+    print(kernel_table(runs))
     print(f"\n{line}")
 
     problems = problems_summary(runs)
