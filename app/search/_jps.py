@@ -60,6 +60,7 @@ from app.search._kernels import (
     _pop,
     _relax,
 )
+from app.search._prefetch import prefetch
 
 # Every jump is given the cell, its coordinates and a direction (dx, dy), and returns
 # how many steps away the jump point is (-1: none). Coordinates are carried along rather
@@ -231,15 +232,18 @@ def _offer_diagonal(
         x += k * dx
         y += k * dy
         steps += k
+        prefetch(table, cell + dx + dy * stride)  # often the next intermediate point
         if cell == goal:
             return _relax(cell, x, y, a, d + steps, current, goal_x, goal_y, orth_w, diag_w,
                           nodes, frontier, size, open_mark, closed_mark)
         k = _lookup_straight(table, cell, x, y, dx, 0, goal_x, goal_y)
         if k > 0:
+            prefetch(table, cell + k * dx)  # its row is read when it is expanded
             size = _relax(cell + k * dx, x + k * dx, y, a + k, d + steps, current, goal_x,
                           goal_y, orth_w, diag_w, nodes, frontier, size, open_mark, closed_mark)
         k = _lookup_straight(table, cell, x, y, 0, dy, goal_x, goal_y)
         if k > 0:
+            prefetch(table, cell + k * dy * stride)
             size = _relax(cell + k * dy * stride, x, y + k * dy, a + k, d + steps, current,
                           goal_x, goal_y, orth_w, diag_w, nodes, frontier, size, open_mark,
                           closed_mark)
