@@ -14,10 +14,11 @@ from PIL import Image
 from app.api.deps import StateDep, StoreDep
 from app.api.rules import search_options
 from app.errors import InvalidField
-from app.grid import Grid
+from app.grid import Grid, MapStore
 from app.schemas import ErrorResponse, FlowFieldRequest, FlowFieldResponse
 from app.search import InvalidOption
 from app.search.flowfield import DIRECTIONS, FlowField, flow_field
+from app.service import ServiceState
 
 router = APIRouter(tags=["paths"])
 
@@ -56,11 +57,15 @@ def render_png(grid: Grid, field: FlowField) -> bytes:
         422: {"model": ErrorResponse},
     },
 )
-def post_flowfield(request: FlowFieldRequest, state: StateDep, store: StoreDep) -> Response:
+async def post_flowfield(request: FlowFieldRequest, state: StateDep, store: StoreDep) -> Response:
     """Cost to ``goal`` and the first step towards it for every cell (Dijkstra from the goal).
 
     Results are cached per (map revision, goal, options); ``X-Cache`` says hit or miss.
     """
+    return await state.run_search(_flowfield, request, state, store)
+
+
+def _flowfield(request: FlowFieldRequest, state: ServiceState, store: MapStore) -> Response:
     grid = store.get(request.map)
     settings = state.settings
     if grid.cell_count > settings.max_flowfield_cells:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 from typing import Any
 
@@ -186,10 +187,10 @@ def _run(
 
 
 @router.post("/path", response_model=PathResponse, responses=_ERRORS)
-def post_path(request: PathRequest, state: StateDep, store: StoreDep) -> Response:
+async def post_path(request: PathRequest, state: StateDep, store: StoreDep) -> Response:
     """Path between two cells (A* by default: optimal, 8-connected, no corner cutting)."""
     grid = store.get(request.map)
-    return _json(*_run(state, grid, request))
+    return _json(*await state.run_search(_run, state, grid, request))
 
 
 def _run_batch_entry(
@@ -206,7 +207,7 @@ def _run_batch_entry(
 
 
 @router.post("/paths", response_model=BatchResponse, responses=_ERRORS)
-def post_paths(request: BatchRequest, state: StateDep, store: StoreDep) -> Response:
+async def post_paths(request: BatchRequest, state: StateDep, store: StoreDep) -> Response:
     """Many queries on one map in one call, run in parallel; one result per query, in order.
 
     A query that fails gets ``{"error": {...}}`` in its place; the others are answered.
@@ -222,8 +223,8 @@ def post_paths(request: BatchRequest, state: StateDep, store: StoreDep) -> Respo
         )
     # The whole batch shares MAX_BATCH_EXPANDED, so one request cannot tie the server up.
     share = max(1, state.settings.max_batch_expanded // max(1, len(request.queries)))
-    answers = list(
-        state.executor.map(lambda raw: _run_batch_entry(state, grid, raw, share), request.queries)
+    answers = await asyncio.gather(
+        *(state.run_search(_run_batch_entry, state, grid, raw, share) for raw in request.queries)
     )
     results = [body for body, _ in answers]
     return _json({"map": grid.name, "results": results}, sum(us for _, us in answers))

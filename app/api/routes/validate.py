@@ -11,9 +11,11 @@ from app.api.deps import StateDep, StoreDep
 from app.api.routes.paths import server_timing
 from app.api.rules import search_options
 from app.errors import InvalidField
+from app.grid import MapStore
 from app.schemas import ErrorResponse, ValidateRequest, ValidateResponse
 from app.search import InvalidOption
 from app.search.validate import validate_path
+from app.service import ServiceState
 
 router = APIRouter(tags=["paths"])
 
@@ -38,10 +40,14 @@ def as_cells(path: list[tuple[int, int]]) -> np.ndarray:
     response_model=ValidateResponse,
     responses={404: {"model": ErrorResponse}, 422: {"model": ErrorResponse}},
 )
-def post_validate(request: ValidateRequest, state: StateDep, store: StoreDep) -> Response:
+async def post_validate(request: ValidateRequest, state: StateDep, store: StoreDep) -> Response:
     """Check every step (``cells``) or every sight line (``waypoints``) of a claimed path,
     its cost against ``max_cost``, and its ends. ``valid`` is false with the violations
     listed (at least the first of each kind) when anything is wrong."""
+    return await state.run_search(_validate, request, state, store)
+
+
+def _validate(request: ValidateRequest, state: ServiceState, store: MapStore) -> Response:
     settings = state.settings
     if len(request.path) > settings.max_validate_cells:
         raise InvalidField(
