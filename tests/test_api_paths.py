@@ -290,3 +290,45 @@ def test_batch_shares_an_expansion_budget(tmp_path):
 def test_blocked_cells_off_the_map_are_refused_everywhere(client, url, body):
     response = client.post(url, json=body)
     assert response.status_code == 422 and response.json()["error"]["code"] == "out_of_bounds"
+
+
+@pytest.mark.parametrize(
+    ("url", "body", "module", "name"),
+    [
+        ("/path", ARENA, "app.api.routes.paths", "find_path"),
+        (
+            "/paths",
+            {"map": "arena", "queries": [{"start": [2, 2], "goal": [40, 50]}] * 2},
+            "app.api.routes.paths",
+            "find_path",
+        ),
+        (
+            "/validate",
+            {"map": "arena", "path": [[2, 2], [3, 3]], "mode": "cells"},
+            "app.api.routes.validate",
+            "validate_path",
+        ),
+        ("/flowfield", {"map": "arena", "goal": [5, 7]}, "app.api.routes.flowfield", "flow_field"),
+    ],
+)
+def test_searches_run_on_search_threads_not_the_event_loop(
+    client, monkeypatch, url, body, module, name
+):
+    """The event loop only parses and answers: every search runs on one of the service's
+    SEARCH_THREADS threads (named "search_N"), never on the loop's own thread."""
+    import importlib
+    import threading
+
+    target = importlib.import_module(module)
+    real = getattr(target, name)
+    threads: list[str] = []
+
+    def recording(*args, **kwargs):
+        threads.append(threading.current_thread().name)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(target, name, recording)
+    request = {**body, "goal": [6, 7]} if url == "/flowfield" else body  # not cached yet
+    response = client.post(url, json=request)
+    assert response.status_code == 200, response.text
+    assert threads and all(t.startswith("search") for t in threads), threads
