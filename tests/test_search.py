@@ -346,3 +346,17 @@ def test_prefetch_is_only_a_hint() -> None:
     rows = np.ones((4, 5), dtype=np.int32)
     assert hint_then_sum(flat, rows) == 45 + 20
     assert flat.tolist() == list(range(10)) and rows.tolist() == [[1] * 5] * 4
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from([(-1, -1), (-1, 0), (0, 1), (1, 1), (1, 0), (0, 0)]), max_size=20))
+def test_turns_count_every_change_of_direction(steps):
+    """``turns`` against its definition: the inner cells where the step differs from the
+    step before."""
+    from app.search.find import count_turns
+
+    cells = [(0, 0)]
+    for dx, dy in steps:
+        cells.append((cells[-1][0] + dx, cells[-1][1] + dy))
+    expected = sum(steps[i] != steps[i - 1] for i in range(1, len(steps)))
+    assert count_turns(np.array(cells, dtype=np.int32).reshape(-1, 2)) == expected
