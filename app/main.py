@@ -45,10 +45,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     install_error_handlers(app)
     app.include_router(health.router)  # always open: orchestrators probe it
     guarded = [Depends(require_api_token)]
-    app.include_router(maps.router, dependencies=guarded)
+    # Routes are matched in order: the hot ones first (each miss costs a pattern match).
     app.include_router(paths.router, dependencies=guarded)
-    app.include_router(flowfield.router, dependencies=guarded)
     app.include_router(validate.router, dependencies=guarded)
+    app.include_router(flowfield.router, dependencies=guarded)
+    app.include_router(maps.router, dependencies=guarded)
     return app
 
 
