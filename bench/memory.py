@@ -76,7 +76,7 @@ from app.search.warmup import warm_up
 from app.service import release_large_frees
 from bench.algorithms import load_scenarios, ready_scratch
 from bench.machine import machine_line
-from bench.movingai import Progress, begin, scenario_parser
+from bench.movingai import Progress, Scenario, begin, path_problem, scenario_parser
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 SIZE = 4096
@@ -348,31 +348,21 @@ def run_query(
     return out
 
 
-def disagreement(grid: Grid, outcomes: dict[str, Outcome]) -> str | None:
+def disagreement(grid: Grid, scenario: Scenario, outcomes: dict[str, Outcome]) -> str | None:
     """Why the answers differ (None if scan, table and A* agree on status and step counts
-    and both JPS paths are legal with those counts)."""
+    and both JPS paths are legal paths of that length for ``scenario``)."""
     answers = {k: (outcomes[k].status, outcomes[k].steps) for k in KERNELS}
     if len(set(answers.values())) > 1:
         return " != ".join(f"{k} (status {st}, steps {pair})" for k, (st, pair) in answers.items())
     for kind in ("scan", "table"):
         outcome = outcomes[kind]
-        if outcome.path is not None and not legal_with_steps(grid, outcome.path, outcome.steps):
-            return f"{kind}: expand_jumps path is not a legal path of {outcome.steps} steps"
+        if outcome.path is None:
+            continue
+        straight, diagonal = outcome.steps
+        problem = path_problem(grid, outcome.path, scenario, straight + diagonal * SQRT2)
+        if problem is not None:
+            return f"{kind}: expand_jumps {problem}"
     return None
-
-
-def legal_with_steps(grid: Grid, path: np.ndarray, steps: tuple[int, int]) -> bool:
-    """Every step of ``path`` moves to an adjacent walkable cell without cutting a corner,
-    and it takes ``steps`` = (straight, diagonal) of them."""
-    walk = grid.passable > 0  # padded: [y + 1, x + 1]
-    x, y = path[:, 0].astype(np.int64) + 1, path[:, 1].astype(np.int64) + 1
-    dx, dy = np.diff(x), np.diff(y)
-    adjacent = (np.maximum(np.abs(dx), np.abs(dy)) == 1).all()
-    diagonal = (dx != 0) & (dy != 0)
-    corners = walk[y[:-1], x[1:]] & walk[y[1:], x[:-1]]
-    fine = walk[y, x].all() and (corners | ~diagonal).all()
-    counts = (int((~diagonal).sum()), int(diagonal.sum()))
-    return bool(adjacent and fine) and counts == steps
 
 
 def table_build_ms(grid: Grid) -> tuple[float, np.ndarray]:
@@ -408,7 +398,8 @@ def run_map(map_path: Path, limit: int, progress: Progress) -> MapRuns:
         results = run_query(grid, scratch, calls, start, goal, i % len(KERNELS))
         for kind, (elapsed, _) in results.items():
             runs.ns[kind].append(elapsed)
-        problem = disagreement(grid, {k: outcome for k, (_, outcome) in results.items()})
+        outcomes = {k: outcome for k, (_, outcome) in results.items()}
+        problem = disagreement(grid, scenario, outcomes)
         if problem is not None:
             runs.failures.append(
                 f"{grid.name}.map.scen line {scenario.line}: start {list(scenario.start)} "

@@ -321,7 +321,7 @@ _UNIFORM_TABLE = np.ones(256, dtype=np.float64)  # never written (same array typ
 
 def count_turns(path: np.ndarray) -> int:
     """Changes of direction along a cell path: the turning points between its two ends
-    (one compiled pass; numpy's diff-and-compare took ~7 µs per answer)."""
+    (one compiled pass; numpy's diff-and-compare took ~7 µs per answer, one-off)."""
     if path.shape[0] < 3:
         return 0
     return int(_kernels.turning_points(path).shape[0]) - 2
