@@ -10,7 +10,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt
 
-from app.grid.model import MAP_NAME_PATTERN
+from app.grid.model import MAP_NAME_PATTERN, MAX_TERRAIN_COST
 from app.search.options import Algorithm, CostModel, Diagonal, Heuristic
 
 Cell = Annotated[
@@ -40,7 +40,11 @@ class ErrorResponse(BaseModel):
     error: ErrorBody
 
 
-FiniteFloat = Annotated[float, Field(allow_inf_nan=False)]
+# Numbers are strict like the StrictInt and StrictBool fields: a JSON number (integers
+# too), never a bool or a numeric string (lax mode read `true` as 1 and `"3"` as 3, so a
+# PATCH with `"value": true` changed the map).
+FiniteFloat = Annotated[float, Field(strict=True, allow_inf_nan=False)]
+TerrainCost = Annotated[float, Field(strict=True, gt=0, le=MAX_TERRAIN_COST, allow_inf_nan=False)]
 Include = Literal["path", "waypoints", "explored", "timing"]
 
 
@@ -65,7 +69,7 @@ class MovementRules(BaseModel):
         description="Unit size in cells: the unit occupies the k x k square "
         "whose top-left cell is its position, and keeps to cells with clearance >= k.",
     )
-    terrain_costs: dict[str, Annotated[float, Field(gt=0, allow_inf_nan=False)]] = Field(
+    terrain_costs: dict[str, TerrainCost] = Field(
         default_factory=dict,
         description="Override terrain class costs for this request, "
         'e.g. {"sand": 1.5} for a unit that prefers sand (classes: GET /maps).',
@@ -332,7 +336,7 @@ class MapEdit(BaseModel):
     rect: tuple[StrictInt, StrictInt, StrictInt, StrictInt] | None = Field(
         None, description="[x0, y0, x1, y1], inclusive."
     )
-    value: Literal["blocked", "walkable"] | Annotated[float, Field(gt=0, allow_inf_nan=False)]
+    value: Literal["blocked", "walkable"] | TerrainCost
 
 
 class MapPatch(BaseModel):

@@ -15,6 +15,7 @@ from app.config import Settings
 from app.main import create_app
 from tests.conftest import MAPS_DIR, wait_ready
 from tests.reference import step_is_legal
+from tests.test_loader import UNREADABLE_IMAGES
 
 TOKEN = "s3cret-admin"
 ADMIN = {"Authorization": f"Bearer {TOKEN}"}
@@ -120,6 +121,9 @@ def test_patch_creates_a_revision_and_paths_follow_it(admin):
         ({"rect": [5, 5, 1, 1], "value": "walkable"}, "invalid_set"),
         ({"cells": [[2, 2]], "value": "lava"}, "invalid_request"),
         ({"cells": [[2, 2]], "value": -3}, "invalid_request"),
+        ({"cells": [[2, 2]], "value": True}, "invalid_request"),  # was taken as cost 1
+        ({"cells": [[2, 2]], "value": "3"}, "invalid_request"),  # was taken as cost 3
+        ({"cells": [[2, 2]], "value": 1e308}, "invalid_request"),  # path costs overflowed
     ],
 )
 def test_bad_edits_change_nothing(admin, edit, code):
@@ -175,6 +179,17 @@ def test_upload_replace_delete(admin):
     again = admin.put("/maps/tiny", headers=ADMIN, content=text)
     assert again.json()["revision"] == 3  # revisions never go back
     assert admin.put("/maps/bad.name", headers=ADMIN, content=text).status_code in (404, 422)
+
+
+@pytest.mark.parametrize(
+    "content", [c for c, _ in UNREADABLE_IMAGES.values()], ids=UNREADABLE_IMAGES
+)
+def test_uploads_pillow_cannot_read_are_refused(admin, content):
+    before = admin.get("/maps").json()
+    response = admin.put("/maps/odd", headers=ADMIN, content=content)
+    assert response.status_code == 422, response.text
+    assert response.json()["error"]["code"] == "invalid_map_data"
+    assert admin.get("/maps").json() == before
 
 
 def test_upload_size_limit(tmp_path):

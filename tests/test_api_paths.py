@@ -137,6 +137,33 @@ def test_nan_and_infinity_refused(client, raw):
     )
 
 
+@pytest.mark.parametrize(
+    "url,body,code",
+    [
+        ("/path", {**ARENA, "heuristic_weight": True}, "invalid_heuristic_weight"),
+        ("/path", {**ARENA, "max_cost": "50"}, "invalid_max_cost"),
+        ("/path", {**ARENA, "turn_penalty": False}, "invalid_turn_penalty"),
+        ("/path", {**ARENA, "terrain_costs": {"ground": True}}, "invalid_terrain_costs"),
+        ("/validate", {"map": "arena", "path": [[2, 2]], "max_cost": True}, "invalid_max_cost"),
+        (
+            "/flowfield",
+            {"map": "arena", "goal": [40, 50], "terrain_costs": {"ground": "2"}},
+            "invalid_terrain_costs",
+        ),
+    ],
+)
+def test_numbers_are_not_bools_or_strings(client, url, body, code):
+    """Number fields are strict like the integer and boolean ones (they used to take true
+    as 1, false as 0 and "50" as 50)."""
+    response = post(client, body, url)
+    assert response.status_code == 422, response.text
+    assert response.json()["error"]["code"] == code
+    if url == "/path":  # the same query in a batch fails alone
+        query = {k: v for k, v in body.items() if k != "map"}
+        batch = post(client, {"map": "arena", "queries": [query]}, "/paths").json()
+        assert batch["results"][0]["error"]["code"] == code
+
+
 def test_batch_in_order_with_per_query_errors(client):
     queries = [
         {"start": [2, 2], "goal": [40, 50]},
@@ -332,3 +359,19 @@ def test_searches_run_on_search_threads_not_the_event_loop(
     response = client.post(url, json=request)
     assert response.status_code == 200, response.text
     assert threads and all(t.startswith("search") for t in threads), threads
+
+
+@pytest.mark.parametrize("cost", [1e308, 1_000_000.5])
+def test_terrain_costs_above_the_bound_are_refused(client, cost):
+    # A cost of 1e308 made the path cost overflow to null in a 200 answer.
+    r = client.post(
+        "/path",
+        json={"map": "arena", "start": [2, 2], "goal": [5, 2], "terrain_costs": {"ground": cost}},
+    )
+    assert r.status_code == 422
+    assert r.json()["error"]["code"] == "invalid_terrain_costs"
+    ok = client.post(
+        "/path",
+        json={"map": "arena", "start": [2, 2], "goal": [5, 2], "terrain_costs": {"ground": 1e6}},
+    )
+    assert ok.status_code == 200 and ok.json()["cost"] == 3e6

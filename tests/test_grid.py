@@ -10,8 +10,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from PIL import Image
 
-from app.errors import MapNotFound
+from app.errors import InvalidField, MapNotFound
 from app.grid import Grid, MapStore, is_valid_map_name
+from app.grid import store as store_module
+from app.grid.edits import Edit, apply_edits
 from app.search import Algorithm, SearchOptions, find_path
 
 
@@ -63,6 +65,15 @@ def test_store_loads_good_maps_and_lists_failures(tmp_path, caplog):
     assert "empty" in failures["empty.map"]
     for name in failures:
         assert name in caplog.text
+
+
+def test_store_lists_an_image_pillow_cannot_convert_and_loads_the_rest(tmp_path):
+    Image.new("LAB", (4, 3)).save(tmp_path / "lab.tif")  # used to fail the whole start-up
+    (tmp_path / "good.map").write_text("type octile\nheight 1\nwidth 1\nmap\n.\n")
+    store = MapStore.from_dir(tmp_path, max_cells=1000, max_bytes=10_000)
+    assert store.names() == ["good"]
+    [failure] = store.errors
+    assert failure.file == "lab.tif" and "unsupported image mode LAB" in failure.reason
 
 
 def test_store_missing_directory(tmp_path):
@@ -164,3 +175,27 @@ def test_components_tell_cells_apart_exactly(seed, density, named, share, diagon
     for i in range(len(cells)):
         for j in range(i + 1, len(cells)):
             assert (got[i] == got[j]) == (expected[i] == expected[j])
+
+
+def test_store_lists_an_unexpected_loader_error_and_loads_the_rest(tmp_path, monkeypatch):
+    real_load = store_module.load_map
+
+    def load(path, **kwargs):
+        if path.stem == "bad":
+            raise RuntimeError("boom")
+        return real_load(path, **kwargs)
+
+    monkeypatch.setattr(store_module, "load_map", load)
+    for stem in ("bad", "good"):
+        (tmp_path / f"{stem}.map").write_text("type octile\nheight 1\nwidth 1\nmap\n.\n")
+    store = MapStore.from_dir(tmp_path, max_cells=1000, max_bytes=10_000)
+    assert store.names() == ["good"]
+    [failure] = store.errors
+    assert failure.file == "bad.map" and "RuntimeError: boom" in failure.reason
+
+
+@pytest.mark.parametrize("value", [0, -1.0, 1e308, float("nan"), True, "lava"])
+def test_apply_edits_refuses_bad_values(value):
+    grid = Grid.from_walkable("m", np.ones((3, 3), dtype=bool))
+    with pytest.raises(InvalidField, match="set"):
+        apply_edits(grid, [Edit(value, cells=[(1, 1)])], revision=2)

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import io
+import struct
+
 import numpy as np
 import pytest
 from PIL import Image, ImageFile
@@ -69,6 +72,34 @@ def test_movingai_parse():
 def test_bad_files_have_reasons(tmp_path, content, reason):
     suffix = ".png" if content.startswith(b"\x89PNG") or content == b"" else ".map"
     path = tmp_path / f"bad{suffix}"
+    path.write_bytes(content)
+    with pytest.raises(MapLoadError, match=reason):
+        load_map(path, max_cells=1_000_000, max_bytes=1_000_000)
+
+
+def pillow_bytes(mode: str, fmt: str, at: int = 0, new: bytes = b"") -> bytes:
+    """A 3x2 image saved by Pillow as ``fmt``, with ``new`` written over its bytes at ``at``."""
+    out = io.BytesIO()
+    Image.new(mode, (3, 2)).save(out, format=fmt)
+    data = bytearray(out.getvalue())
+    data[at : at + len(new)] = new
+    return bytes(data)
+
+
+# Files Pillow identifies but cannot turn into a map, with what the loader says of them.
+# They used to escape as ValueError (LAB), NotImplementedError (DDS, BLP) and
+# AttributeError (SPIDER): a 500 on upload, and a start-up that never finished.
+UNREADABLE_IMAGES = {
+    "tiff-lab": (pillow_bytes("LAB", "TIFF"), "unsupported image mode LAB"),
+    "dds": (pillow_bytes("RGB", "DDS", 80, bytes(4)), "corrupt image: Unknown pixel format"),
+    "blp": (pillow_bytes("P", "BLP", 8, b"\xa3"), "corrupt image: Unknown BLP encoding"),
+    "spider": (pillow_bytes("F", "SPIDER", 104, struct.pack("<f", 1.0)), "corrupt image"),
+}
+
+
+@pytest.mark.parametrize("content,reason", UNREADABLE_IMAGES.values(), ids=UNREADABLE_IMAGES)
+def test_images_pillow_cannot_read_have_reasons(tmp_path, content, reason):
+    path = tmp_path / "odd.png"  # Pillow goes by the content, not the name
     path.write_bytes(content)
     with pytest.raises(MapLoadError, match=reason):
         load_map(path, max_cells=1_000_000, max_bytes=1_000_000)

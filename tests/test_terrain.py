@@ -89,6 +89,8 @@ def test_bad_terrain_overrides():
         find_path(grid, (0, 0), (6, 0), SearchOptions(terrain_costs=(("lava", 2.0),)))
     with pytest.raises(InvalidOption):
         SearchOptions(terrain_costs=(("sand", -1.0),))
+    with pytest.raises(InvalidOption, match="<= 1e"):  # path costs would overflow
+        SearchOptions(terrain_costs=(("sand", 1e308),))
     with pytest.raises(InvalidOption, match="integer cost model"):
         find_path(
             grid,
@@ -156,6 +158,7 @@ def test_palette_sidecar(tmp_path):
             "cost must be",
         ),
         ({"costs": {"lava": 3}}, "unknown terrain class 'lava'"),
+        ({"costs": {"ground": 1e308}}, "<= 1e"),
         ({"palette": "nope"}, "non-empty list"),
         ({"other": 1}, "must be an object"),
     ],

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from app.errors import InvalidField, OutOfBounds
-from app.grid.model import Grid, TerrainClass
+from app.grid.model import MAX_TERRAIN_COST, Grid, TerrainClass
 
 Value = str | float  # "blocked", "walkable", or a terrain cost > 0
 
@@ -75,7 +75,7 @@ def apply_edits(grid: Grid, edits: Sequence[Edit], revision: int) -> Grid:
             isinstance(value, (int, float))
             and not isinstance(value, bool)
             and np.isfinite(value)
-            and value > 0
+            and 0 < value <= MAX_TERRAIN_COST
         ):
             cost = float(value)
             match = [i for i, tc in enumerate(classes) if tc.cost == cost]
@@ -93,7 +93,8 @@ def apply_edits(grid: Grid, edits: Sequence[Edit], revision: int) -> Grid:
         else:
             raise InvalidField(
                 "set",
-                f'set[{index}].value must be "blocked", "walkable" or a cost > 0, got {value!r}',
+                f'set[{index}].value must be "blocked", "walkable" or a cost > 0 and '
+                f"<= {MAX_TERRAIN_COST:g}, got {value!r}",
             )
     return Grid.from_walkable(
         grid.name,

@@ -40,7 +40,7 @@ import numpy as np
 from PIL import Image, UnidentifiedImageError
 
 from app.errors import MapLoadError
-from app.grid.model import GROUND, Grid, TerrainClass
+from app.grid.model import GROUND, MAX_TERRAIN_COST, Grid, TerrainClass
 
 MOVINGAI_SUFFIXES = frozenset({".map"})
 IMAGE_SUFFIXES = frozenset(
@@ -127,10 +127,13 @@ def load_map_data(
         classes = (TerrainClass("ground", 1.0), TerrainClass("swamp", 1.0))
     else:
         image = decode_bitmap(io.BytesIO(data), max_cells=max_cells)
-        if "palette" in sidecar:
-            walkable, terrain, classes = palette_terrain(image, sidecar["palette"])
-        else:
-            walkable, terrain, classes = grey_terrain(image)
+        try:
+            if "palette" in sidecar:
+                walkable, terrain, classes = palette_terrain(image, sidecar["palette"])
+            else:
+                walkable, terrain, classes = grey_terrain(image)
+        except ValueError as exc:  # a mode Pillow decodes but cannot convert (LAB)
+            raise MapLoadError(f"unsupported image mode {image.mode}: {exc}") from None
     classes = apply_costs(classes, sidecar.get("costs", {}))
     if len(classes) == 1 and classes[0] == GROUND[0]:
         terrain = None
@@ -146,9 +149,11 @@ def _cost(value: object, where: str) -> float:
     if (
         isinstance(value, bool)
         or not isinstance(value, (int, float))
-        or not (math.isfinite(value) and value > 0)
+        or not (math.isfinite(value) and 0 < value <= MAX_TERRAIN_COST)
     ):
-        raise MapLoadError(f"sidecar: {where} cost must be a finite number > 0, got {value!r}")
+        raise MapLoadError(
+            f"sidecar: {where} cost must be a number > 0 and <= {MAX_TERRAIN_COST:g}, got {value!r}"
+        )
     return float(value)
 
 
@@ -264,7 +269,10 @@ def decode_bitmap(source: Path | io.BytesIO, *, max_cells: int) -> Image.Image:
         raise MapLoadError(f"refused by the decompression-bomb guard: {exc}") from exc
     except UnidentifiedImageError:
         raise MapLoadError("not a readable image (unknown or corrupt format)") from None
-    except (OSError, ValueError, SyntaxError) as exc:  # Pillow reports truncation/corruption so
+    except Exception as exc:
+        # Pillow reports corruption as OSError, ValueError or SyntaxError, and some format
+        # plugins as RuntimeError (DDS, BLP, AVIF) or AttributeError (SPIDER): whichever it
+        # is, the file cannot be read.
         raise MapLoadError(f"corrupt image: {exc}") from exc
 
 

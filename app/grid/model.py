@@ -45,6 +45,11 @@ class TerrainClass:
 
 GROUND = (TerrainClass("ground", 1.0),)
 
+# The largest cost per unit of length a terrain class may have (map sidecars, edits and
+# per-request overrides alike): any path cost then stays a finite float64 (a 4096 x 4096
+# map's longest path costs under 1e6 x 2**24 x sqrt(2), about 2.4e13).
+MAX_TERRAIN_COST = 1_000_000.0
+
 
 @dataclass(frozen=True, eq=False)
 class Grid:

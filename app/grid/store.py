@@ -71,6 +71,10 @@ class MapStore:
             except MapLoadError as exc:
                 fail(path, exc.reason)
                 continue
+            except Exception as exc:  # a loader bug must not keep the other maps down
+                log.exception("unexpected error loading %s", path)
+                fail(path, f"unexpected error: {type(exc).__name__}: {exc}")
+                continue
             maps[name] = grid
             log.info(
                 "loaded map %s from %s (%dx%d, %d walkable)",
