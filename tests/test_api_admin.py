@@ -315,6 +315,10 @@ def test_image_endpoint(admin):
         admin.get("/maps/arena/image?start=a,b&goal=1,1").json()["error"]["code"] == "invalid_start"
     )
     assert admin.get("/maps/nope/image").status_code == 404
+    # Only 'x,y' in ASCII digits: int() alone took " 1 ", "1_0" and Arabic-Indic digits.
+    for odd in (" 2,2", "2_0,2", "\u0662,2", "2,2,2", "2.0,2"):
+        response = admin.get("/maps/arena/image", params={"start": odd, "goal": "1,1"})
+        assert response.json()["error"]["code"] == "invalid_start", odd
 
 
 def test_validate_over_http(admin):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import io
+import re
 from typing import Annotated
 
 import numpy as np
@@ -73,14 +74,16 @@ def get_map(name: str, store: StoreDep) -> MapInfo:
     return map_info(store.get(name))
 
 
+_CELL_PARAM = re.compile(r"(-?[0-9]{1,9}),(-?[0-9]{1,9})")  # ASCII digits, no spaces
+
+
 def _cell_param(value: str | None, field: str) -> tuple[int, int] | None:
     if value is None:
         return None
-    try:
-        x, y = (int(v) for v in value.split(","))
-    except ValueError:
-        raise InvalidField(field, f"{field} must be 'x,y' integers, got {value!r}") from None
-    return x, y
+    match = _CELL_PARAM.fullmatch(value)
+    if match is None:
+        raise InvalidField(field, f"{field} must be 'x,y' integers, got {value!r}")
+    return int(match[1]), int(match[2])
 
 
 def render_map(
