@@ -89,7 +89,7 @@ def test_bad_terrain_overrides():
         find_path(grid, (0, 0), (6, 0), SearchOptions(terrain_costs=(("lava", 2.0),)))
     with pytest.raises(InvalidOption):
         SearchOptions(terrain_costs=(("sand", -1.0),))
-    with pytest.raises(InvalidOption, match="<= 1e"):  # path costs would overflow
+    with pytest.raises(InvalidOption, match="<= 1,000,000"):  # path costs would overflow
         SearchOptions(terrain_costs=(("sand", 1e308),))
     with pytest.raises(InvalidOption, match="integer cost model"):
         find_path(
@@ -158,7 +158,7 @@ def test_palette_sidecar(tmp_path):
             "cost must be",
         ),
         ({"costs": {"lava": 3}}, "unknown terrain class 'lava'"),
-        ({"costs": {"ground": 1e308}}, "<= 1e"),
+        ({"costs": {"ground": 1e308}}, "<= 1,000,000"),
         ({"palette": "nope"}, "non-empty list"),
         ({"other": 1}, "must be an object"),
     ],

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from app.errors import InvalidField, OutOfBounds
-from app.grid.model import MAX_TERRAIN_COST, Grid, TerrainClass
+from app.grid.model import TERRAIN_COST_RULE, Grid, TerrainClass, is_terrain_cost
 
 Value = str | float  # "blocked", "walkable", or a terrain cost > 0
 
@@ -71,12 +71,7 @@ def apply_edits(grid: Grid, edits: Sequence[Edit], revision: int) -> Grid:
             walkable[mask] = False
         elif value == "walkable":
             walkable[mask] = True
-        elif (
-            isinstance(value, (int, float))
-            and not isinstance(value, bool)
-            and np.isfinite(value)
-            and 0 < value <= MAX_TERRAIN_COST
-        ):
+        elif is_terrain_cost(value):
             cost = float(value)
             match = [i for i, tc in enumerate(classes) if tc.cost == cost]
             if match:
@@ -93,8 +88,8 @@ def apply_edits(grid: Grid, edits: Sequence[Edit], revision: int) -> Grid:
         else:
             raise InvalidField(
                 "set",
-                f'set[{index}].value must be "blocked", "walkable" or a cost > 0 and '
-                f"<= {MAX_TERRAIN_COST:g}, got {value!r}",
+                f'set[{index}].value must be "blocked", "walkable" or a cost '
+                f"({TERRAIN_COST_RULE}), got {value!r}",
             )
     return Grid.from_walkable(
         grid.name,

@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import io
 import json
-import math
 import re
 from pathlib import Path
 
@@ -40,7 +39,7 @@ import numpy as np
 from PIL import Image, UnidentifiedImageError
 
 from app.errors import MapLoadError
-from app.grid.model import GROUND, MAX_TERRAIN_COST, Grid, TerrainClass
+from app.grid.model import GROUND, TERRAIN_COST_RULE, Grid, TerrainClass, is_terrain_cost
 
 MOVINGAI_SUFFIXES = frozenset({".map"})
 IMAGE_SUFFIXES = frozenset(
@@ -127,13 +126,10 @@ def load_map_data(
         classes = (TerrainClass("ground", 1.0), TerrainClass("swamp", 1.0))
     else:
         image = decode_bitmap(io.BytesIO(data), max_cells=max_cells)
-        try:
-            if "palette" in sidecar:
-                walkable, terrain, classes = palette_terrain(image, sidecar["palette"])
-            else:
-                walkable, terrain, classes = grey_terrain(image)
-        except ValueError as exc:  # a mode Pillow decodes but cannot convert (LAB)
-            raise MapLoadError(f"unsupported image mode {image.mode}: {exc}") from None
+        if "palette" in sidecar:
+            walkable, terrain, classes = palette_terrain(image, sidecar["palette"])
+        else:
+            walkable, terrain, classes = grey_terrain(image)
     classes = apply_costs(classes, sidecar.get("costs", {}))
     if len(classes) == 1 and classes[0] == GROUND[0]:
         terrain = None
@@ -146,14 +142,8 @@ _COLOR_RE = re.compile(r"^#[0-9a-fA-F]{6}$")
 
 
 def _cost(value: object, where: str) -> float:
-    if (
-        isinstance(value, bool)
-        or not isinstance(value, (int, float))
-        or not (math.isfinite(value) and 0 < value <= MAX_TERRAIN_COST)
-    ):
-        raise MapLoadError(
-            f"sidecar: {where} cost must be a number > 0 and <= {MAX_TERRAIN_COST:g}, got {value!r}"
-        )
+    if not is_terrain_cost(value):
+        raise MapLoadError(f"sidecar: {where} cost must be {TERRAIN_COST_RULE}, got {value!r}")
     return float(value)
 
 
@@ -262,6 +252,7 @@ def decode_bitmap(source: Path | io.BytesIO, *, max_cells: int) -> Image.Image:
             if width < 1 or height < 1:
                 raise MapLoadError(f"image size {width}x{height} is empty")
             image.load()
+            _check_mode(image.mode)
             return image.copy() if image.mode != "P" else image.convert("RGBA")
     except MapLoadError:
         raise
@@ -274,6 +265,16 @@ def decode_bitmap(source: Path | io.BytesIO, *, max_cells: int) -> Image.Image:
         # plugins as RuntimeError (DDS, BLP, AVIF) or AttributeError (SPIDER): whichever it
         # is, the file cannot be read.
         raise MapLoadError(f"corrupt image: {exc}") from exc
+
+
+def _check_mode(mode: str) -> None:
+    """Refuse pixel modes Pillow decodes but cannot convert to what the terrain rules read
+    (luminance, RGB for palettes, RGBA for alpha): LAB, for one. Probed on one pixel."""
+    try:
+        for target in ("L", "RGB", "RGBA"):
+            Image.new(mode, (1, 1)).convert(target)
+    except ValueError:
+        raise MapLoadError(f"unsupported image mode {mode}") from None
 
 
 def read_bitmap(path: Path, *, max_cells: int) -> np.ndarray:

@@ -49,6 +49,17 @@ GROUND = (TerrainClass("ground", 1.0),)
 # per-request overrides alike): any path cost then stays a finite float64 (a 4096 x 4096
 # map's longest path costs under 1e6 x 2**24 x sqrt(2), about 2.4e13).
 MAX_TERRAIN_COST = 1_000_000.0
+TERRAIN_COST_RULE = f"a number > 0 and <= {MAX_TERRAIN_COST:,.0f}"
+
+
+def is_terrain_cost(value: object) -> bool:
+    """Whether ``value`` is a valid terrain cost (:data:`TERRAIN_COST_RULE`; never a bool)."""
+    return (
+        isinstance(value, (int, float))
+        and not isinstance(value, bool)
+        and math.isfinite(value)
+        and 0 < value <= MAX_TERRAIN_COST
+    )
 
 
 @dataclass(frozen=True, eq=False)

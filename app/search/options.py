@@ -24,7 +24,7 @@ from dataclasses import dataclass, replace
 from enum import Enum
 from functools import cached_property, lru_cache
 
-from app.grid.model import MAX_TERRAIN_COST
+from app.grid.model import TERRAIN_COST_RULE, is_terrain_cost
 from app.search import _general
 from app.search._kernels import CORNER_BOTH, CORNER_NONE, CORNER_ONE, SQRT2
 
@@ -128,11 +128,10 @@ class SearchOptions:
                 f"turn_penalty, got {self.turn_penalty}",
             )
         for name, cost in self.terrain_costs:
-            if isinstance(cost, bool) or not (math.isfinite(cost) and 0 < cost <= MAX_TERRAIN_COST):
+            if not is_terrain_cost(cost):
                 raise InvalidOption(
                     "terrain_costs",
-                    f"terrain_costs[{name!r}] must be a number > 0 and <= "
-                    f"{MAX_TERRAIN_COST:g}, got {cost}",
+                    f"terrain_costs[{name!r}] must be {TERRAIN_COST_RULE}, got {cost}",
                 )
         if self.connectivity not in (4, 8):
             raise InvalidOption(
