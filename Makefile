@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 HOST   ?= 127.0.0.1
 PORT   ?= 8000
 
-.PHONY: run test bench install dev warmup clean
+.PHONY: run test test-quick bench install dev warmup clean
 
 ## run: create .venv, install, serve the maps in maps/ on $(HOST):$(PORT)
 run: $(VENV)/.installed
@@ -14,6 +14,10 @@ run: $(VENV)/.installed
 ## test: create .venv, install the dev extras, run the whole suite
 test: $(VENV)/.installed-dev
 	$(BIN)/python -m pytest
+
+## test-quick: the inner loop, without the system tests (real processes, containers, benches)
+test-quick: $(VENV)/.installed-dev
+	$(BIN)/python -m pytest -m "not system"
 
 ## bench: Moving AI scenarios, algorithms, authority, serialisation, memory and JPS+ (needs ../shared/benchmarks/movingai)
 bench: $(VENV)/.installed

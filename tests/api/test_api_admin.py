@@ -15,7 +15,7 @@ from app.config import Settings
 from app.main import create_app
 from tests.conftest import MAPS_DIR, wait_ready
 from tests.reference import step_is_legal
-from tests.test_loader import UNREADABLE_IMAGES
+from tests.grid.test_loader import UNREADABLE_IMAGES
 
 TOKEN = "s3cret-admin"
 ADMIN = {"Authorization": f"Bearer {TOKEN}"}

@@ -13,7 +13,7 @@ import pytest
 
 from app.api.routes.paths import path_hash
 
-GOLDEN = sorted((Path(__file__).parent / "golden").glob("*.json"))
+GOLDEN = sorted((Path(__file__).resolve().parents[1] / "golden").glob("*.json"))
 
 
 def test_every_option_family_has_vectors():
