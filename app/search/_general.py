@@ -1,11 +1,12 @@
 """The option-rich grid search kernel: every algorithm, heuristic, movement rule and cost
 model of ``POST /path`` in one compiled loop.
 
-Same conventions as :mod:`app.search._kernels` (padded flat grid, generation-stamped
-scratch, the same frontier order and neighbour order). Differences from the default
-fast kernel: ``g`` is a float64 per cell (terrain costs and weights make costs
-non-integral), per-request blocked cells and goal cells are stamped into ``marks``,
-and several goals may be searched at once.
+Same conventions as :mod:`app.search._astar` (padded flat grid, generation-stamped
+scratch, the same frontier order and neighbour order; the records of
+:mod:`app.search._records`). Differences from the default fast kernel: ``g`` is a
+float64 per cell (terrain costs and weights make costs non-integral), per-request
+blocked cells and goal cells are stamped into ``marks``, and several goals may be
+searched at once.
 """
 
 from __future__ import annotations
@@ -15,22 +16,28 @@ import math
 import numpy as np
 from numba import njit
 
-from app.search._kernels import (
+from app.search._frontier import (
     CAME_FROM,
     CELL,
     FOUND,
     GOAL,
     HEAP_POS,
     LIMIT_REACHED,
-    SQRT2,
     STATE,
     TIE_REL,
     UNREACHABLE,
     F,
     G,
-    _open,
-    _pop,
-    _sift_up,
+    pop,
+    sift_up,
+)
+from app.search._records import (
+    ALWAYS,
+    DIAGONAL_NEVER,
+    NO_CORNER_CUT,
+    ONE_FREE,
+    SQRT2,
+    is_open,
 )
 
 # Algorithms.
@@ -46,11 +53,7 @@ EUCLIDEAN = 2
 CHEBYSHEV = 3
 ZERO = 4
 
-# Diagonal rules (connectivity 4 is DIAGONAL_NEVER).
-DIAGONAL_NEVER = 0
-NO_CORNER_CUT = 1
-ONE_FREE = 2
-ALWAYS = 3
+__all__ = ["ALWAYS", "DIAGONAL_NEVER", "NO_CORNER_CUT", "ONE_FREE"]  # the diagonal rule codes
 
 
 @njit(nogil=True, cache=True, inline="always")
@@ -92,28 +95,13 @@ def _step_cost(terrain, class_cost, uniform, a, b, length):
 
 
 @njit(nogil=True, cache=True, inline="always")
-def _offer(
-    node,
-    x,
-    y,
-    g,
-    current,
-    algorithm,
-    heuristic,
-    h_factor,
-    goal_xy,
-    orth_w,
-    diag_w,
-    max_cost,
-    nodes,
-    g_cost,
-    frontier,
-    size,
-    open_mark,
-    closed_mark,
-):
+def _offer(search, size, node, x, y, g, current):
     """Offer the route ``current -> node`` (search states) of cost ``g``, the node lying at
-    cell ``(x, y)``; returns (new size, pruned)."""
+    cell ``(x, y)``; returns (new size, pruned). ``search`` is the working set, one tuple:
+    ``(nodes, g_cost, frontier, open_mark, closed_mark, algorithm, heuristic, h_factor,
+    goal_xy, orth_w, diag_w, max_cost)``."""
+    (nodes, g_cost, frontier, open_mark, closed_mark, algorithm, heuristic, h_factor, goal_xy,
+     orth_w, diag_w, max_cost) = search  # fmt: skip
     s = nodes[node, STATE]
     if s == closed_mark:
         return size, False
@@ -141,46 +129,23 @@ def _offer(
     frontier[i, F] = f
     frontier[i, G] = g
     frontier[i, CELL] = node
-    _sift_up(frontier, nodes, i, TIE_REL)
+    sift_up(frontier, nodes, i, TIE_REL)
     return size, False
 
 
 @njit(nogil=True, cache=True)
-def search_grid(
-    passable,
-    stride,
-    unit,
-    terrain,
-    class_cost,
-    uniform,
-    start,
-    goal_xy,
-    algorithm,
-    heuristic,
-    h_factor,
-    closest_kind,
-    diagonal,
-    orth_w,
-    diag_w,
-    max_expanded,
-    max_cost,
-    turn_penalty,
-    nodes,
-    marks,
-    g_cost,
-    frontier,
-    generation,
-    explored,
-):
+def search_grid(grid, rules, strategy, scratch, query):
     """Search from ``start`` to the nearest of the goals stamped in ``marks[:, GOAL]``.
 
-    ``goal_xy`` holds the goals' padded ``(x, y)`` for the heuristic. ``h_factor`` scales
-    the heuristic (minimum terrain cost x weight). ``terrain`` gives each cell's class and
-    ``class_cost`` each class's cost (ignored when ``uniform``). BFS counts steps (every
-    step costs 1) and ignores terrain. Cells blocked for this search are stamped in
-    ``marks[:, BLOCKED]``; a unit of size ``unit`` > 1 keeps to cells whose clearance is at
-    least ``unit``.
-    Expanded cells are written to ``explored`` in order, as many as fit.
+    Records (:mod:`app.search._records`): ``grid``, ``rules``, ``scratch``; ``strategy`` is
+    ``(algorithm, heuristic, h_factor, closest_kind)`` and ``query`` is ``(start, goal_xy,
+    explored)``. ``goal_xy`` holds the goals' padded ``(x, y)`` for the heuristic.
+    ``h_factor`` scales the heuristic (minimum terrain cost x weight). ``terrain`` gives
+    each cell's class and ``class_cost`` each class's cost (ignored when ``uniform``). BFS
+    counts steps (every step costs 1) and ignores terrain. Cells blocked for this search
+    are stamped in ``marks[:, BLOCKED]``; a unit of size ``unit`` > 1 keeps to cells whose
+    clearance is at least ``unit``. Expanded cells are written to ``explored`` in order, as
+    many as fit.
 
     With ``turn_penalty`` > 0 the search runs over (cell, heading) states: node
     ``cell * 9 + heading``, heading 0-7 the direction of the step that entered the cell (N,
@@ -191,9 +156,18 @@ def search_grid(
     node found (or -1); ``closest`` the expanded node nearest a goal by ``closest_kind``
     distance (ties: smaller g, then smaller index), for partial paths.
     """
+    passable, stride, terrain = grid
+    unit, diagonal, orth_w, diag_w, class_cost, uniform, max_expanded, max_cost, turn_penalty = (
+        rules
+    )
+    algorithm, heuristic, h_factor, closest_kind = strategy
+    nodes, frontier, g_cost, marks, generation = scratch
+    start, goal_xy, explored = query
     dirs = 9 if turn_penalty > 0 else 1
     open_mark = np.int32(2 * generation)
     closed_mark = np.int32(2 * generation + 1)
+    search = (nodes, g_cost, frontier, open_mark, closed_mark, algorithm, heuristic, h_factor,
+              goal_xy, orth_w, diag_w, max_cost)  # fmt: skip
     if algorithm == BFS:
         orth_len = 1.0
         diag_len = 1.0
@@ -218,7 +192,7 @@ def search_grid(
     closest_g = 0.0
 
     while size > 0:
-        current, size = _pop(frontier, nodes, size, TIE_REL)
+        current, size = pop(frontier, nodes, size, TIE_REL)
         nodes[current, STATE] = closed_mark
         expanded += 1
         if dirs == 1:
@@ -245,10 +219,10 @@ def search_grid(
 
         north = here - stride
         south = here + stride
-        n_ok = _open(passable, unit, marks, generation, north)
-        e_ok = _open(passable, unit, marks, generation, here + 1)
-        s_ok = _open(passable, unit, marks, generation, south)
-        w_ok = _open(passable, unit, marks, generation, here - 1)
+        n_ok = is_open(passable, unit, marks, generation, north)
+        e_ok = is_open(passable, unit, marks, generation, here + 1)
+        s_ok = is_open(passable, unit, marks, generation, south)
+        w_ok = is_open(passable, unit, marks, generation, here - 1)
         # N, E, S, W, then NE, SE, SW, NW.
         for k in range(8):
             if k == 0:
@@ -276,7 +250,7 @@ def search_grid(
                     ok = side_a or side_b
                 else:
                     ok = True
-                ok = ok and _open(passable, unit, marks, generation, cell)
+                ok = ok and is_open(passable, unit, marks, generation, cell)
                 length = diag_len
             if not ok:
                 continue
@@ -290,9 +264,7 @@ def search_grid(
                 node = cell * 9 + k
                 if heading != 8 and heading != k:
                     step += turn_penalty
-            size, cut = _offer(node, nx, ny, g + step, current, algorithm, heuristic, h_factor,
-                               goal_xy, orth_w, diag_w, max_cost, nodes, g_cost, frontier, size,
-                               open_mark, closed_mark)  # fmt: skip
+            size, cut = _offer(search, size, node, nx, ny, g + step, current)
             pruned = pruned or cut
     if pruned:
         return LIMIT_REACHED, expanded, -1, closest, n_explored

@@ -6,8 +6,9 @@ import math
 
 from numba import njit
 
-from app.search._general import ALWAYS, DIAGONAL_NEVER, NO_CORNER_CUT, ONE_FREE, _step_cost
-from app.search._kernels import _open, line_of_sight
+from app.search._general import _step_cost
+from app.search._records import ALWAYS, DIAGONAL_NEVER, NO_CORNER_CUT, ONE_FREE, is_open
+from app.search._sight import line_of_sight
 
 # Violation codes (indices into VIOLATION_CODES).
 OUT_OF_BOUNDS = 0
@@ -76,7 +77,7 @@ def validate_cells(
             found = _note(i, OUT_OF_BOUNDS, found, out_index, out_code, first)
             continue
         cell = (y + 1) * stride + x + 1
-        if not _open(passable, unit, marks, block_mark, cell):
+        if not is_open(passable, unit, marks, block_mark, cell):
             found = _note(i, BLOCKED_CELL, found, out_index, out_code, first)
         if i == 0:
             continue
@@ -91,8 +92,8 @@ def validate_cells(
             continue
         prev = (py + 1) * stride + px + 1
         if dx != 0 and dy != 0:
-            side_a = _open(passable, unit, marks, block_mark, prev + dx)
-            side_b = _open(passable, unit, marks, block_mark, prev + dy * stride)
+            side_a = is_open(passable, unit, marks, block_mark, prev + dx)
+            side_b = is_open(passable, unit, marks, block_mark, prev + dy * stride)
             ok = True
             if diagonal == NO_CORNER_CUT:
                 ok = side_a and side_b
@@ -141,7 +142,7 @@ def validate_waypoints(
         if not (0 <= x < width and 0 <= y < height):
             found = _note(i, OUT_OF_BOUNDS, found, out_index, out_code, first)
             continue
-        if not _open(passable, unit, marks, block_mark, (y + 1) * stride + x + 1):
+        if not is_open(passable, unit, marks, block_mark, (y + 1) * stride + x + 1):
             found = _note(i, BLOCKED_CELL, found, out_index, out_code, first)
             continue
         if i == 0:

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from app.grid.model import Grid
-from app.search import _kernels
+from app.search import _sight
 from app.search.options import CORNER_RULES, Diagonal
 from app.search.overlay import overlay
 from app.search.scratch import SearchScratch, thread_scratch
@@ -41,7 +41,7 @@ def line_of_sight(
         return False
     marks, mark = overlay(grid, blocked, scratch or thread_scratch())
     return bool(
-        _kernels.line_of_sight(
+        _sight.line_of_sight(
             grid.flat,
             grid.stride,
             clearance,
@@ -72,7 +72,7 @@ def smooth(
         return path
     marks, mark = overlay(grid, blocked, scratch or thread_scratch())
     return path[
-        _kernels.smooth_path(
+        _sight.smooth_path(
             grid.flat, grid.stride, clearance, marks, mark, CORNER_RULES[diagonal], path
         )
     ]
@@ -83,4 +83,4 @@ def turning_points(path: np.ndarray) -> np.ndarray:
     path = np.ascontiguousarray(path, dtype=np.int32)
     if path.shape[0] == 0:
         return path
-    return path[_kernels.turning_points(path)]
+    return path[_sight.turning_points(path)]
