@@ -59,7 +59,8 @@ from app.search._jumps import (
     forced,
 )
 from app.search._jumps import room as _room
-from app.search._prefetch import prefetch
+from app.search._blocks import entry as jump_entry
+from app.search._blocks import warm
 
 # Every jump is given the cell, its coordinates and a direction (dx, dy), and returns
 # how many steps away the jump point is (-1: none). Coordinates are carried along rather
@@ -124,17 +125,17 @@ def _open_ahead(entry):
 
 
 @njit(nogil=True, cache=True, inline="always")
-def _goal_ahead(table, cell, col, distance):
-    """Whether a straight jump (table column ``col``) from ``cell`` reaches a goal
-    ``distance`` cells ahead on its line (0: the cell is the goal)."""
-    return distance == 0 or 1 <= distance <= _open_ahead(np.int64(table[cell, col]))
+def _goal_ahead(table, cell, x, y, col, distance):
+    """Whether a straight jump (table column ``col``) from ``cell`` at ``(x, y)`` reaches a
+    goal ``distance`` cells ahead on its line (0: the cell is the goal)."""
+    return distance == 0 or 1 <= distance <= _open_ahead(jump_entry(table, cell, x, y, col))
 
 
 @njit(nogil=True, cache=True, inline="always")
 def _lookup_straight(table, cell, x, y, dx, dy, gx, gy):
     """:func:`_scan_straight` by lookup: the goal if it lies on the way, else the table's
     jump point."""
-    entry = np.int64(table[cell, _straight_column(dx, dy)])
+    entry = jump_entry(table, cell, x, y, _straight_column(dx, dy))
     if dx != 0:
         on_line, ahead = gy == y, (gx - x) * dx
     else:
@@ -153,19 +154,21 @@ def _lookup_diagonal(table, stride, cell, x, y, dx, dy, gx, gy):
         col = JUMP_SE if dy > 0 else JUMP_NE
     else:
         col = JUMP_SW if dy > 0 else JUMP_NW
-    entry = np.int64(table[cell, col])
+    entry = jump_entry(table, cell, x, y, col)
     reach = _open_ahead(entry)  # diagonal steps the jump can take
     best = entry if entry > 0 else reach + 1  # reach + 1: no jump point
     diagonal = dx + dy * stride
     k = (gy - y) * dy  # steps to the goal's row
     if 1 <= k < best and _goal_ahead(
-        table, cell + k * diagonal, _straight_column(dx, 0), (gx - x - k * dx) * dx
-    ):
+        table, cell + k * diagonal, x + k * dx, y + k * dy, _straight_column(dx, 0),
+        (gx - x - k * dx) * dx,
+    ):  # fmt: skip
         best = k
     k = (gx - x) * dx  # steps to the goal's column
     if 1 <= k < best and _goal_ahead(
-        table, cell + k * diagonal, _straight_column(0, dy), (gy - y - k * dy) * dy
-    ):
+        table, cell + k * diagonal, x + k * dx, y + k * dy, _straight_column(0, dy),
+        (gy - y - k * dy) * dy,
+    ):  # fmt: skip
         best = k
     return best if best <= reach else -1
 
@@ -213,16 +216,16 @@ def _offer_diagonal(search, size, table, stride, current, x, y, dx, dy, a, d):
         x += k * dx
         y += k * dy
         steps += k
-        prefetch(table, cell + dx + dy * stride)  # often the next intermediate point
+        warm(table, cell + dx + dy * stride)  # often the next intermediate point
         if cell == goal:
             return relax(search, size, cell, x, y, a, d + steps, current)
         k = _lookup_straight(table, cell, x, y, dx, 0, goal_x, goal_y)
         if k > 0:
-            prefetch(table, cell + k * dx)  # its row is read when it is expanded
+            warm(table, cell + k * dx)  # its row is read when it is expanded
             size = relax(search, size, cell + k * dx, x + k * dx, y, a + k, d + steps, current)
         k = _lookup_straight(table, cell, x, y, 0, dy, goal_x, goal_y)
         if k > 0:
-            prefetch(table, cell + k * dy * stride)
+            warm(table, cell + k * dy * stride)
             size = relax(
                 search, size, cell + k * dy * stride, x, y + k * dy, a + k, d + steps, current
             )
