@@ -29,7 +29,8 @@ def run(*argv: str, env: dict | None = None) -> subprocess.CompletedProcess:
 def test_check_exit_status_for_ci(tmp_path):
     ok = run("check", str(MAPS_DIR))
     assert ok.returncode == 0, ok.stderr
-    assert "3 ok, 0 failed" in ok.stderr
+    bundled = len([p for p in MAPS_DIR.iterdir() if p.suffix in (".png", ".map", ".tmx")])
+    assert f"{bundled} ok, 0 failed" in ok.stderr and "village.tmx: 24x16" in ok.stdout
     (tmp_path / "level.tmx").write_text(TMX.replace('infinite="0"', 'infinite="1"'))
     failed = run("check", str(MAPS_DIR), str(tmp_path / "level.tmx"))
     assert failed.returncode == 1
