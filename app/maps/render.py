@@ -61,19 +61,19 @@ def options_from(args) -> SearchOptions:
 
 
 def draw_explored(png: bytes, explored: np.ndarray, path: np.ndarray, scale: int) -> bytes:
-    """The server's picture (drawn at scale 1) with the explored cells coloured by order."""
+    """The server's picture (``scale`` pixels a cell) with the explored cells that are not
+    on the path coloured by expansion order."""
     rgb = np.array(Image.open(io.BytesIO(png)).convert("RGB"))
-    on_path = np.zeros(rgb.shape[:2], dtype=bool)
+    height, width = rgb.shape[0] // scale, rgb.shape[1] // scale
+    cells = rgb.reshape(height, scale, width, scale, 3)  # a view: cells[y, :, x, :] is a cell
+    on_path = np.zeros((height, width), dtype=bool)
     on_path[path[:, 1], path[:, 0]] = True
     order = np.linspace(0.0, 1.0, len(explored))[:, None]
     colours = (EARLY + (LATE - EARLY) * order).astype(np.uint8)
     keep = ~on_path[explored[:, 1], explored[:, 0]]
-    rgb[explored[keep, 1], explored[keep, 0]] = colours[keep]
-    image = Image.fromarray(rgb, mode="RGB")
-    if scale > 1:
-        image = image.resize((image.width * scale, image.height * scale), Image.NEAREST)
+    cells[explored[keep, 1], :, explored[keep, 0], :] = colours[keep][:, None, None, :]
     out = io.BytesIO()
-    image.save(out, format="PNG")
+    Image.fromarray(rgb, mode="RGB").save(out, format="PNG")
     return out.getvalue()
 
 
@@ -111,11 +111,9 @@ def run(args) -> int:
     elif args.explored:
         print("render: --explored needs --path", file=sys.stderr)
         return 2
+    png = render_map(grid, path, waypoints, scale)
     if len(explored):
-        png = render_map(grid, path, waypoints, 1)
         png = draw_explored(png, explored, path if path is not None else explored[:0], scale)
-    else:
-        png = render_map(grid, path, waypoints, scale)
     try:
         args.output.write_bytes(png)
     except OSError as exc:

@@ -6,18 +6,13 @@ import json
 
 import pytest
 
+from tests.api import test_api_admin
 from tests.api.test_api_admin import ADMIN, TOKEN, make_client
 from tests.conftest import wait_ready
 from tests.grid.test_tiled import TMJ, TMX
 from tests.grid.test_upload import COLOURS, PALETTE, image_bytes
 
-
-@pytest.fixture
-def admin(tmp_path):
-    client, _ = make_client(tmp_path, admin_token=TOKEN)
-    with client:
-        wait_ready(client)
-        yield client
+admin = test_api_admin.admin  # the fixture: an app with ADMIN_TOKEN on a copy of maps/
 
 
 def palette_form() -> dict:
