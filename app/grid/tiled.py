@@ -395,7 +395,10 @@ def _read_tmj(data: bytes, resolve: _TilesetFiles) -> _TiledMap:
     width = _positive_int(raw.get("width"), "width")
     height = _positive_int(raw.get("height"), "height")
     tilesets = []
-    for entry in raw.get("tilesets", []) or []:
+    entries = raw.get("tilesets", [])
+    if not isinstance(entries, list):
+        raise MapLoadError("'tilesets' must be a list")
+    for entry in entries:
         if not isinstance(entry, dict):
             raise MapLoadError("each tileset must be an object")
         firstgid = _positive_int(entry.get("firstgid"), "tileset firstgid")
@@ -428,7 +431,7 @@ def _xml_root(data: bytes, tag: str) -> Element:
     except DefusedXmlException as exc:
         kind = type(exc).__name__
         raise MapLoadError(f"XML with a DTD or entities is refused ({kind})") from None
-    except (ParseError, ValueError) as exc:
+    except (ParseError, ValueError, LookupError) as exc:  # LookupError: unknown encoding=
         raise MapLoadError(f"not valid XML: {exc}") from None
     if root.tag != tag:
         raise MapLoadError(f"a Tiled {tag} file has a <{tag}> root element, not <{root.tag}>")

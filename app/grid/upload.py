@@ -20,6 +20,7 @@ never the uploaded bytes under another format's name.
 
 from __future__ import annotations
 
+import codecs
 import io
 from pathlib import PurePath
 
@@ -90,7 +91,7 @@ def sniff_suffix(data: bytes) -> str:
     (any image; Pillow recognises the format from the bytes)."""
     if sniff_movingai(data):
         return ".map"
-    head = data.lstrip()[:1]
+    head = data.lstrip().removeprefix(codecs.BOM_UTF8).lstrip()[:1]
     if head == b"{":
         return ".tmj"
     if head == b"<":

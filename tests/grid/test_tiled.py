@@ -277,6 +277,8 @@ REFUSED_TMJ = [
     (tmj_with(width=0), "width must be an integer of at least 1"),
     (tmj_with(width=200, height=200), "over the limit of 10000"),
     (tmj_with(tilesets=[{"firstgid": 1, "source": "../t.tsx"}]), "cannot be read in an upload"),
+    (tmj_with(tilesets=True), "'tilesets' must be a list"),
+    (tmj_with(layers={}), "'layers' must be a list"),
     ("[1, 2]", "a Tiled map is a JSON object"),
     ("{", "not valid JSON"),
     (_tmj_tileset({"0": {}}), "'tiles' must be a list"),
@@ -350,6 +352,7 @@ REFUSED_TMX = [
     ),
     (BOMB, "XML with a DTD or entities is refused"),
     ("<map", "not valid XML"),
+    (TMX.replace('encoding="UTF-8"', 'encoding="zstd"', 1), "not valid XML"),
     ("<tileset/>", "root element"),
 ]
 

@@ -48,7 +48,12 @@ PALETTE = {
 
 @pytest.mark.parametrize(
     "body,content_type",
-    [(TMJ.encode(), "application/json"), (TMX.encode(), "application/xml"), (TMX.encode(), "")],
+    [
+        (TMJ.encode(), "application/json"),
+        (TMX.encode(), "application/xml"),
+        (TMX.encode(), ""),
+        (b"\xef\xbb\xbf" + TMX.encode(), "text/xml"),  # a byte-order mark first
+    ],
 )
 def test_raw_tiled_bodies(body, content_type):
     grid = load_upload("t", body, content_type, **LIMITS)
