@@ -54,6 +54,7 @@ TILESET_SUFFIXES = frozenset({".tsx", ".tsj", ".json"})
 GID_MASK = 0x0FFFFFFF  # the top four bits are flip/rotation flags
 LAYER_NAMES = ("collision", "walkable")  # chosen by name when no layer has gridpath=true
 TILE_PROPERTIES = ("walkable", "cost", "terrain")
+_DIRECT_LOOKUP = 1 << 20  # gids up to this index lookup tables directly (a few MB at most)
 
 
 @dataclass(frozen=True)
@@ -193,8 +194,14 @@ def _apply_rules(
     gids: np.ndarray, rules: dict[int, dict], tilesets: list[_Tileset], *, empty_walkable: bool
 ):
     """Walkability, class per cell and the classes (in order of first gid) of a layer."""
-    used, inverse = np.unique(gids, return_inverse=True)
-    inverse = inverse.reshape(gids.shape)
+    flat = gids.ravel()
+    top = int(flat.max(initial=0))
+    if top <= _DIRECT_LOOKUP:  # tables indexed by gid: no sort
+        used = np.flatnonzero(np.bincount(flat))
+        keys, slots, size = flat, used, top + 1
+    else:
+        used, keys = np.unique(flat, return_inverse=True)
+        slots, size = np.arange(len(used)), len(used)
     classes: list[TerrainClass] = []
     class_of: dict[int, int] = {}  # gid -> class index, for walkable tiles
     for gid in sorted(set(rules) | {int(g) for g in used}):
@@ -221,10 +228,14 @@ def _apply_rules(
             class_of[gid] = len(classes) - 1
     if len(classes) > 256:
         raise MapLoadError("at most 256 walkable terrain classes")
-    walkable_of_used = np.array([int(g) in class_of for g in used], dtype=bool)
-    class_of_used = np.array([class_of.get(int(g), 0) for g in used], dtype=np.uint8)
-    walkable = walkable_of_used[inverse]
-    terrain = class_of_used[inverse]
+    walkable_table = np.zeros(size, dtype=bool)
+    class_table = np.zeros(size, dtype=np.uint8)
+    for gid, slot in zip(used.tolist(), slots.tolist()):
+        if gid in class_of:
+            walkable_table[slot] = True
+            class_table[slot] = class_of[gid]
+    walkable = walkable_table[keys].reshape(gids.shape)
+    terrain = class_table[keys].reshape(gids.shape)
     return walkable, terrain, tuple(classes) or (TerrainClass("ground", 1.0),)
 
 

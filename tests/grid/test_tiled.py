@@ -13,7 +13,7 @@ import pytest
 
 from app.errors import MapLoadError
 from app.grid import load_map
-from app.grid.tiled import dump_tmj, load_tiled
+from app.grid.tiled import _DIRECT_LOOKUP, GID_MASK, dump_tmj, load_tiled
 from tests.conftest import make_grid
 
 LIMITS = {"max_cells": 10_000, "max_bytes": 1_000_000}
@@ -393,3 +393,15 @@ def test_tiles_sidecar_refused_for_other_formats(tmp_path):
     write(tmp_path, "m.json", json.dumps({"tiles": {"1": {"walkable": False}}}))
     with pytest.raises(MapLoadError, match="'tiles' applies to Tiled maps only"):
         load_map(tmp_path / "m.map", **LIMITS)
+
+
+def test_large_gids_read_the_same():
+    """A tileset far up the gid range (past the direct lookup tables)."""
+    offset = 2_000_000
+    document = json.loads(TMJ)
+    document["tilesets"][0]["firstgid"] = 1 + offset
+    data = [g if g == 0 else ((g & GID_MASK) + offset) | (g & ~GID_MASK) for g in GIDS]
+    document["layers"][1]["data"] = data
+    document["layers"][0]["data"] = [1 + offset] * 12
+    assert max(g & GID_MASK for g in data) > _DIRECT_LOOKUP
+    assert_example(load_tiled("m", json.dumps(document).encode(), tmx=False, **LIMITS))
