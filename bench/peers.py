@@ -75,6 +75,7 @@ from bench.common import (
     path_problem,
     percent,
     report_failures,
+    row,
     scenario_parser,
     subsample,
     times,
@@ -474,6 +475,20 @@ def map_table(run: MapRun) -> str:
     return "\n".join(lines)
 
 
+def by_map_table(runs: Sequence[MapRun]) -> str:
+    """One row per map: our two medians, and every peer's time over our A*'s (the median of
+    its per-query ratios; pure-Python peers on their subset of the queries)."""
+    peers = [s.name for s in SOLVERS if not s.ours]
+    columns = ("map", "size", "queries", "our A* median µs", "our JPS median µs")
+    lines = [header((*columns, *(f"{p} / our A*" for p in peers)), 2)]
+    for run in runs:
+        astar, jps = row_of(OURS_ASTAR, [run]), row_of(OURS_JPS, [run])
+        ratios = [times(row_of(p, [run]).vs_astar) for p in peers]
+        cells = [run.name, run.size, f"{astar.queries:,}", f"{astar.median_us:,.1f}"]
+        lines.append(row([*cells, f"{jps.median_us:,.1f}", *ratios]))
+    return "\n".join(lines)
+
+
 SUMMARY_COLUMNS = (
     "solver",
     "queries",
@@ -653,6 +668,11 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         metavar="PATH",
         help=f"write the chart here (default: bench/out/{CHART_NAME})",
     )
+    parser.add_argument(
+        "--per-map-tables",
+        action="store_true",
+        help="also print every solver's figures per map (median, p95, %% optimal, ratios)",
+    )
     args = parser.parse_args(argv)
     if args.limit < 1 or args.peer_limit < 1:
         parser.error("--limit and --peer-limit must be at least 1")
@@ -675,13 +695,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
 
     line = machine_line(info)
-    for run in runs:
-        print(
-            f"#### {run.name} ({run.size}): {len(run.scenarios)} queries, "
-            f"pure-Python peers on {len(common_queries(run))} of them\n"
-        )
-        print(map_table(run))
-        print()
+    if args.per_map_tables:
+        for run in runs:
+            print(
+                f"#### {run.name} ({run.size}): {len(run.scenarios)} queries, "
+                f"pure-Python peers on {len(common_queries(run))} of them\n"
+            )
+            print(map_table(run))
+            print()
+    print("#### By map: our medians, and each peer's time over our A*'s\n")
+    print(by_map_table(runs))
+    print()
     label = f"{len(runs)} map{'s' if len(runs) > 1 else ''}"
     print(f"#### Over all maps ({label})\n")
     print(summary_table(runs))
