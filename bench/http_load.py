@@ -169,14 +169,15 @@ class Plan:
     floor_rounds: int
     experiments: tuple[str, ...]
 
-    def gridpath(self, workers: int, threads: int, cache: Path) -> ServerSpec:
+    def gridpath(self, workers: int, threads: int, cache: Path | None) -> ServerSpec:
         """gridpath serving the Moving AI maps with ``threads`` searches per worker."""
-        env = {
-            "MAPS_DIR": str(self.data),
-            "SEARCH_THREADS": str(threads),
-            "NUMBA_CACHE_DIR": str(cache),
-        }
+        env = {"MAPS_DIR": str(self.data), "SEARCH_THREADS": str(threads), **numba_cache(cache)}
         return ServerSpec(env=env, workers=workers)
+
+
+def numba_cache(cache: Path | None) -> dict[str, str]:
+    """The servers' numba cache: ``cache``, or numba's default (None)."""
+    return {} if cache is None else {"NUMBA_CACHE_DIR": str(cache)}
 
 
 def closed_load(plan: Plan, server: Server, bodies: Path, duration: float) -> dict[str, Any]:
@@ -222,7 +223,7 @@ def measured(
 
 
 def bench_closed(
-    plan: Plan, files: dict[str, Path], cache: Path, pids: PidFile, monitor: CpuMonitor
+    plan: Plan, files: dict[str, Path], cache: Path | None, pids: PidFile, monitor: CpuMonitor
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """Every configuration x workload, closed loop; /health probed during the long ones."""
     rows, health = [], []
@@ -255,7 +256,7 @@ def bench_closed(
 
 
 def bench_open(
-    plan: Plan, files: dict[str, Path], cache: Path, pids: PidFile, monitor: CpuMonitor
+    plan: Plan, files: dict[str, Path], cache: Path | None, pids: PidFile, monitor: CpuMonitor
 ) -> list[dict[str, Any]]:
     """Fixed offered rates (open loop, the Python generator in its own process)."""
     rows = []
@@ -298,14 +299,12 @@ def bench_open(
     return rows
 
 
-def bench_floor(plan: Plan, body: Path, cache: Path, pids: PidFile) -> dict[str, Any]:
+def bench_floor(plan: Plan, body: Path, cache: Path | None, pids: PidFile) -> dict[str, Any]:
     """The bare endpoint and gridpath's ``/path`` side by side: both servers up (one worker
     each), then loaded in turn, ``floor_rounds`` times each, with the same closed loop and
     the same body; gridpath's share of the floor's throughput."""
     specs = [
-        ServerSpec(
-            env={"MAPS_DIR": str(FLOOR_MAPS), "NUMBA_CACHE_DIR": str(cache)}, app=app, workers=1
-        )
+        ServerSpec(env={"MAPS_DIR": str(FLOOR_MAPS), **numba_cache(cache)}, app=app, workers=1)
         for _, app in FLOOR_ENDPOINTS
     ]
     rounds = []
@@ -458,9 +457,11 @@ def run_all(plan: Plan, queries: dict[str, list[dict[str, Any]]], pids: PidFile)
     run = plan.experiments
     with tempfile.TemporaryDirectory(prefix="gridpath-bench-") as tmp:
         files = write_bodies(Path(tmp), queries)
-        cache = Path(tmp) / "numba-cache"  # filled by the first start, reused from then on
-        cache.mkdir()
-        if "start" in run:
+        # With a cold start, a fresh numba cache it fills and the later servers reuse;
+        # without, numba's default cache (warm after any earlier run or test).
+        cache = Path(tmp) / "numba-cache" if "start" in run else None
+        if cache is not None:
+            cache.mkdir()
             results["start"] = bench_cold_start(plan, cache, pids)
         if "closed" in run:
             results["closed"], results["health"] = bench_closed(plan, files, cache, pids, monitor)
