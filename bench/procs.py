@@ -89,7 +89,7 @@ class CpuMonitor(threading.Thread):
                     used["server" if proc.pgid != my_group else "client"] += seconds
                 else:
                     used["others"] += seconds
-                    key = proc.command[:100]
+                    key = proc.command[:80]
                     self.others_by_command[key] = self.others_by_command.get(key, 0.0) + seconds
             span = now - previous_t
             self.samples.append((now, *(used[k] / span for k in ("server", "client", "others"))))
@@ -134,8 +134,9 @@ def background_load(seconds: float = 2.0) -> dict[str, Any]:
             continue
         share = (proc.ticks - before[pid].ticks) / hz / seconds * 100
         if share > 10:
-            busy.append({"pid": pid, "cpu_percent": round(share), "command": proc.command[:120]})
+            busy.append({"pid": pid, "cpu_percent": round(share), "command": proc.command[:80]})
     busy.sort(key=lambda b: -b["cpu_percent"])
+    del busy[3:]  # the busiest three: enough to say what else ran
     loadavg = " ".join(Path("/proc/loadavg").read_text().split()[:3])
     return {"loadavg": loadavg, "busy": busy}
 
