@@ -175,10 +175,14 @@ class Plan:
     ready_timeout: float
     use_wrk: bool
     experiments: tuple[str, ...]
+    state_root: Path  # temporary: the folder store's lock and revision records go below
 
     def spec(self, store_url: str | None) -> ServerSpec:
-        """One gridpath process (one worker) on the Moving AI maps; ``store_url``: Redis."""
-        env = {"MAPS_DIR": str(self.data), "ADMIN_TOKEN": ADMIN_TOKEN}
+        """One gridpath process (one worker) on the Moving AI maps; ``store_url``: Redis.
+        Its folder-store state (``MAP_STATE_DIR``) is a fresh folder of its own, so runs
+        share nothing with each other or with other servers of the same maps."""
+        state = tempfile.mkdtemp(dir=self.state_root)
+        env = {"MAPS_DIR": str(self.data), "ADMIN_TOKEN": ADMIN_TOKEN, "MAP_STATE_DIR": state}
         if store_url is not None:
             env["MAP_STORE"] = store_url
         return ServerSpec(env=env)
@@ -506,7 +510,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     return args
 
 
-def make_plan(args: argparse.Namespace) -> Plan:
+def make_plan(args: argparse.Namespace, state_root: Path) -> Plan:
     use_wrk = not args.no_wrk and shutil.which("wrk") is not None
     quick = args.quick
     return Plan(
@@ -521,18 +525,12 @@ def make_plan(args: argparse.Namespace) -> Plan:
         ready_timeout=args.ready_timeout,
         use_wrk=use_wrk,
         experiments=tuple(e for e in EXPERIMENTS if e in args.only),
+        state_root=state_root,
     )
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    args = parse_args(argv)
-    if not args.data.is_dir():
-        log(f"no Moving AI data in {args.data}")
-        return 2
-    for sig in (signal.SIGTERM, signal.SIGHUP):  # unwind, so every process is stopped
-        signal.signal(sig, lambda signum, _frame: sys.exit(128 + signum))
-    plan = make_plan(args)
-    pids = PidFile(args.pid_file)
+def run_all(plan: Plan, pids: PidFile) -> dict[str, Any]:
+    """The chosen experiments; the figures, with the machine and what was skipped."""
     began = time.perf_counter()
     info = machine_info()
     results: dict[str, Any] = {
@@ -545,17 +543,26 @@ def main(argv: Sequence[str] | None = None) -> int:
     redis_needed = {"propagation", "store"} & set(plan.experiments)
     if missing and redis_needed:
         results["skipped"].append(f"{' and '.join(sorted(redis_needed))}: {missing}")
-    with tempfile.TemporaryDirectory(prefix="gridpath-cluster-") as tmp:
-        bodies = short_bodies(plan.data, Path(tmp))
-        if "propagation" in plan.experiments and not missing:
-            results["propagation"] = [
-                measure_propagation(plan, n, pids) for n in plan.process_counts
-            ]
-        if "store" in plan.experiments and not missing:
-            results["store"] = bench_store(plan, bodies, pids)
-        if "scale" in plan.experiments:
-            results["scale"] = bench_scale(plan, bodies, pids, redis=missing is None)
+    bodies = short_bodies(plan.data, plan.state_root)
+    if "propagation" in plan.experiments and not missing:
+        results["propagation"] = [measure_propagation(plan, n, pids) for n in plan.process_counts]
+    if "store" in plan.experiments and not missing:
+        results["store"] = bench_store(plan, bodies, pids)
+    if "scale" in plan.experiments:
+        results["scale"] = bench_scale(plan, bodies, pids, redis=missing is None)
     results["elapsed_s"] = time.perf_counter() - began
+    return results
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parse_args(argv)
+    if not args.data.is_dir():
+        log(f"no Moving AI data in {args.data}")
+        return 2
+    for sig in (signal.SIGTERM, signal.SIGHUP):  # unwind, so every process is stopped
+        signal.signal(sig, lambda signum, _frame: sys.exit(128 + signum))
+    with tempfile.TemporaryDirectory(prefix="gridpath-cluster-") as tmp:
+        results = run_all(make_plan(args, Path(tmp)), PidFile(args.pid_file))
     print_report(results)
     if args.json:
         args.json.write_text(json.dumps(results, indent=2))
