@@ -326,13 +326,16 @@ def load_together(plan: Plan, servers: Sequence[Server], bodies: Path) -> dict[s
 def alternate(
     plan: Plan, labelled: Sequence[tuple[str, Sequence[Server]]], bodies: Path, what: str
 ) -> list[dict[str, Any]]:
-    """Each labelled group of servers loaded in turn, ``plan.rounds`` times, after a warm-up."""
+    """Each labelled group of servers loaded in turn, ``plan.rounds`` times (the order
+    reversed every other round), after a warm-up."""
     for _, servers in labelled:
         for server in servers:
             closed_load(plan, server, bodies, plan.warmup, plan.connections)
     runs = []
     for turn in range(1, plan.rounds + 1):
-        for label, servers in labelled:
+        # ABBA: each variant runs first as often as second, so a drift of the machine
+        # (or a first-run effect) does not favour one
+        for label, servers in labelled if turn % 2 else labelled[::-1]:
             log(f"{what}: {label}, round {turn}, {plan.duration:.0f} s")
             runs.append({"label": label, "round": turn, **load_together(plan, servers, bodies)})
     return runs

@@ -312,7 +312,8 @@ def bench_floor(plan: Plan, body: Path, cache: Path | None, pids: PidFile) -> di
         for server in servers:
             closed_load(plan, server, body, plan.warmup_duration)
         for turn in range(1, plan.floor_rounds + 1):
-            for (name, _), server in zip(FLOOR_ENDPOINTS, servers):
+            pairs = list(zip(FLOOR_ENDPOINTS, servers))
+            for (name, _), server in pairs if turn % 2 else pairs[::-1]:  # ABBA order
                 log(f"floor: {name}, round {turn}, {plan.floor_duration:.0f} s")
                 result = closed_load(plan, server, body, plan.floor_duration)
                 rounds.append({"endpoint": name, "round": turn, **result})
