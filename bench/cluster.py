@@ -66,7 +66,7 @@ from bench.common import (
     subsample,
 )
 from bench.http_report import errors_text
-from bench.load import run_python_load, run_wrk
+from bench.load import add_run_options, closed_run, wrk_available
 from bench.server import HOST, PidFile, Server, ServerSpec, free_port, running
 
 EXPERIMENTS = ("propagation", "store", "scale")
@@ -280,9 +280,7 @@ def closed_load(
     plan: Plan, server: Server, bodies: Path, duration: float, connections: int
 ) -> dict[str, Any]:
     """One closed-loop run (wrk, or the Python client without wrk)."""
-    if plan.use_wrk:
-        return run_wrk(server.url, bodies, duration, plan.max_requests, connections)
-    return run_python_load(server.port, bodies, duration, plan.max_requests, connections)
+    return closed_run(plan.use_wrk, server.port, bodies, duration, plan.max_requests, connections)
 
 
 def pooled(results: Sequence[dict[str, Any]]) -> dict[str, Any]:
@@ -485,28 +483,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         "--duration", type=float, default=5.0, help="seconds per throughput run (default 5)"
     )
     parser.add_argument("--rounds", type=int, default=2, help="runs per variant (default 2)")
-    parser.add_argument(
-        "--connections", type=int, default=8, help="closed-loop connections (default 8)"
-    )
-    parser.add_argument(
-        "--max-requests", type=int, default=100_000, help="request cap per run (default 100,000)"
-    )
-    parser.add_argument(
-        "--only",
-        nargs="+",
-        choices=EXPERIMENTS,
-        default=list(EXPERIMENTS),
-        help="run only these experiments (default: all)",
-    )
-    parser.add_argument(
-        "--ready-timeout", type=float, default=300.0, help="seconds to wait for /health 200"
-    )
-    parser.add_argument("--no-wrk", action="store_true", help="the Python client, not wrk")
+    add_run_options(parser, EXPERIMENTS)
     parser.add_argument("--quick", action="store_true", help="20 changes, 2 s runs, 1 round")
-    parser.add_argument(
-        "--pid-file", type=Path, help="running servers' process groups, for a shell trap"
-    )
-    parser.add_argument("--json", type=Path, help="also write every figure here")
     args = parser.parse_args(argv)
     if args.changes < 1 or args.rounds < 1 or min(args.processes) < 1:
         parser.error("--changes, --rounds and --processes must be at least 1")
@@ -514,7 +492,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 
 
 def make_plan(args: argparse.Namespace, state_root: Path) -> Plan:
-    use_wrk = not args.no_wrk and shutil.which("wrk") is not None
+    use_wrk = wrk_available(args.no_wrk)
     quick = args.quick
     return Plan(
         data=args.data.resolve(),

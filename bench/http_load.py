@@ -46,7 +46,6 @@ import argparse
 import json
 import math
 import random
-import shutil
 import signal
 import sys
 import tempfile
@@ -69,7 +68,14 @@ from bench.common import (
     subsample,
 )
 from bench.http_report import config_name, draw_chart, print_report
-from bench.load import HealthProbe, idle_health, run_python_load, run_wrk
+from bench.load import (
+    HealthProbe,
+    add_run_options,
+    closed_run,
+    idle_health,
+    run_python_load,
+    wrk_available,
+)
 from bench.procs import CpuMonitor, background_load
 from bench.server import PidFile, Server, ServerSpec, running, running_server
 
@@ -182,10 +188,8 @@ def numba_cache(cache: Path | None) -> dict[str, str]:
 
 def closed_load(plan: Plan, server: Server, bodies: Path, duration: float) -> dict[str, Any]:
     """One closed-loop run: wrk, or the Python client when wrk is missing."""
-    if plan.use_wrk:
-        return run_wrk(server.url, bodies, duration, plan.max_requests, plan.connections)
-    return run_python_load(
-        server.port, bodies, duration, plan.max_requests, plan.connections, rate=None
+    return closed_run(
+        plan.use_wrk, server.port, bodies, duration, plan.max_requests, plan.connections
     )
 
 
@@ -368,43 +372,13 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         "--floor-rounds", type=int, default=2, help="floor runs per endpoint (default 2)"
     )
     parser.add_argument(
-        "--only",
-        nargs="+",
-        choices=EXPERIMENTS,
-        default=list(EXPERIMENTS),
-        help="run only these experiments (default: all)",
-    )
-    parser.add_argument(
-        "--max-requests",
-        type=int,
-        default=100_000,
-        help="request cap of every run (default 100,000)",
-    )
-    parser.add_argument(
-        "--connections", type=int, default=8, help="closed-loop connections (default 8)"
-    )
-    parser.add_argument(
         "--open-connections",
         type=int,
         default=32,
         help="open-loop keep-alive connections (default 32)",
     )
-    parser.add_argument(
-        "--ready-timeout",
-        type=float,
-        default=300.0,
-        help="seconds to wait for /health 200 (default 300)",
-    )
-    parser.add_argument(
-        "--no-wrk",
-        action="store_true",
-        help="closed loop with the Python client, even with wrk installed",
-    )
+    add_run_options(parser, EXPERIMENTS)
     parser.add_argument("--quick", action="store_true", help="2 s runs, rates 500 and 1000")
-    parser.add_argument(
-        "--pid-file", type=Path, help="running servers' process groups, for a shell trap"
-    )
-    parser.add_argument("--json", type=Path, help="also write every figure here")
     parser.add_argument(
         "--chart", type=Path, help="the latency chart (PNG; default bench/out/http_latency.png)"
     )
@@ -418,9 +392,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 
 
 def make_plan(args: argparse.Namespace) -> Plan:
-    use_wrk = not args.no_wrk and shutil.which("wrk") is not None
-    if not use_wrk and not args.no_wrk:
-        log("wrk not found: the closed-loop runs use the Python client (apt-get install wrk)")
+    use_wrk = wrk_available(args.no_wrk)
     quick = args.quick
     return Plan(
         data=args.data.resolve(),

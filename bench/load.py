@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import shutil
 import socket
 import subprocess
 import sys
@@ -423,6 +424,67 @@ def idle_health(port: int, count: int = 20) -> dict[str, Any]:
         "failures": count - len(ok),
         "latency_us": latency_summary(ok),
     }
+
+
+def closed_run(
+    use_wrk: bool,
+    port: int,
+    bodies: Path,
+    duration: float,
+    max_requests: int,
+    connections: int,
+) -> dict[str, Any]:
+    """One closed-loop run on ``127.0.0.1:port``: wrk, or the Python client without it."""
+    if use_wrk:
+        return run_wrk(f"http://{HOST}:{port}", bodies, duration, max_requests, connections)
+    return run_python_load(port, bodies, duration, max_requests, connections)
+
+
+def wrk_available(refused: bool) -> bool:
+    """Whether the closed-loop runs use wrk (installed, and not ``--no-wrk``)."""
+    found = shutil.which("wrk") is not None
+    if not found and not refused:
+        print(
+            "wrk not found: closed-loop runs use the Python client (apt-get install wrk)",
+            file=sys.stderr,
+        )
+    return found and not refused
+
+
+def add_run_options(parser: argparse.ArgumentParser, experiments: Sequence[str]) -> None:
+    """The options every HTTP benchmark shares: which experiments, request cap, closed-loop
+    connections, readiness timeout, wrk or not, the pid file and the JSON output."""
+    parser.add_argument(
+        "--only",
+        nargs="+",
+        choices=experiments,
+        default=list(experiments),
+        help="run only these experiments (default: all)",
+    )
+    parser.add_argument(
+        "--max-requests",
+        type=int,
+        default=100_000,
+        help="request cap of every run (default 100,000)",
+    )
+    parser.add_argument(
+        "--connections", type=int, default=8, help="closed-loop connections (default 8)"
+    )
+    parser.add_argument(
+        "--ready-timeout",
+        type=float,
+        default=300.0,
+        help="seconds to wait for /health 200 (default 300)",
+    )
+    parser.add_argument(
+        "--no-wrk",
+        action="store_true",
+        help="closed loop with the Python client, even with wrk installed",
+    )
+    parser.add_argument(
+        "--pid-file", type=Path, help="running servers' process groups, for a shell trap"
+    )
+    parser.add_argument("--json", type=Path, help="also write every figure here")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
