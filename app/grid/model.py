@@ -20,6 +20,7 @@ import threading
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import Any
 
 import numpy as np
 
@@ -93,22 +94,32 @@ class Grid:
         object.__setattr__(self, "terrain_flat", self.terrain.reshape(-1))
         object.__setattr__(self, "_derived", {})
 
-    def derived(self, key: Hashable, build: Callable[[], np.ndarray | None]) -> np.ndarray | None:
+    def derived(self, key: Hashable, build: Callable[[Grid], Any]) -> Any:
         """A value computed from this revision by another layer, built on first use and
         kept with the snapshot (like the component labels): the hook through which the
         search layer keeps per-revision tables here without this package importing it
-        (the JPS+ jump table: :func:`app.search.runners.jps.jump_table`). ``build`` runs
-        once per key, under the snapshot's lock; its arrays count in :attr:`nbytes`."""
+        (the JPS+ jump table: :func:`app.search.runners.jps.jump_table`). ``build(grid)``
+        runs once per key, under the snapshot's lock; arrays it returns count in
+        :attr:`nbytes`, and :meth:`derive_like` builds them again for a later revision."""
         with self._component_lock:
             if key not in self._derived:
-                self._derived[key] = build()
-            return self._derived[key]
+                self._derived[key] = (build(self), build)
+            return self._derived[key][0]
+
+    def derive_like(self, earlier: Grid) -> Grid:
+        """Build now every value ``earlier`` derived (an edit's new revision gets its tables
+        when it is made, not on its first query); returns this grid."""
+        with earlier._component_lock:
+            builders = [(key, build) for key, (_, build) in earlier._derived.items()]
+        for key, build in builders:
+            self.derived(key, build)
+        return self
 
     @property
     def jump_table(self) -> np.ndarray | None:
         """The JPS+ jump table built for this revision, if the search layer built one."""
         with self._component_lock:
-            tables = (t for k, t in self._derived.items() if k[0] == "jump_table")
+            tables = (t for k, (t, _) in self._derived.items() if k[0] == "jump_table")
             return next((t for t in tables if t is not None), None)
 
     @classmethod
@@ -197,7 +208,7 @@ class Grid:
         several (a one-class map's terrain array is never written, so it takes no memory)."""
         with self._component_lock:
             labels = sum(c.nbytes for c in self._component_cache.values())
-            labels += sum(t.nbytes for t in self._derived.values() if t is not None)
+            labels += sum(t.nbytes for t, _ in self._derived.values() if t is not None)
         total = self.passable.nbytes + self._components.nbytes + labels
         if len(self.terrain_classes) > 1:
             total += self.terrain.nbytes

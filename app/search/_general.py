@@ -32,7 +32,6 @@ from app.search._frontier import (
     sift_up,
 )
 from app.search._records import (
-    ALWAYS,
     DIAGONAL_NEVER,
     NO_CORNER_CUT,
     ONE_FREE,
@@ -52,8 +51,6 @@ MANHATTAN = 1
 EUCLIDEAN = 2
 CHEBYSHEV = 3
 ZERO = 4
-
-__all__ = ["ALWAYS", "DIAGONAL_NEVER", "NO_CORNER_CUT", "ONE_FREE"]  # the diagonal rule codes
 
 
 @njit(nogil=True, cache=True, inline="always")
@@ -133,6 +130,50 @@ def _offer(search, size, node, x, y, g, current):
     return size, False
 
 
+@njit(nogil=True, cache=True, inline="always")
+def _open_origin(search, origin):
+    """Put the search's first node alone on the frontier; returns the heap size."""
+    nodes, g_cost, frontier, open_mark = search[0], search[1], search[2], search[3]
+    nodes[origin, STATE] = open_mark
+    nodes[origin, CAME_FROM] = -1
+    nodes[origin, HEAP_POS] = 0
+    g_cost[origin] = 0.0
+    frontier[0, F] = 0.0
+    frontier[0, G] = 0.0
+    frontier[0, CELL] = origin
+    return 1
+
+
+@njit(nogil=True, cache=True, inline="always")
+def _neighbour(k, here, x, y, stride, sides, diagonal):
+    """Neighbour ``k`` (N, E, S, W, NE, SE, SW, NW) of padded cell ``here`` at ``(x, y)``:
+    ``(allowed so far, cell, its x, its y)``. ``sides`` says which of N, E, S, W are open;
+    a straight step is allowed when its cell is, a diagonal one when the ``diagonal`` rule
+    allows it by its two sides (the caller still checks the diagonal cell itself)."""
+    n_ok, e_ok, s_ok, w_ok = sides
+    if k == 0:
+        return n_ok, here - stride, x, y - 1
+    if k == 1:
+        return e_ok, here + 1, x + 1, y
+    if k == 2:
+        return s_ok, here + stride, x, y + 1
+    if k == 3:
+        return w_ok, here - 1, x - 1, y
+    if k == 4:
+        side_a, side_b, cell, nx, ny = n_ok, e_ok, here - stride + 1, x + 1, y - 1
+    elif k == 5:
+        side_a, side_b, cell, nx, ny = s_ok, e_ok, here + stride + 1, x + 1, y + 1
+    elif k == 6:
+        side_a, side_b, cell, nx, ny = s_ok, w_ok, here + stride - 1, x - 1, y + 1
+    else:
+        side_a, side_b, cell, nx, ny = n_ok, w_ok, here - stride - 1, x - 1, y - 1
+    if diagonal == NO_CORNER_CUT:
+        return side_a and side_b, cell, nx, ny
+    if diagonal == ONE_FREE:
+        return side_a or side_b, cell, nx, ny
+    return True, cell, nx, ny
+
+
 @njit(nogil=True, cache=True)
 def search_grid(grid, rules, strategy, scratch, query):
     """Search from ``start`` to the nearest of the goals stamped in ``marks[:, GOAL]``.
@@ -176,14 +217,7 @@ def search_grid(grid, rules, strategy, scratch, query):
         diag_len = diag_w
 
     origin = start * dirs + (dirs - 1)  # heading "none" (8) when tracking headings
-    nodes[origin, STATE] = open_mark
-    nodes[origin, CAME_FROM] = -1
-    nodes[origin, HEAP_POS] = 0
-    g_cost[origin] = 0.0
-    frontier[0, F] = 0.0
-    frontier[0, G] = 0.0
-    frontier[0, CELL] = origin
-    size = 1
+    size = _open_origin(search, origin)
     expanded = 0
     n_explored = 0
     pruned = False
@@ -217,39 +251,16 @@ def search_grid(grid, rules, strategy, scratch, query):
         if expanded >= max_expanded:
             return LIMIT_REACHED, expanded, -1, closest, n_explored
 
-        north = here - stride
-        south = here + stride
-        n_ok = is_open(passable, unit, marks, generation, north)
+        n_ok = is_open(passable, unit, marks, generation, here - stride)
         e_ok = is_open(passable, unit, marks, generation, here + 1)
-        s_ok = is_open(passable, unit, marks, generation, south)
+        s_ok = is_open(passable, unit, marks, generation, here + stride)
         w_ok = is_open(passable, unit, marks, generation, here - 1)
+        sides = (n_ok, e_ok, s_ok, w_ok)
         # N, E, S, W, then NE, SE, SW, NW.
-        for k in range(8):
-            if k == 0:
-                ok, cell, nx, ny, length = n_ok, north, x, y - 1, orth_len
-            elif k == 1:
-                ok, cell, nx, ny, length = e_ok, here + 1, x + 1, y, orth_len
-            elif k == 2:
-                ok, cell, nx, ny, length = s_ok, south, x, y + 1, orth_len
-            elif k == 3:
-                ok, cell, nx, ny, length = w_ok, here - 1, x - 1, y, orth_len
-            else:
-                if diagonal == DIAGONAL_NEVER:
-                    break
-                if k == 4:
-                    side_a, side_b, cell, nx, ny = n_ok, e_ok, north + 1, x + 1, y - 1
-                elif k == 5:
-                    side_a, side_b, cell, nx, ny = s_ok, e_ok, south + 1, x + 1, y + 1
-                elif k == 6:
-                    side_a, side_b, cell, nx, ny = s_ok, w_ok, south - 1, x - 1, y + 1
-                else:
-                    side_a, side_b, cell, nx, ny = n_ok, w_ok, north - 1, x - 1, y - 1
-                if diagonal == NO_CORNER_CUT:
-                    ok = side_a and side_b
-                elif diagonal == ONE_FREE:
-                    ok = side_a or side_b
-                else:
-                    ok = True
+        for k in range(8 if diagonal != DIAGONAL_NEVER else 4):
+            ok, cell, nx, ny = _neighbour(k, here, x, y, stride, sides, diagonal)
+            length = orth_len
+            if k >= 4:
                 ok = ok and is_open(passable, unit, marks, generation, cell)
                 length = diag_len
             if not ok:

@@ -19,15 +19,22 @@ CORNER_NONE = 2  # neither needed: the "always" diagonal rule
 
 
 @njit(nogil=True, cache=True)
-def line_of_sight(passable, stride, unit, marks, block_mark, corner_rule, x0, y0, x1, y1):
-    """True if every cell the segment between the centres of ``(x0, y0)`` and ``(x1, y1)``
-    touches is open (clearance >= ``unit``, not blocked for this search).
+def line_of_sight(grid, sight, marks, block_mark, a, b):
+    """True if every cell the segment between the centres of cells ``a`` and ``b``
+    (``(x, y)`` tuples) touches is open (clearance >= ``unit``, not blocked for this
+    search: ``marks[:, BLOCKED] == block_mark``; ``marks=None``: nothing blocked).
+    ``grid`` is the grid record (:mod:`app.search._records`), ``sight`` is ``(unit,
+    corner_rule)``.
 
     The segment is walked cell by cell in exact integer arithmetic (a supercover line).
     Where it passes exactly through a grid corner, the two side cells that meet there
     must satisfy ``corner_rule`` (``CORNER_BOTH``: a sight line never squeezes between
     two diagonal walls, just as a diagonal step may not cut a corner).
     """
+    passable, stride, _terrain = grid
+    unit, corner_rule = sight
+    x0, y0 = a
+    x1, y1 = b
     dx = x1 - x0
     dy = y1 - y0
     nx = abs(dx)
@@ -66,9 +73,10 @@ def line_of_sight(passable, stride, unit, marks, block_mark, corner_rule, x0, y0
 
 
 @njit(nogil=True, cache=True)
-def smooth_path(passable, stride, unit, marks, block_mark, corner_rule, path):
+def smooth_path(grid, sight, marks, block_mark, path):
     """Forward string pulling: from the current waypoint, advance along ``path`` while the
-    next cell is still in sight; the last cell in sight becomes the next waypoint.
+    next cell is still in sight (:func:`line_of_sight`, same arguments); the last cell in
+    sight becomes the next waypoint.
 
     Returns the indices into ``path`` of the waypoints (first and last always included).
     """
@@ -79,17 +87,9 @@ def smooth_path(passable, stride, unit, marks, block_mark, corner_rule, path):
     i = 0
     while i < n - 1:
         j = i + 1
+        here = (path[i, 0], path[i, 1])
         while j + 1 < n and line_of_sight(
-            passable,
-            stride,
-            unit,
-            marks,
-            block_mark,
-            corner_rule,
-            path[i, 0],
-            path[i, 1],
-            path[j + 1, 0],
-            path[j + 1, 1],
+            grid, sight, marks, block_mark, here, (path[j + 1, 0], path[j + 1, 1])
         ):
             j += 1
         keep[k] = j

@@ -194,7 +194,9 @@ def test_the_limit_bounds_the_table_and_each_revision_builds_its_own_once():
 
 def test_an_edit_rebuilds_the_table():
     grid = Grid.from_walkable("t", open_room())
+    assert jump_table(grid) is not None  # as the service builds it when the map loads
     edited = apply_edits(grid, [Edit("blocked", cells=[(3, 5)])], revision=2)
+    assert edited.jump_table is not None  # built with the edit, before any query
     rebuilt = Grid.from_walkable("t", edited.walkable.astype(bool))
     assert np.array_equal(jump_table(edited), jump_table(rebuilt))
     assert not np.array_equal(jump_table(edited), jump_table(grid))

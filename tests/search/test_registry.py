@@ -140,6 +140,11 @@ def test_the_new_runner_is_gone_after_the_test():
 def test_a_grid_revision_keeps_its_own_derived_tables():
     grid = Grid.from_walkable("t", np.ones((3, 3), dtype=bool))
     calls = []
-    assert grid.derived(("x", 1), lambda: calls.append(1) or np.zeros(4)) is not None
-    grid.derived(("x", 1), lambda: calls.append(1) or np.zeros(4))
-    assert calls == [1]
+
+    def build(g: Grid) -> np.ndarray:
+        calls.append(g.revision)
+        return np.zeros(4)
+
+    assert grid.derived(("x", 1), build) is grid.derived(("x", 1), build)  # built once
+    later = Grid.from_walkable("t", np.ones((3, 3), dtype=bool), revision=2).derive_like(grid)
+    assert calls == [1, 2] and later.nbytes == grid.nbytes

@@ -4,8 +4,9 @@ scanning otherwise), for uniform cost, 8-connected movement without corner cutti
 The jump table is built per map revision, like the component labels, and kept with the
 :class:`~app.grid.model.Grid` through its ``derived`` hook (the map layer never imports
 the search layer); the size limit comes from settings (``JUMP_TABLE_MAX_CELLS``) with
-each query. The service builds the tables of the maps it loads at start-up; a new
-revision gets its table on its first JPS query (or when ``GET /maps`` asks).
+each query. The service builds the tables of the maps it loads at start-up, an edited
+revision gets its table when it is made (``Grid.derive_like``), and any other new
+revision (an upload) on its first JPS query.
 """
 
 from __future__ import annotations
@@ -27,13 +28,14 @@ DEFAULT_JUMP_TABLE_MAX_CELLS = 4_194_304  # the JUMP_TABLE_MAX_CELLS default
 def jump_table(grid: Grid, max_cells: int = DEFAULT_JUMP_TABLE_MAX_CELLS) -> np.ndarray | None:
     """The JPS+ table of this revision for units of size 1 (read-only), or None: terrain
     with costs, a map over ``max_cells`` (0: never), or jumps too short to gain from one."""
+    max_cells = max(0, int(max_cells))
 
-    def build() -> np.ndarray | None:
+    def build(grid: Grid) -> np.ndarray | None:
         if not grid.uniform:
             return None
         return jump_table_for(grid.flat, grid.stride, grid.width, grid.height, max_cells)
 
-    return grid.derived(("jump_table", max(0, int(max_cells))), build)
+    return grid.derived(("jump_table", max_cells), build)
 
 
 def refuses(query: Query) -> str | None:
