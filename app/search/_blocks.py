@@ -25,9 +25,8 @@ new revision, whose bitsets are built the same way).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, types
+from numba import njit
 from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
-from numba.extending import overload
 
 from app.search._jumps import (
     JUMP_EAST,
@@ -38,6 +37,8 @@ from app.search._jumps import (
     JUMP_SOUTH,
     JUMP_SW,
     JUMP_WEST,
+    forced,
+    room,
 )
 from app.search._prefetch import prefetch
 
@@ -58,12 +59,68 @@ def line_bits(open_cells: np.ndarray) -> np.ndarray:
     return bits
 
 
-def jump_blocks(passable: np.ndarray, stride: int, unit: int = 1) -> tuple:
-    """The :data:`Blocks` record of a padded flat grid for units of size ``unit``."""
-    open_cells = passable.reshape(-1, stride) >= unit
-    rows = line_bits(open_cells)
-    columns = line_bits(np.ascontiguousarray(open_cells.T))
-    return (rows, columns, passable, int(stride))
+def jump_blocks(passable: np.ndarray, stride: int, unit: int = 1, prune: bool = True) -> tuple:
+    """The :data:`Blocks` record of a padded flat grid for units of size ``unit``;
+    ``prune``: the search prunes intermediate jump points (as with a JPS+ table) or stops
+    at them (as the byte scan does)."""
+    grid = passable.reshape(-1, stride) >= unit
+    blocked = ~grid
+    east = blocked.copy()  # a wall, or a forced neighbour arriving eastwards
+    west = blocked.copy()
+    south = blocked.copy()
+    north = blocked.copy()
+    inner = np.s_[1:-1, 1:-1]
+    for side in (-1, 1):  # the line above (left) and below (right)
+        beside = grid[1 + side : grid.shape[0] - 1 + side, 1:-1]
+        east[inner] |= beside & ~grid[1 + side : grid.shape[0] - 1 + side, :-2]
+        west[inner] |= beside & ~grid[1 + side : grid.shape[0] - 1 + side, 2:]
+        beside = grid[1:-1, 1 + side : grid.shape[1] - 1 + side]
+        south[inner] |= beside & ~grid[:-2, 1 + side : grid.shape[1] - 1 + side]
+        north[inner] |= beside & ~grid[2:, 1 + side : grid.shape[1] - 1 + side]
+    flags = jump_flags(passable, stride, unit)
+    flags.flags.writeable = False
+    return (
+        line_bits(east), line_bits(west), line_bits(south.T), line_bits(north.T),
+        flags, passable, int(stride), bool(prune),
+    )  # fmt: skip
+
+
+# Bits of a cell's byte in the flags array: the straight jump in that direction finds a
+# jump point (not a wall), and the diagonal step in that direction is legal (the cell
+# ahead and both cells beside the step are open).
+FINDS = (1, 2, 4, 8)  # N E S W (the table's column order)
+STEPS = (16, 32, 64, 128)  # NE SE SW NW
+
+
+@njit(nogil=True, cache=True)
+def jump_flags(passable, stride, unit):
+    """One byte per padded cell: :data:`FINDS` and :data:`STEPS` bits. One sweep per
+    direction, each cell's straight bit from the cell ahead (as the jump table's entries)."""
+    n = passable.shape[0]
+    flags = np.zeros(n, dtype=np.uint8)
+    sweeps = ((JUMP_NORTH, -stride, 1), (JUMP_EAST, 1, stride),
+              (JUMP_SOUTH, stride, 1), (JUMP_WEST, -1, stride))  # fmt: skip
+    for col, step, side in sweeps:
+        bit = np.uint8(1 << col)
+        for i in range(stride, n - stride):
+            cell = n - 1 - i if step > 0 else i  # the cell ahead first
+            ahead = cell + step
+            if room(passable, unit, ahead) and (
+                forced(passable, unit, ahead, step, side) or flags[ahead] & bit
+            ):
+                flags[cell] |= bit
+    for d in range(4):
+        dx = 1 if d < 2 else -1
+        dy = -stride if d == 0 or d == 3 else stride
+        bit = np.uint8(16 << d)
+        for cell in range(stride, n - stride):
+            if (
+                room(passable, unit, cell + dx)
+                and room(passable, unit, cell + dy)
+                and room(passable, unit, cell + dx + dy)
+            ):
+                flags[cell] |= bit
+    return flags
 
 
 @njit(nogil=True, cache=True, inline="always")
@@ -78,122 +135,93 @@ def _window(bits, line, pos):
 
 
 @njit(nogil=True, cache=True)
-def scan_forward(bits, line, pos):
-    """The straight entry from cell ``pos`` of ``line`` towards higher positions: ``k > 0``
-    a forced neighbour (from the lines on either side) ``k`` cells on, ``-k`` a wall."""
-    k = 0
+def stop_forward(stops, line, pos):
+    """Cells from ``pos`` to the first stop (a wall or a jump point) of ``line`` towards
+    higher positions. The border's blocked cells end every line."""
+    k = 1
     while True:
-        here = _window(bits, line, pos + 1)
-        before = _window(bits, line - 1, pos + 1) & ~_window(bits, line - 1, pos)
-        after = _window(bits, line + 1, pos + 1) & ~_window(bits, line + 1, pos)
-        stop = ~here | before | after
-        if stop != 0:
-            i = np.int64(trailing_zeros(stop))
-            return k + i + 1 if (here >> np.uint64(i)) & _ONE else -(k + i + 1)
-        pos += 64
+        window = _window(stops, line, pos + k)
+        if window != 0:
+            return k + np.int64(trailing_zeros(window))
         k += 64
 
 
 @njit(nogil=True, cache=True)
-def scan_backward(bits, line, pos):
-    """:func:`scan_forward` towards lower positions."""
-    k = 0
+def stop_backward(stops, line, pos):
+    """:func:`stop_forward` towards lower positions."""
+    k = 1
     while True:
-        low = pos - 64  # the window holds cells pos-64 .. pos-1 (bit 63: pos - 1)
-        here = _window(bits, line, low)
-        before = _window(bits, line - 1, low) & ~_window(bits, line - 1, low + 1)
-        after = _window(bits, line + 1, low) & ~_window(bits, line + 1, low + 1)
-        stop = ~here | before | after
-        if stop != 0:
-            i = 63 - np.int64(leading_zeros(stop))
-            return k + 64 - i if (here >> np.uint64(i)) & _ONE else -(k + 64 - i)
-        pos -= 64
+        window = _window(stops, line, pos - k - 63)  # bit 63: cell pos - k
+        if window != 0:
+            return k + np.int64(leading_zeros(window))
         k += 64
 
 
 @njit(nogil=True, cache=True, inline="always")
 def _straight(blocks, x, y, col):
-    rows, columns, _passable, _stride = blocks
+    east, west, south, north, _flags, passable, stride, _prune = blocks
     if col == JUMP_EAST:
-        return scan_forward(rows, y, x)
-    if col == JUMP_WEST:
-        return scan_backward(rows, y, x)
-    if col == JUMP_SOUTH:
-        return scan_forward(columns, x, y)
-    return scan_backward(columns, x, y)
+        k = stop_forward(east, y, x)
+        cell = y * stride + x + k
+    elif col == JUMP_WEST:
+        k = stop_backward(west, y, x)
+        cell = y * stride + x - k
+    elif col == JUMP_SOUTH:
+        k = stop_forward(south, x, y)
+        cell = (y + k) * stride + x
+    else:
+        k = stop_backward(north, x, y)
+        cell = (y - k) * stride + x
+    return k if passable[cell] != 0 else -k
 
 
-@njit(nogil=True, cache=True)
-def _diagonal(blocks, cell, x, y, col):
+@njit(nogil=True, cache=True, inline="always")
+def _diagonal(blocks, cell, col):
     """The diagonal entry: diagonal steps to the first cell from which a straight jump
     along either component finds a jump point (``k``), or to a wall or cut corner
-    (``-k``)."""
-    _rows, _columns, passable, stride = blocks
+    (``-k``), from the flags (one byte per step)."""
+    flags, stride = blocks[4], blocks[6]
     if col == JUMP_NE:
-        dx, dy, col_x, col_y = 1, -1, JUMP_EAST, JUMP_NORTH
+        step, finds = 1 - stride, FINDS[JUMP_EAST] | FINDS[JUMP_NORTH]
     elif col == JUMP_SE:
-        dx, dy, col_x, col_y = 1, 1, JUMP_EAST, JUMP_SOUTH
+        step, finds = 1 + stride, FINDS[JUMP_EAST] | FINDS[JUMP_SOUTH]
     elif col == JUMP_SW:
-        dx, dy, col_x, col_y = -1, 1, JUMP_WEST, JUMP_SOUTH
+        step, finds = stride - 1, FINDS[JUMP_WEST] | FINDS[JUMP_SOUTH]
     else:
-        dx, dy, col_x, col_y = -1, -1, JUMP_WEST, JUMP_NORTH
-    step_y = dy * stride
+        step, finds = -1 - stride, FINDS[JUMP_WEST] | FINDS[JUMP_NORTH]
+    legal = STEPS[col - 4]
     k = 0
     while True:
         k += 1
-        if passable[cell + dx] == 0 or passable[cell + step_y] == 0:
+        if not flags[cell] & legal:
             return -k
-        cell += dx + step_y
-        if passable[cell] == 0:
-            return -k
-        x += dx
-        y += dy
-        if _straight(blocks, x, y, col_x) > 0 or _straight(blocks, x, y, col_y) > 0:
+        cell += step
+        if flags[cell] & finds:
             return k
 
 
+@njit(nogil=True, cache=True, inline="always")
 def entry(source, cell, x, y, col):
-    """A jump's entry (see :mod:`app.search._jumps`) from a table or a :data:`Blocks`
-    record: compiled code only (the overloads below)."""
-    raise NotImplementedError
+    """A jump's entry (see :mod:`app.search._jumps`) from a JPS+ table (a lookup) or a
+    :data:`Blocks` record (a scan). Which one is settled when the kernel compiles."""
+    if isinstance(source, tuple):
+        if col < 4:
+            return _straight(source, x, y, col)
+        return _diagonal(source, cell, col)
+    return np.int64(source[cell, col])
 
 
-@overload(entry)
-def _entry(source, cell, x, y, col):
-    if isinstance(source, types.Array):  # a JPS+ table
-
-        def lookup(source, cell, x, y, col):
-            return np.int64(source[cell, col])
-
-        return lookup
-    if isinstance(source, types.BaseTuple):  # a Blocks record
-
-        def scan(source, cell, x, y, col):
-            if col < 4:
-                return _straight(source, x, y, col)
-            return _diagonal(source, cell, x, y, col)
-
-        return scan
-    return None
+@njit(nogil=True, cache=True, inline="always")
+def prunes(source):
+    """Whether the search prunes intermediate jump points: always with a JPS+ table, as the
+    record says with a :data:`Blocks` record."""
+    if isinstance(source, tuple):
+        return source[7]
+    return True
 
 
+@njit(nogil=True, cache=True, inline="always")
 def warm(source, cell):
-    """Prefetch the table row a jump will read (nothing for a Blocks record)."""
-    raise NotImplementedError
-
-
-@overload(warm)
-def _warm(source, cell):
-    if isinstance(source, types.Array):
-
-        def hint(source, cell):
-            prefetch(source, cell)
-
-        return hint
-    if isinstance(source, types.BaseTuple):
-
-        def nothing(source, cell):
-            pass
-
-        return nothing
-    return None
+    """Prefetch the table row a jump will read (nothing for a :data:`Blocks` record)."""
+    if not isinstance(source, tuple):
+        prefetch(source, cell)

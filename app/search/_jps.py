@@ -60,7 +60,7 @@ from app.search._jumps import (
 )
 from app.search._jumps import room as _room
 from app.search._blocks import entry as jump_entry
-from app.search._blocks import warm
+from app.search._blocks import prunes, warm
 
 # Every jump is given the cell, its coordinates and a direction (dx, dy), and returns
 # how many steps away the jump point is (-1: none). Coordinates are carried along rather
@@ -290,7 +290,7 @@ def jps(grid, rules, scratch, table, start, goal):
         for i in range(n):
             dx = dirs[i, 0]
             dy = dirs[i, 1]
-            if table is not None and dx != 0 and dy != 0:
+            if table is not None and dx != 0 and dy != 0 and prunes(table):
                 size = _offer_diagonal(search, size, table, stride, current, x, y, dx, dy, a, d)
                 continue
             k = _jump(passable, unit, table, stride, current, x, y, dx, dy, goal_x, goal_y, goal)
