@@ -59,6 +59,7 @@ import numpy as np
 from app.errors import MapLoadError
 from app.grid import Grid
 from app.search import Algorithm, SearchOptions, SearchScratch, find_path
+from app.search.runners.jps import DEFAULT_JUMP_TABLE_MAX_CELLS
 from bench.common import (
     SQRT2,
     Failure,
@@ -111,7 +112,9 @@ def walkable_of(grid: Grid) -> np.ndarray:
     return grid.passable[1:-1, 1:-1] > 0
 
 
-def prepare_ours(algorithm: Algorithm) -> Callable[[Grid], tuple[Solve, ToPath]]:
+def prepare_ours(
+    algorithm: Algorithm, jump_table_max_cells: int = DEFAULT_JUMP_TABLE_MAX_CELLS
+) -> Callable[[Grid], tuple[Solve, ToPath]]:
     options = SearchOptions(algorithm=algorithm)
 
     def prepare(grid: Grid) -> tuple[Solve, ToPath]:
@@ -120,7 +123,10 @@ def prepare_ours(algorithm: Algorithm) -> Callable[[Grid], tuple[Solve, ToPath]]
         scratch.frontier.fill(0)
 
         def solve(start: Cell, goal: Cell) -> Any:
-            return find_path(grid, start, goal, options, scratch=scratch)
+            return find_path(
+                grid, start, goal, options, jump_table_max_cells=jump_table_max_cells,
+                scratch=scratch,
+            )  # fmt: skip
 
         return solve, lambda result: result.path if result.found else None
 
@@ -287,13 +293,15 @@ def prepare_heapq(grid: Grid) -> tuple[Solve, ToPath]:
 SOLVERS = (
     Solver("ours A*", False, True, prepare_ours(Algorithm.ASTAR)),
     Solver("ours JPS", False, True, prepare_ours(Algorithm.JPS)),
+    # JPS on a revision without a JPS+ table: block scans where runs are long (jps_blocks)
+    Solver("ours JPS-B", False, True, prepare_ours(Algorithm.JPS, jump_table_max_cells=0)),
     Solver("tcod", False, False, prepare_tcod),
     Solver("pyastar2d", False, False, prepare_pyastar2d),
     Solver("python-pathfinding", True, False, prepare_pathfinding),
     Solver("networkx", True, False, prepare_networkx),
     Solver("heapq A*", True, False, prepare_heapq),
 )
-OURS_ASTAR, OURS_JPS = SOLVERS[0].name, SOLVERS[1].name
+OURS_ASTAR, OURS_JPS, OURS_BLOCKS = SOLVERS[0].name, SOLVERS[1].name, SOLVERS[2].name
 
 
 # --- running -----------------------------------------------------------------------------
@@ -521,9 +529,13 @@ KERNEL_COLUMNS = (
     "map",
     "A* kernel µs",
     "JPS kernel µs",
+    "JPS-B kernel µs",
     "A* expanded",
     "JPS expanded",
+    "JPS-B expanded",
     "A* / JPS, kernels",
+    "A* / JPS-B, kernels",
+    "JPS / JPS-B, kernels",
     "A* / JPS, calls",
 )
 
@@ -531,20 +543,23 @@ KERNEL_COLUMNS = (
 def kernel_row(name: str, runs: Sequence[MapRun]) -> str:
     """Our two searches on ``runs``: medians of kernel time (``search_us``) and expansions,
     and of the per-query A* / JPS time ratios, kernels alone and whole ``find_path`` calls."""
-    a_ns, j_ns, a_ex, j_ex, by_kernel, by_call = [], [], [], [], [], []
+    a_ns, j_ns, b_ns, a_ex, j_ex, b_ex, by_call = [], [], [], [], [], [], []
     for run in runs:
         for i, a in run.answers[OURS_ASTAR].items():
-            j = run.answers[OURS_JPS][i]
+            j, b = run.answers[OURS_JPS][i], run.answers[OURS_BLOCKS][i]
             a_ns.append(a.kernel_ns)
-            j_ns.append(j.kernel_ns)
+            j_ns.append(max(j.kernel_ns, 1.0))
+            b_ns.append(max(b.kernel_ns, 1.0))
             a_ex.append(a.expanded)
             j_ex.append(j.expanded)
-            by_kernel.append(a.kernel_ns / max(j.kernel_ns, 1.0))
+            b_ex.append(b.expanded)
             by_call.append(a.ns / j.ns)
+    a, j, b = np.asarray(a_ns), np.asarray(j_ns), np.asarray(b_ns)
+    ratios = [times(float(np.median(r))) for r in (a / j, a / b, j / b)]
     return (
-        f"| {name} | {np.median(a_ns) / 1e3:,.1f} | {np.median(j_ns) / 1e3:,.1f} | "
-        f"{np.median(a_ex):,.0f} | {np.median(j_ex):,.0f} | {times(float(np.median(by_kernel)))} | "
-        f"{times(float(np.median(by_call)))} |"
+        f"| {name} | {np.median(a) / 1e3:,.1f} | {np.median(j) / 1e3:,.1f} | "
+        f"{np.median(b) / 1e3:,.1f} | {np.median(a_ex):,.0f} | {np.median(j_ex):,.0f} | "
+        f"{np.median(b_ex):,.0f} | {' | '.join(ratios)} | {times(float(np.median(by_call)))} |"
     )
 
 
@@ -598,6 +613,7 @@ def draw_chart(runs: Sequence[MapRun], path: Path, subtitle: str) -> None:
     colours = {
         "ours A*": "#1f4e9c",
         "ours JPS": "#4f9be8",
+        "ours JPS-B": "#9ecae1",
         "tcod": "#2ca02c",
         "pyastar2d": "#bcbd22",
         "python-pathfinding": "#d62728",

@@ -32,7 +32,6 @@ from app.search._jumps import (
     JUMP_EAST,
     JUMP_NE,
     JUMP_NORTH,
-    JUMP_NW,
     JUMP_SE,
     JUMP_SOUTH,
     JUMP_SW,

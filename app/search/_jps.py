@@ -37,6 +37,8 @@ import numpy as np
 from numba import njit
 
 from app.search._astar import open_start, pair_search, relax
+from app.search._blocks import entry as jump_entry
+from app.search._blocks import prunes, warm
 from app.search._frontier import (
     CAME_FROM,
     COST_DIAG,
@@ -59,8 +61,6 @@ from app.search._jumps import (
     forced,
 )
 from app.search._jumps import room as _room
-from app.search._blocks import entry as jump_entry
-from app.search._blocks import prunes, warm
 
 # Every jump is given the cell, its coordinates and a direction (dx, dy), and returns
 # how many steps away the jump point is (-1: none). Coordinates are carried along rather

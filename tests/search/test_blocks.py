@@ -158,3 +158,5 @@ def test_an_edit_builds_the_bitsets_again():
     assert after is not None and after is not before
     fresh = jump_blocks(edited.flat, edited.stride, 1, False)
     assert all(np.array_equal(a, b) for a, b in zip(after[:6], fresh[:6]))
+    # 4 bits and 1 byte per padded cell, counted in the revision's memory
+    assert edited.nbytes >= Grid.from_walkable("hall", edited.walkable).nbytes + 202 * 42

@@ -20,6 +20,8 @@ revision builds them again, as it does its other tables).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from app.grid.model import Grid
@@ -30,19 +32,30 @@ from app.search.runners import jps
 from app.search.scratch import SearchScratch
 
 
+@dataclass(frozen=True)
+class Blocks:
+    """A revision's block record as kept with the :class:`Grid` (``nbytes``: what it adds
+    to the snapshot's memory; the record also holds the grid's own ``flat`` array)."""
+
+    record: tuple
+    nbytes: int
+
+
 def block_record(grid: Grid, prune: bool = False) -> tuple | None:
     """The revision's block record for units of size 1 (``prune``: see
     :func:`app.search._blocks.jump_blocks`), or None on a map with costly terrain or
     short straight runs."""
 
-    def build(grid: Grid) -> tuple | None:
+    def build(grid: Grid) -> Blocks | None:
         if not grid.uniform:
             return None
         if not long_runs(grid.flat, grid.stride, grid.width, grid.height):
             return None
-        return jump_blocks(grid.flat, grid.stride, 1, prune)
+        record = jump_blocks(grid.flat, grid.stride, 1, prune)
+        return Blocks(record, sum(a.nbytes for a in record[:5]))
 
-    return grid.derived(("jump_blocks", bool(prune)), build)
+    blocks = grid.derived(("jump_blocks", bool(prune)), build)
+    return None if blocks is None else blocks.record
 
 
 def refuses(query: Query) -> str | None:
