@@ -13,6 +13,7 @@ class ServiceError(Exception):
 
     code: str = "error"
     status: int = 400
+    headers: dict[str, str] | None = None  # sent with the error response
 
     def __init__(self, message: str) -> None:
         super().__init__(message)
@@ -94,6 +95,14 @@ class StorageError(ServiceError):
 class NotReady(ServiceError):
     code = "not_ready"
     status = 503
+
+
+class Overloaded(ServiceError):
+    """Every search thread busy and ``SEARCH_QUEUE`` searches waiting: refused at once."""
+
+    code = "overloaded"
+    status = 503
+    headers = {"Retry-After": "1"}
 
 
 class MapLoadError(Exception):

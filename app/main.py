@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
@@ -13,15 +12,19 @@ from app.api.auth import require_api_token
 from app.api.errors import install_error_handlers
 from app.api.limits import BodySizeLimit
 from app.api.routes import flowfield, health, maps, paths, validate
+from app.api.routes import metrics as metrics_route
 from app.config import Settings, get_settings
+from app.observability import metrics
+from app.observability.build import git_commit
+from app.observability.logs import configure_logging
+from app.observability.requests import RequestObservation
 from app.service import ServiceState
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or get_settings()
-    logging.basicConfig(
-        level=settings.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s"
-    )
+    configure_logging(settings.log_level, settings.log_format)
+    metrics.configure(settings.metrics_enabled, __version__, git_commit())
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -42,6 +45,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_middleware(
         BodySizeLimit, max_bytes=settings.max_body_bytes, upload_bytes=settings.max_upload_bytes
     )
+    # Outermost: every response, refusals by the size limit included, gets X-Request-ID.
+    app.add_middleware(RequestObservation, access_log_enabled=settings.access_log)
     install_error_handlers(app)
     app.include_router(health.router)  # always open: orchestrators probe it
     guarded = [Depends(require_api_token)]
@@ -50,6 +55,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(validate.router, dependencies=guarded)
     app.include_router(flowfield.router, dependencies=guarded)
     app.include_router(maps.router, dependencies=guarded)
+    if settings.metrics_enabled:
+        app.include_router(metrics_route.router, dependencies=guarded)
     return app
 
 
