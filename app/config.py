@@ -45,6 +45,7 @@ class Settings(BaseSettings):
 
     # Observability and overload (README: "Observability", "Overload fails fast").
     search_queue: int = Field(64, ge=0)
+    short_search_expansions: int = Field(65_536, ge=0)
     max_search_ms: int = Field(10_000, ge=1)
     search_expansions_per_ms: int = Field(2_000, ge=1)
     metrics_enabled: bool = True

@@ -12,6 +12,11 @@ reads one map snapshot and its own scratch), so this keeps responses determinist
 A search's *cost* is its worst-case work, in expansions, given by the caller: a query that
 can expand at most a few cells (a small map, a small ``max_expanded`` or
 ``time_budget_ms``) is cheap whatever the map.
+
+A running search cannot be interrupted, so a cheap search that finds every thread busy with
+long ones would wait for one of them to end. With two threads or more, one is therefore kept
+for *short* searches (cost at most ``SHORT_SEARCH_EXPANSIONS``): long searches run on at most
+``SEARCH_THREADS - 1`` threads at once. ``SHORT_SEARCH_EXPANSIONS=0`` turns that off.
 """
 
 from __future__ import annotations
@@ -43,11 +48,16 @@ class _Job:
 
 
 class SearchScheduler:
-    def __init__(self, threads: int, queue_size: int, name: str = "search") -> None:
+    def __init__(
+        self, threads: int, queue_size: int, short_cost: int = 0, name: str = "search"
+    ) -> None:
         self.threads = threads
         self.queue_size = queue_size
+        self.short_cost = short_cost
+        self._long_limit = threads - 1 if threads > 1 and short_cost > 0 else threads
         self._waiting: list[_Job] = []
         self._running = 0
+        self._long_running = 0
         self._closed = False
         self._cond = threading.Condition()
         self._seq = itertools.count()
@@ -138,12 +148,14 @@ class SearchScheduler:
     def _serve(self) -> None:
         while True:
             with self._cond:
-                while not self._waiting and not self._closed:
+                while not self._may_start():
+                    if self._closed and not self._waiting:
+                        return
                     self._cond.wait()
-                if not self._waiting:
-                    return
                 job = heapq.heappop(self._waiting)
+                long = job.cost > self.short_cost
                 self._running += 1
+                self._long_running += long
                 self._changed()
             try:
                 if job.future.set_running_or_notify_cancel():
@@ -157,7 +169,16 @@ class SearchScheduler:
             finally:
                 with self._cond:
                     self._running -= 1
+                    self._long_running -= long
                     self._changed()
+                    if long:  # a thread waiting with a long search at the head may go
+                        self._cond.notify_all()
+
+    def _may_start(self) -> bool:  # holding the lock
+        if not self._waiting:
+            return False
+        # The cheapest waiting search is at the head: if it is long, all are.
+        return self._waiting[0].cost <= self.short_cost or self._long_running < self._long_limit
 
     def close(self) -> None:
         """Refuse new searches and cancel the waiting ones; running ones finish."""

@@ -38,7 +38,9 @@ class ServiceState:
         self.pool = ScratchPool(settings.search_threads)
         # SEARCH_THREADS threads run the searches (in parallel: the kernels release the GIL);
         # at most SEARCH_QUEUE wait, past that requests are refused (app/scheduler.py).
-        self.scheduler = SearchScheduler(settings.search_threads, settings.search_queue)
+        self.scheduler = SearchScheduler(
+            settings.search_threads, settings.search_queue, settings.short_search_expansions
+        )
         self.flowfields = LRUCache(settings.flowfield_cache, settings.flowfield_cache_bytes)
         self.store = MapStore()
         self.ready = threading.Event()

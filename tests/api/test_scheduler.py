@@ -17,8 +17,10 @@ def scheduler_factory():
     made: list[SearchScheduler] = []
     gates: list[threading.Event] = []
 
-    def make(threads: int, queue: int) -> tuple[SearchScheduler, threading.Event]:
-        scheduler = SearchScheduler(threads, queue, name="test-search")
+    def make(
+        threads: int, queue: int, short_cost: int = 0
+    ) -> tuple[SearchScheduler, threading.Event]:
+        scheduler = SearchScheduler(threads, queue, short_cost, name="test-search")
         gate = threading.Event()
         made.append(scheduler)
         gates.append(gate)
@@ -146,3 +148,27 @@ def test_close_cancels_the_waiting_and_refuses_new(scheduler_factory):
         scheduler.submit(lambda: "late")
     gate.set()
     assert running.result(10) is None  # the running one finishes
+
+
+def test_one_thread_is_kept_for_short_searches(scheduler_factory):
+    scheduler, gate = scheduler_factory(2, 10, short_cost=100)
+    long_started = threading.Event()
+
+    def long_search() -> str:
+        long_started.set()
+        gate.wait(10)
+        return "long"
+
+    first = scheduler.submit(long_search, cost=1_000_000)
+    assert long_started.wait(5)
+    second = scheduler.submit(lambda: "long too", cost=1_000_000)
+    time.sleep(0.05)
+    assert not second.done() and scheduler.running == 1  # waits: the other thread is kept
+    assert scheduler.submit(lambda: "short", cost=50).result(5) == "short"  # served at once
+    gate.set()
+    assert first.result(10) == "long" and second.result(10) == "long too"
+
+
+def test_one_thread_serves_everything(scheduler_factory):
+    scheduler, _ = scheduler_factory(1, 10, short_cost=100)
+    assert scheduler.submit(lambda: "long", cost=1_000_000).result(5) == "long"
