@@ -85,8 +85,8 @@ def serve(maps: Path, *extra: str, **env: str) -> Iterator[Server]:
     environment = {
         **os.environ,
         "MAPS_DIR": str(maps),
-        "LOG_LEVEL": os.environ.get("DEBUG_LOG_LEVEL", "warning"),
-        "ACCESS_LOG": os.environ.get("DEBUG_ACCESS_LOG", "false"),
+        "LOG_LEVEL": "warning",
+        "ACCESS_LOG": "false",
         **env,
     }
     environment.pop("PROMETHEUS_MULTIPROC_DIR", None)
@@ -118,9 +118,6 @@ def serve(maps: Path, *extra: str, **env: str) -> Iterator[Server]:
         if process.poll() is None:
             process.kill()
         process.wait(timeout=30)
-        if os.environ.get("DEBUG_ACCESS_LOG"):
-            output.seek(0)
-            Path("/tmp/obs-flood.log").write_bytes(output.read())
         output.close()
 
 
@@ -187,9 +184,6 @@ def test_flood_fails_fast_and_keeps_serving(maps_dir):
         assert not any(t.is_alive() for t in threads), "a client hung"
         assert not failures, failures[:5]
 
-        print(
-            "DEBUG cheap", cheap, "probes", sorted(probes)[-5:], len(probes), "exp", len(expensive)
-        )
         served = [took for status, took, _ in expensive if status == 200]
         refused = [took for status, took, code in expensive if status == 503]
         assert {code for status, _, code in expensive if status != 200} == {"overloaded"}
@@ -197,7 +191,7 @@ def test_flood_fails_fast_and_keeps_serving(maps_dir):
         # Refusals are immediate: no waiting for a search thread.
         assert statistics.median(refused) < 0.05, statistics.median(refused)
         assert max(refused) < 1.0, max(refused)
-        # Cheap queries keep being served: each waits at most for a running search to end.
+        # Cheap queries keep being served: one search thread is kept for short searches.
         assert len(cheap) >= 20 and all(status == 200 for status, _ in cheap), cheap
         assert max(took for _, took in cheap) < 5.0
         # /health answers within 50 ms (the loaded shared machine allowed a few stragglers).
