@@ -82,14 +82,14 @@ def serve(maps: Path, *extra: str, **env: str) -> Iterator[Server]:
     up and block the server's logging)."""
     port = free_port()
     output = tempfile.TemporaryFile()
+    inherited = {k: v for k, v in os.environ.items() if k != "PROMETHEUS_MULTIPROC_DIR"}
     environment = {
-        **os.environ,
+        **inherited,
         "MAPS_DIR": str(maps),
         "LOG_LEVEL": "warning",
         "ACCESS_LOG": "false",
         **env,
     }
-    environment.pop("PROMETHEUS_MULTIPROC_DIR", None)
     command = [sys.executable, "-m", "app", "--host", "127.0.0.1"]
     process = subprocess.Popen(
         [*command, "--port", str(port), *extra],
