@@ -47,6 +47,9 @@ class _Job:
     queued_at: float = field(compare=False)
 
 
+GAUGE_INTERVAL = 1.0
+
+
 class SearchScheduler:
     def __init__(
         self, threads: int, queue_size: int, short_cost: int = 0, name: str = "search"
@@ -70,6 +73,10 @@ class SearchScheduler:
         ]
         for worker in self._workers:
             worker.start()
+        # The queue gauges are sampled (a set per change would cost each search more than
+        # the rest of its metrics): every GAUGE_INTERVAL seconds and at each scrape.
+        self._closing = threading.Event()
+        threading.Thread(target=self._sample, name=f"{name}-gauges", daemon=True).start()
 
     @property
     def depth(self) -> int:
@@ -108,7 +115,6 @@ class SearchScheduler:
                 self._waiting.remove(victim)
                 heapq.heapify(self._waiting)
             heapq.heappush(self._waiting, job)
-            self._changed()
             self._cond.notify()
         if victim is not None:
             victim.future.set_exception(self._overloaded("a cheaper search took its place"))
@@ -126,7 +132,6 @@ class SearchScheduler:
                 raise self._overloaded()
             for job in jobs:
                 heapq.heappush(self._waiting, job)
-            self._changed()
             self._cond.notify(len(jobs))
         return [job.future for job in jobs]
 
@@ -142,8 +147,12 @@ class SearchScheduler:
             + "; retry later"
         )
 
-    def _changed(self) -> None:  # holding the lock
+    def sample_gauges(self) -> None:
         metrics.set_search_queue(len(self._waiting), self._running)
+
+    def _sample(self) -> None:
+        while not self._closing.wait(GAUGE_INTERVAL):
+            self.sample_gauges()
 
     def _serve(self) -> None:
         while True:
@@ -156,7 +165,6 @@ class SearchScheduler:
                 long = job.cost > self.short_cost
                 self._running += 1
                 self._long_running += long
-                self._changed()
             try:
                 if job.future.set_running_or_notify_cancel():
                     metrics.observe_queue_wait(time.perf_counter() - job.queued_at)
@@ -170,7 +178,6 @@ class SearchScheduler:
                 with self._cond:
                     self._running -= 1
                     self._long_running -= long
-                    self._changed()
                     if long:  # a thread waiting with a long search at the head may go
                         self._cond.notify_all()
 
@@ -185,7 +192,8 @@ class SearchScheduler:
         with self._cond:
             self._closed = True
             waiting, self._waiting = self._waiting, []
-            self._changed()
             self._cond.notify_all()
+        self._closing.set()
+        self.sample_gauges()
         for job in waiting:
             job.future.cancel()

@@ -73,7 +73,7 @@ class ServiceState:
         # out of the collector's sight keeps full collections (15-50 ms, during which the
         # worker answers nothing) out of request latencies.
         gc.freeze()
-        self.refresh_map_metrics()
+        self.refresh_gauges()
         self.ready.set()
         log.info(
             "ready in %.2f s: %d maps loaded, %d failed, kernels warm in %.2f s",
@@ -121,8 +121,11 @@ class ServiceState:
                 problems[name] = problem
         return problems
 
-    def refresh_map_metrics(self) -> None:
+    def refresh_gauges(self) -> None:
+        """The gauges read from state (maps, search queue), brought up to date: at start-up
+        and at each scrape."""
         metrics.set_maps((g.name, g.revision, g.nbytes) for g in self.store.all())
+        self.scheduler.sample_gauges()
 
     def close(self) -> None:
         self.scheduler.close()

@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Iterable
+from typing import Any
 
 from prometheus_client import (
     CONTENT_TYPE_LATEST,
@@ -120,6 +121,12 @@ BUILD_INFO = Gauge(
 _enabled = True
 _store_states: set[str] = set()
 _maps_seen: set[str] = set()
+# Labelled children, looked up once per label combination: ``labels()`` costs more than the
+# update itself, and this is the per-request path. The combinations are bounded (route
+# templates, known methods, statuses, algorithms, outcomes).
+_request_children: dict[tuple[str, str, int], tuple[Any, Any]] = {}
+_search_children: dict[tuple[str, str], tuple[Any, Any, Any]] = {}
+_METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
 
 
 def configure(enabled: bool, version: str, commit: str) -> None:
@@ -137,9 +144,18 @@ def enabled() -> bool:
 def observe_request(method: str, route: str, status: int, seconds: float, error: str | None):
     if not _enabled:
         return
-    code = str(status)
-    REQUESTS.labels(method, route, code).inc()
-    REQUEST_SECONDS.labels(method, route, code).observe(seconds)
+    key = (method, route, status)
+    children = _request_children.get(key)
+    if children is None:
+        label = method if method in _METHODS else "other"  # a client chooses the method
+        code = str(status)
+        children = (
+            REQUESTS.labels(label, route, code),
+            REQUEST_SECONDS.labels(label, route, code),
+        )
+        _request_children[key] = children
+    children[0].inc()
+    children[1].observe(seconds)
     if error is not None:
         REJECTED.labels(error).inc()
 
@@ -148,9 +164,17 @@ def observe_search(algorithm: str, search_us: float, expanded: int, outcome: str
     """One search's figures (``outcome``: ``found`` or the result's ``reason``)."""
     if not _enabled:
         return
-    SEARCH_SECONDS.labels(algorithm).observe(search_us / 1e6)
-    SEARCH_EXPANDED.labels(algorithm).observe(expanded)
-    SEARCH_OUTCOMES.labels(algorithm, outcome).inc()
+    children = _search_children.get((algorithm, outcome))
+    if children is None:
+        children = (
+            SEARCH_SECONDS.labels(algorithm),
+            SEARCH_EXPANDED.labels(algorithm),
+            SEARCH_OUTCOMES.labels(algorithm, outcome),
+        )
+        _search_children[(algorithm, outcome)] = children
+    children[0].observe(search_us / 1e6)
+    children[1].observe(expanded)
+    children[2].inc()
 
 
 def observe_verdict(violation_codes: Iterable[str]) -> None:

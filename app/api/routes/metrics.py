@@ -24,5 +24,5 @@ router = APIRouter(tags=["health"])
 def get_metrics(state: StateDep) -> Response:
     """The service's metrics in Prometheus text format. A plain ``def``: reading every
     worker's files (multiprocess mode) runs off the event loop."""
-    state.refresh_map_metrics()
+    state.refresh_gauges()
     return Response(metrics.render(), media_type=metrics.CONTENT_TYPE)
