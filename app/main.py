@@ -9,7 +9,7 @@ from fastapi import Depends, FastAPI
 
 from app import __version__
 from app.api.auth import require_api_token
-from app.api.errors import install_error_handlers
+from app.api.errors import install_error_handlers, internal_error
 from app.api.limits import BodySizeLimit
 from app.api.routes import flowfield, health, maps, paths, validate
 from app.api.routes import metrics as metrics_route
@@ -46,7 +46,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         BodySizeLimit, max_bytes=settings.max_body_bytes, upload_bytes=settings.max_upload_bytes
     )
     # Outermost: every response, refusals by the size limit included, gets X-Request-ID.
-    app.add_middleware(RequestObservation, access_log_enabled=settings.access_log)
+    app.add_middleware(
+        RequestObservation, internal_error=internal_error, access_log_enabled=settings.access_log
+    )
     install_error_handlers(app)
     app.include_router(health.router)  # always open: orchestrators probe it
     guarded = [Depends(require_api_token)]

@@ -116,9 +116,15 @@ async def _http_error(request: Request, exc: Exception) -> Response:
     return error_response(exc.status_code, code, message)
 
 
-async def _unexpected_error(request: Request, exc: Exception) -> Response:
-    log.exception("unexpected error on %s %s", request.method, request.url.path)
+def internal_error(method: str, path: str) -> Response:
+    """The 500 answer to an unexpected exception (call it while handling the exception: the
+    traceback is logged)."""
+    log.exception("unexpected error on %s %s", method, path)
     return error_response(500, "internal_error", "internal error; the incident was logged")
+
+
+async def _unexpected_error(request: Request, exc: Exception) -> Response:
+    return internal_error(request.method, request.url.path)
 
 
 def install_error_handlers(app: FastAPI) -> None:

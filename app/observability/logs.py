@@ -5,7 +5,8 @@ The standard library's ``logging`` with a small JSON formatter, not structlog: u
 numba and every library already log through ``logging``, so one formatter on the root
 handler turns *every* line into JSON (structlog would still need this bridge for them), and
 it costs no new dependency; orjson, already used for responses, does the encoding.
-Structured fields ride on ``extra={"fields": {...}}``.
+Structured fields ride on ``extra={"fields": {...}}``; a line logged while a request is
+being served (an unexpected error's traceback, say) also carries its ``request_id``.
 
 uvicorn's own access log (``uvicorn.access``) is switched off here, as with
 ``--no-access-log``: ``gridpath.access`` writes the one line per request (with the request
@@ -21,6 +22,17 @@ import time
 
 import orjson
 
+from app.observability.requests import current
+
+
+def _fields(record: logging.LogRecord) -> dict | None:
+    fields = getattr(record, "fields", None)
+    if fields is None:
+        request = current()
+        if request is not None:
+            fields = {"request_id": request.request_id}
+    return fields
+
 
 class JsonFormatter(logging.Formatter):
     def format(self, record: logging.LogRecord) -> str:
@@ -31,7 +43,7 @@ class JsonFormatter(logging.Formatter):
             "logger": record.name,
             "message": record.getMessage(),
         }
-        fields = getattr(record, "fields", None)
+        fields = _fields(record)
         if fields:
             entry.update(fields)
         if record.exc_info:
@@ -45,7 +57,7 @@ class TextFormatter(logging.Formatter):
 
     def format(self, record: logging.LogRecord) -> str:
         line = super().format(record)
-        fields = getattr(record, "fields", None)
+        fields = _fields(record)
         if fields:
             line += " " + " ".join(f"{k}={v}" for k, v in fields.items())
         return line

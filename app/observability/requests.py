@@ -14,9 +14,11 @@ import re
 import threading
 import time
 import uuid
+from collections.abc import Callable
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 
+from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.observability import metrics
@@ -91,8 +93,18 @@ def route_template(scope: Scope) -> str:
 
 
 class RequestObservation:
-    def __init__(self, app: ASGIApp, access_log_enabled: bool = True) -> None:
+    """``internal_error(method, path)`` answers an unexpected exception here, inside the
+    request's context (so its log line and traceback carry the request id, and the 500
+    carries ``X-Request-ID``), rather than in Starlette's outermost error middleware."""
+
+    def __init__(
+        self,
+        app: ASGIApp,
+        internal_error: Callable[[str, str], Response],
+        access_log_enabled: bool = True,
+    ) -> None:
         self.app = app
+        self.internal_error = internal_error
         self.log = access_log_enabled
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -104,16 +116,23 @@ class RequestObservation:
         token = _current.set(record)
         header = (b"x-request-id", record.request_id.encode())
         status = 500
+        started = False
 
         async def send_with_id(message: Message) -> None:
-            nonlocal status
+            nonlocal status, started
             if message["type"] == "http.response.start":
-                status = message["status"]
+                status, started = message["status"], True
                 message["headers"] = [*message.get("headers", ()), header]
             await send(message)
 
         try:
-            await self.app(scope, receive, send_with_id)
+            try:
+                await self.app(scope, receive, send_with_id)
+            except Exception:
+                if started:  # too late for an error answer: the connection is dropped
+                    raise
+                response = self.internal_error(scope.get("method", ""), scope.get("path", ""))
+                await response(scope, receive, send_with_id)
         finally:
             _current.reset(token)
             seconds = time.perf_counter() - began

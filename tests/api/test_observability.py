@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import logging
 import threading
@@ -304,3 +305,28 @@ def test_overloaded_is_503_with_retry_after_at_once():
             release.set()
             holder.result(10)
         assert client.post("/path", json=PATH).status_code == 200
+
+
+def test_lines_logged_during_a_request_carry_its_id(app_client, caplog, monkeypatch):
+    import app.api.routes.paths as paths
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("kernel exploded")
+
+    monkeypatch.setattr(paths, "find_path", broken)
+    client = TestClient(app_client.app, raise_server_exceptions=False)  # same running app
+    written = io.StringIO()
+    handler = logging.StreamHandler(written)  # formats when the line is logged, as in service
+    handler.setFormatter(JsonFormatter())
+    logging.getLogger("app.api.errors").addHandler(handler)
+    try:
+        with caplog.at_level(logging.INFO):
+            response = client.post("/path", json=PATH, headers={"x-request-id": "boom-7"})
+    finally:
+        logging.getLogger("app.api.errors").removeHandler(handler)
+    assert response.status_code == 500 and response.headers["x-request-id"] == "boom-7"
+    assert response.json()["error"]["code"] == "internal_error"
+    (entry,) = [json.loads(line) for line in written.getvalue().splitlines()]
+    assert entry["request_id"] == "boom-7" and "kernel exploded" in entry["exception"]
+    (line,) = [r for r in caplog.records if r.name == "gridpath.access"]
+    assert line.fields["status"] == 500 and line.fields["error"] == "internal_error"
