@@ -69,7 +69,7 @@ def start(env: dict[str, str], log: Path) -> tuple[subprocess.Popen, int]:
             stdout=out,
             stderr=subprocess.STDOUT,
         )
-    deadline = time.monotonic() + 120
+    deadline = time.monotonic() + 600
     while http_get_status(port, "/health", timeout=1.0) != 200:
         if process.poll() is not None or time.monotonic() > deadline:
             process.kill()

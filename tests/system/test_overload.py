@@ -99,7 +99,7 @@ def serve(maps: Path, *extra: str, **env: str) -> Iterator[Server]:
         stderr=subprocess.STDOUT,
     )
     server = Server(process, port)
-    deadline = time.monotonic() + 120
+    deadline = time.monotonic() + 600
     try:
         while True:
             if process.poll() is not None:
@@ -111,7 +111,7 @@ def serve(maps: Path, *extra: str, **env: str) -> Iterator[Server]:
             except OSError:
                 pass
             if time.monotonic() > deadline:
-                pytest.fail("uvicorn did not become ready within 120 s")
+                pytest.fail("uvicorn did not become ready within 600 s (cold numba cache on a loaded machine)")
             time.sleep(0.1)
         yield server
     finally:
