@@ -111,7 +111,7 @@ def serve(maps: Path, *extra: str, **env: str) -> Iterator[Server]:
             except OSError:
                 pass
             if time.monotonic() > deadline:
-                pytest.fail("uvicorn did not become ready within 600 s (cold numba cache on a loaded machine)")
+                pytest.fail("uvicorn did not become ready within 600 s")
             time.sleep(0.1)
         yield server
     finally:
