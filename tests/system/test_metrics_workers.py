@@ -11,7 +11,7 @@ from pathlib import Path
 from prometheus_client.parser import text_string_to_metric_families
 
 from tests.conftest import MAPS_DIR
-from tests.system.test_overload import serve
+from tests.system.servers import serve
 
 CHEAP = {"map": "arena", "start": [1, 1], "goal": [62, 62]}
 

@@ -7,26 +7,19 @@ bounded in count and in time.
 
 from __future__ import annotations
 
-import http.client
 import json
-import os
 import signal
 import statistics
-import subprocess
-import sys
-import tempfile
 import threading
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
 import pytest
 from PIL import Image
 
-from tests.conftest import MAPS_DIR, ROOT
-from tests.system.test_server import free_port
+from tests.conftest import MAPS_DIR
+from tests.system.servers import serve
 
 BIG = 1024
 EXPENSIVE = {"map": "open", "start": [0, 0], "goal": [BIG - 1, BIG - 1], "algorithm": "dijkstra"}
@@ -39,86 +32,6 @@ def maps_dir(tmp_path_factory) -> Path:
     Image.fromarray(np.full((BIG, BIG), 255, dtype=np.uint8), mode="L").save(folder / "open.png")
     (folder / "arena.png").write_bytes((MAPS_DIR / "arena.png").read_bytes())
     return folder
-
-
-class Server:
-    def __init__(self, process: subprocess.Popen, port: int) -> None:
-        self.process = process
-        self.port = port
-
-    def request(
-        self, method: str, url: str, body: dict | None = None, timeout: float = 60
-    ) -> tuple[int, dict[str, str], bytes, float]:
-        """Status, headers, body and seconds taken; a fresh connection per request."""
-        began = time.perf_counter()
-        connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout)
-        try:
-            data = None if body is None else json.dumps(body).encode()
-            headers = {"content-type": "application/json"} if data else {}
-            connection.request(method, url, body=data, headers=headers)
-            response = connection.getresponse()
-            content = response.read()
-            found = {k.lower(): v for k, v in response.getheaders()}
-            return response.status, found, content, time.perf_counter() - began
-        finally:
-            connection.close()
-
-    def rss_bytes(self) -> int:
-        status = Path(f"/proc/{self.process.pid}/status").read_text()
-        line = next(x for x in status.splitlines() if x.startswith("VmRSS:"))
-        return int(line.split()[1]) * 1024
-
-    def metric(self, name: str) -> float:
-        text = self.request("GET", "/metrics")[2].decode()
-        for line in text.splitlines():
-            if line.startswith(name + " ") or line.startswith(name + "{"):
-                return float(line.rsplit(" ", 1)[1])
-        raise AssertionError(f"no metric {name}")
-
-
-@contextmanager
-def serve(maps: Path, *extra: str, **env: str) -> Iterator[Server]:
-    """A server on a free port; its output goes to a file (a pipe nobody reads would fill
-    up and block the server's logging)."""
-    port = free_port()
-    output = tempfile.TemporaryFile()
-    inherited = {k: v for k, v in os.environ.items() if k != "PROMETHEUS_MULTIPROC_DIR"}
-    environment = {
-        **inherited,
-        "MAPS_DIR": str(maps),
-        "LOG_LEVEL": "warning",
-        "ACCESS_LOG": "false",
-        **env,
-    }
-    command = [sys.executable, "-m", "app", "--host", "127.0.0.1"]
-    process = subprocess.Popen(
-        [*command, "--port", str(port), *extra],
-        cwd=ROOT,
-        env=environment,
-        stdout=output,
-        stderr=subprocess.STDOUT,
-    )
-    server = Server(process, port)
-    deadline = time.monotonic() + 600
-    try:
-        while True:
-            if process.poll() is not None:
-                output.seek(0)
-                pytest.fail(f"uvicorn exited: {output.read().decode()}")
-            try:
-                if server.request("GET", "/health/ready", timeout=5)[0] == 200:
-                    break
-            except OSError:
-                pass
-            if time.monotonic() > deadline:
-                pytest.fail("uvicorn did not become ready within 600 s")
-            time.sleep(0.1)
-        yield server
-    finally:
-        if process.poll() is None:
-            process.kill()
-        process.wait(timeout=30)
-        output.close()
 
 
 def test_flood_fails_fast_and_keeps_serving(maps_dir):
