@@ -19,13 +19,11 @@ import json
 import os
 import random
 import statistics
-import subprocess
-import sys
 import tempfile
-import time
 from pathlib import Path
 
-from bench.http_load import HOST, REPO_ROOT, free_port, http_get_status, run_wrk
+from bench.load import run_wrk
+from bench.server import REPO_ROOT, Server, ServerSpec
 
 CONFIGS = {
     "off": {"METRICS_ENABLED": "false", "ACCESS_LOG": "false"},
@@ -56,28 +54,6 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def start(env: dict[str, str], log: Path) -> tuple[subprocess.Popen, int]:
-    port = free_port()
-    environment = {**os.environ, "LOG_LEVEL": "info", "LOG_FORMAT": "json", **env}
-    environment.pop("PROMETHEUS_MULTIPROC_DIR", None)
-    with log.open("wb") as out:  # the request lines go to a file, as in production
-        process = subprocess.Popen(
-            [sys.executable, "-m", "app", "--host", HOST, "--port", str(port)],
-            cwd=REPO_ROOT,
-            env=environment,
-            stdin=subprocess.DEVNULL,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-        )
-    deadline = time.monotonic() + 600
-    while http_get_status(port, "/health", timeout=1.0) != 200:
-        if process.poll() is not None or time.monotonic() > deadline:
-            process.kill()
-            raise RuntimeError(f"server did not start: {log.read_text()[-2000:]}")
-        time.sleep(0.1)
-    return process, port
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=4)
@@ -87,24 +63,29 @@ def main() -> None:
     folder = Path(tempfile.mkdtemp(prefix="gridpath-metrics-ab-"))
     bodies = folder / "bodies.jsonl"
     bodies.write_text("\n".join(json.dumps(q) for q in short_queries()) + "\n")
-    servers = {}
+    servers: dict[str, Server] = {}
     try:
         for name, env in CONFIGS.items():
-            servers[name] = start(env, folder / f"{name}.log")
+            # The request lines go to the server's log file, as they would in production.
+            spec = ServerSpec(env={"LOG_LEVEL": "info", "LOG_FORMAT": "json", **env})
+            servers[name] = server = Server(spec)
+            server.start()
+        for server in servers.values():
+            server.wait_ready(timeout=600)
         rps: dict[str, list[float]] = {name: [] for name in CONFIGS}
         cpu_us: dict[str, list[float]] = {name: [] for name in CONFIGS}
-        for _, port in servers.values():  # warm-up: not counted
-            run_wrk(f"http://{HOST}:{port}", bodies, 2, 0, args.connections)
+        for server in servers.values():  # warm-up: not counted
+            run_wrk(server.url, bodies, 2, 0, args.connections)
         for round_ in range(args.rounds):
             order = list(CONFIGS) if round_ % 2 == 0 else list(reversed(CONFIGS))
             for name in order:
-                process, port = servers[name]
-                before = cpu_seconds(process.pid)
-                result = run_wrk(f"http://{HOST}:{port}", bodies, args.seconds, 0, args.connections)
+                server = servers[name]
+                before = cpu_seconds(server.pid)
+                result = run_wrk(server.url, bodies, args.seconds, 0, args.connections)
                 if result["error_count"]:
                     raise RuntimeError(f"{name}: errors {result['errors']}")
                 rps[name].append(result["rps"])
-                cpu_us[name].append((cpu_seconds(process.pid) - before) / result["requests"] * 1e6)
+                cpu_us[name].append((cpu_seconds(server.pid) - before) / result["requests"] * 1e6)
                 print(
                     f"round {round_ + 1} {name:12} {result['rps']:8.0f} req/s "
                     f"{cpu_us[name][-1]:6.0f} CPU µs/request",
@@ -122,12 +103,8 @@ def main() -> None:
                 f"| {median_cpu:.0f} | {(median_cpu / base_cpu - 1) * 100:+.1f} % |"
             )
     finally:
-        for process, _ in servers.values():
-            process.terminate()
-            try:
-                process.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                process.kill()
+        for server in servers.values():
+            server.stop()
 
 
 if __name__ == "__main__":
