@@ -27,9 +27,14 @@ from prometheus_client import (
     Counter,
     Gauge,
     Histogram,
+    disable_created_metrics,
     generate_latest,
     multiprocess,
 )
+
+# No ``*_created`` series next to every counter and histogram: they double the exposition
+# for a figure Prometheus does not need (a reset shows as a counter going down).
+disable_created_metrics()
 
 MULTIPROC_DIR = os.environ.get("PROMETHEUS_MULTIPROC_DIR") or None
 CONTENT_TYPE = CONTENT_TYPE_LATEST
