@@ -1421,6 +1421,12 @@
     cell(x, y) {
       return S.cells[y * S.width + x];
     },
+    // The canvas pixel [r, g, b, a] at cell [x, y]'s centre: what is drawn there.
+    pixel(x, y) {
+      const dpr = window.devicePixelRatio || 1;
+      const [sx, sy] = centre([x, y]);
+      return Array.from(ctx.getImageData(Math.floor(sx * dpr), Math.floor(sy * dpr), 1, 1).data);
+    },
     get idle() {
       return busy === 0 && !drawPending && optionTimer === null;
     },

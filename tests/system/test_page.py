@@ -1,0 +1,440 @@
+"""The browser page at ``GET /`` in real Chromium (Debian's ``/usr/bin/chromium``, driven by
+Playwright; never Playwright's own browser download), against a real uvicorn process with
+``API_TOKEN`` and ``ADMIN_TOKEN`` set.
+
+The page's state is read from its ``window.gridpath`` debug object and ``data-*``
+attributes (README, "The page"). Screenshots go to ``tests/artifacts/`` (gitignored).
+Without Chromium or Playwright the tests skip, except under ``CI=true``, where they fail.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from tests.conftest import MAPS_DIR, ROOT
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+ARTIFACTS = ROOT / "tests" / "artifacts"
+API_TOKEN = "page-test-api-token"
+ADMIN_TOKEN = "page-test-admin-token"
+BIG = 1024
+FIRST_DRAW_BOUND_MS = 20_000  # generous: a loaded shared machine; the real time is printed
+
+
+def _unavailable(reason: str) -> None:
+    if os.environ.get("CI") == "true":
+        pytest.fail(f"browser tests cannot run under CI: {reason}")
+    pytest.skip(f"browser tests skipped: {reason}")
+
+
+try:
+    from playwright.sync_api import sync_playwright
+except ImportError:  # pragma: no cover - the dev extra installs it
+    sync_playwright = None
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def call(base: str, method: str, path: str, body: dict | None = None, token: str = API_TOKEN):
+    data = None if body is None else json.dumps(body).encode()
+    headers = {"content-type": "application/json", "authorization": f"Bearer {token}"}
+    request = urllib.request.Request(base + path, data=data, headers=headers, method=method)
+    try:
+        with urllib.request.urlopen(request, timeout=60) as response:
+            return response.status, json.loads(response.read())
+    except urllib.error.HTTPError as error:
+        return error.code, json.loads(error.read())
+
+
+def write_maps(folder: Path) -> None:
+    shutil.copy(MAPS_DIR / "arena.png", folder / "arena.png")
+    shutil.copy(MAPS_DIR / "arena.png", folder / "scratch.png")  # the map the tests edit
+    shutil.copy(MAPS_DIR / "maze.png", folder / "maze.png")
+    # terrain from grey levels: ground, grey_223 (cost 2) and grey_159 (cost 4) bands, walls
+    rng = np.random.default_rng(13)
+    terrain = np.full((48, 64), 255, dtype=np.uint8)
+    terrain[10:20, 5:60] = 223
+    terrain[28:40, 10:40] = 159
+    terrain[rng.random(terrain.shape) < 0.08] = 0
+    Image.fromarray(terrain, mode="L").save(folder / "terrain.png")
+    # a 1024 x 1024 map: seeded rectangles of wall on an open field
+    big = np.full((BIG, BIG), 255, dtype=np.uint8)
+    for _ in range(1500):
+        x, y = rng.integers(0, BIG - 40, size=2)
+        w, h = rng.integers(2, 40, size=2)
+        big[y : y + h, x : x + w] = 0
+    Image.fromarray(big, mode="L").save(folder / "big.png")
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("page_maps")
+    write_maps(folder)
+    port = free_port()
+    env = {
+        **os.environ,
+        "MAPS_DIR": str(folder),
+        "LOG_LEVEL": "warning",
+        "API_TOKEN": API_TOKEN,
+        "ADMIN_TOKEN": ADMIN_TOKEN,
+    }
+    process = subprocess.Popen(
+        [sys.executable, "-m", "uvicorn", "app.main:app", "--host", "127.0.0.1"]
+        + ["--port", str(port)],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+    )
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 240
+    try:
+        while True:
+            if process.poll() is not None:
+                pytest.fail(f"uvicorn exited: {process.stdout.read().decode()}")
+            try:
+                with urllib.request.urlopen(base + "/health", timeout=5) as response:
+                    if response.status == 200:
+                        break
+            except OSError:
+                pass
+            if time.monotonic() > deadline:
+                pytest.fail("uvicorn did not become ready within 240 s")
+            time.sleep(0.2)
+        yield base
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    if sync_playwright is None:
+        _unavailable("the playwright package is not installed (pip install -e '.[dev]')")
+    if not CHROMIUM.exists():
+        _unavailable(f"{CHROMIUM} is missing (apt-get install chromium)")
+    with sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def page(browser, server):
+    """A fresh tab on the page with the API token in its session (as if entered once)."""
+    context = browser.new_context(viewport={"width": 1400, "height": 900})
+    context.add_init_script(f"sessionStorage.setItem('gridpath.apiToken', '{API_TOKEN}')")
+    tab = context.new_page()
+    errors: list[str] = []
+    tab.on("pageerror", lambda exc: errors.append(str(exc)))
+    tab.goto(server + "/")
+    yield tab
+    context.close()
+    assert not errors, f"JavaScript errors on the page: {errors}"
+
+
+def shot(page, name: str) -> Path:
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    path = ARTIFACTS / f"page_{name}.png"
+    page.screenshot(path=str(path))
+    return path
+
+
+def settle(page, timeout: float = 30_000) -> None:
+    page.wait_for_function("window.gridpath && window.gridpath.idle", timeout=timeout)
+
+
+def open_map(page, name: str) -> None:
+    page.wait_for_function(f"document.querySelector('#map-select option[value=\"{name}\"]')")
+    page.select_option("#map-select", name)
+    page.wait_for_function(f"document.body.dataset.map === '{name}'", timeout=60_000)
+    settle(page)
+
+
+def click_cell(page, x: int, y: int, **kwargs) -> None:
+    point = page.evaluate(f"window.gridpath.cellToClient({x}, {y})")
+    page.mouse.click(point["x"], point["y"], **kwargs)
+
+
+def result(page, slot: str = "a") -> dict:
+    return page.evaluate(f"window.gridpath.state.results.{slot}")
+
+
+def figure(page, name: str, slot: str = "a") -> str:
+    return page.inner_text(f'#figures td[data-figure="{name}"][data-slot="{slot}"]')
+
+
+def run_query(page, server, start, goal) -> dict:
+    click_cell(page, *start)
+    click_cell(page, *goal)
+    page.wait_for_function("window.gridpath.state.results.a !== null", timeout=30_000)
+    settle(page)
+    shown = result(page)
+    assert shown.get("error") is None, shown
+    return shown
+
+
+def test_page_asks_for_the_api_token_and_the_docs_need_no_cdn(browser, server):
+    context = browser.new_context(viewport={"width": 1400, "height": 900})
+    tab = context.new_page()
+    external: list[str] = []
+    tab.on(
+        "request",
+        lambda r: None if r.url.startswith(server) else external.append(r.url),
+    )
+    tab.goto(server + "/")
+    tab.wait_for_selector("#error:not([hidden])")
+    assert "token" in tab.inner_text("#error-text").lower()
+    tab.click("#error-actions button")  # "Enter token..."
+    tab.fill("#api-token", API_TOKEN)
+    tab.click("#token-save")
+    tab.wait_for_function("document.body.dataset.map === 'arena'", timeout=60_000)
+    assert tab.is_hidden("#error")
+    shot(tab, "token")
+    tab.goto(server + "/docs")
+    tab.wait_for_selector(".swagger-ui .information-container .title", timeout=30_000)
+    assert "gridpath" in tab.inner_text(".swagger-ui .information-container .title")
+    context.close()
+    assert external == [], f"the page or the docs fetched from outside: {external}"
+
+
+def test_drawn_path_is_the_apis_and_explored_counts_match(page, server):
+    open_map(page, "arena")
+    shown = run_query(page, server, (1, 1), (62, 62))
+    request = shown["request"]
+    assert request["map"] == "arena" and request["start"] == [1, 1] and request["goal"] == [62, 62]
+    status, expected = call(server, "POST", "/path", request)
+    assert status == 200
+    assert shown["response"]["path"] == expected["path"]
+    assert shown["response"]["waypoints"] == expected["waypoints"]
+    assert shown["response"]["cost"] == expected["cost"]
+    shot(page, "path_arena")
+    # ...and it is drawn: the middle of the path is painted in the path's red, the waypoint
+    # line's blue or a blend of the two: strong red or blue, little green (the map's colours
+    # and the heat map over them all have green >= 110)
+    path = expected["path"]
+    for x, y in path[3:-3]:
+        r, g, b, _ = page.evaluate(f"window.gridpath.pixel({x}, {y})")
+        assert g < 95 and r + b > 200, ((x, y), (r, g, b))
+    assert figure(page, "expanded") == str(expected["expanded"])
+    assert figure(page, "explored") == str(len(expected["explored"]))
+
+    # another algorithm: the page re-runs, and shows the API's counts for it
+    page.select_option("#opt-algorithm", "dijkstra")
+    page.wait_for_function(
+        "window.gridpath.state.results.a && "
+        "window.gridpath.state.results.a.request.algorithm === 'dijkstra'"
+    )
+    settle(page)
+    shown = result(page)
+    status, expected = call(server, "POST", "/path", shown["request"])
+    assert status == 200 and expected["algorithm"] == "dijkstra"
+    assert figure(page, "expanded") == str(expected["expanded"])
+    assert figure(page, "explored") == str(len(expected["explored"]))
+    assert shown["response"]["path"] == expected["path"]
+
+    # compare side by side with greedy best-first: both columns are the API's figures
+    page.select_option("#opt-compare", "greedy")
+    page.wait_for_function(
+        "window.gridpath.state.results.b && "
+        "window.gridpath.state.results.b.request.algorithm === 'greedy'"
+    )
+    settle(page)
+    other = result(page, "b")
+    status, expected_b = call(server, "POST", "/path", other["request"])
+    assert status == 200
+    assert figure(page, "expanded", "b") == str(expected_b["expanded"])
+    assert other["response"]["path"] == expected_b["path"]
+    assert figure(page, "optimal", "b") == "no"
+    page.click("#toggle-compare")  # the heat map now shows greedy's explored cells
+    assert page.evaluate("window.gridpath.state.showB") is True
+    shot(page, "compare_arena")
+
+    # an option the search refuses is shown in plain words
+    page.select_option("#opt-algorithm", "jps")
+    page.fill("#opt-turn_penalty", "2")
+    page.dispatch_event("#opt-turn_penalty", "change")
+    page.wait_for_selector("#error:not([hidden])")
+    assert "algorithm_unsupported" in page.inner_text("#error-text")
+    assert "cannot run with these options" in page.inner_text("#error-text")
+
+
+def test_terrain_legend_and_flow_field(page, server):
+    open_map(page, "terrain")
+    legend = page.inner_text("#legend")
+    for name in ("ground", "grey_223", "grey_159", "blocked"):
+        assert name in legend
+    colours = page.evaluate(
+        "[...document.querySelectorAll('#legend .swatch')].map(s => s.style.background)"
+    )
+    assert len(set(colours[:4])) == 4  # every class and walls in a colour of their own
+    page.click('button[data-tool="flow"]')
+    click_cell(page, 50, 44)
+    page.wait_for_function("window.gridpath.state.flow !== null")
+    settle(page)
+    flow = page.evaluate("window.gridpath.state.flow.response")
+    status, expected = call(server, "POST", "/flowfield", {"map": "terrain", "goal": [50, 44]})
+    assert status == 200
+    assert flow["reachable"] == expected["reachable"]
+    assert flow["cost"]["data"] == expected["cost"]["data"]
+    page.evaluate("window.gridpath.setView(18, -400, -350)")  # zoomed in: arrows drawn
+    settle(page)
+    shot(page, "flowfield_terrain")
+
+
+def test_validate_marks_violations(page, server):
+    open_map(page, "arena")
+    page.click('button[data-tool="validate"]')
+    status, info = call(server, "GET", "/maps/arena/cells")
+    cells = np.frombuffer(__import__("base64").b64decode(info["cells"]["data"]), np.uint8)
+    cells = cells.reshape(64, 64)
+    wall = next((x, 0) for x in range(64) if cells[0, x] == 0)
+    claimed = [[1, 1], [2, 2], [4, 4], [wall[0], wall[1]]]
+    page.fill("#val-path", json.dumps(claimed))
+    page.click("#val-run")
+    page.wait_for_selector("#val-violations li")
+    settle(page)
+    status, expected = call(
+        server, "POST", "/validate", {"map": "arena", "path": claimed, "mode": "cells"}
+    )
+    codes = page.evaluate(
+        "[...document.querySelectorAll('#val-violations li')].map(li => li.dataset.code)"
+    )
+    assert codes == [v["code"] for v in expected["violations"]]
+    assert "not_adjacent" in codes and "blocked_cell" in codes
+    assert page.inner_text("#val-verdict").startswith("Invalid")
+    shot(page, "validate_arena")
+
+
+def drag_cells(page, cells: list[tuple[int, int]], modifier: str) -> None:
+    page.keyboard.down(modifier)
+    first = page.evaluate(f"window.gridpath.cellToClient({cells[0][0]}, {cells[0][1]})")
+    page.mouse.move(first["x"], first["y"])
+    page.mouse.down()
+    for x, y in cells[1:]:
+        point = page.evaluate(f"window.gridpath.cellToClient({x}, {y})")
+        page.mouse.move(point["x"], point["y"], steps=4)
+    page.mouse.up()
+    page.keyboard.up(modifier)
+
+
+def walkable_run(server, name: str) -> list[tuple[int, int]]:
+    """Eight walkable cells in a row of map ``name`` (from the API, not the page)."""
+    status, info = call(server, "GET", f"/maps/{name}/cells")
+    assert status == 200
+    import base64
+
+    cells = np.frombuffer(base64.b64decode(info["cells"]["data"]), np.uint8)
+    cells = cells.reshape(info["height"], info["width"])
+    for y in range(info["height"]):
+        for x in range(info["width"] - 8):
+            if cells[y, x : x + 8].all():
+                return [(x + i, y) for i in range(8)]
+    raise AssertionError("no run of walkable cells")
+
+
+def test_ctrl_drag_obstacles_and_save(page, server):
+    open_map(page, "scratch")
+    status, before = call(server, "GET", "/maps/scratch")
+    run = walkable_run(server, "scratch")
+    drag_cells(page, [run[0], run[-1]], "Control")
+    assert all(page.evaluate(f"window.gridpath.cell({x}, {y})") == 0 for x, y in run)
+    assert page.get_attribute("body", "data-pending") == "1"
+    # undo and redo, then Alt + drag opens a cell again
+    page.click("#undo")
+    assert page.evaluate(f"window.gridpath.cell({run[0][0]}, {run[0][1]})") != 0
+    page.click("#redo")
+    drag_cells(page, [run[-1]], "Alt")
+    assert page.evaluate(f"window.gridpath.cell({run[-1][0]}, {run[-1][1]})") != 0
+    shot(page, "edit_scratch")
+    page.click("#save")  # the page asks for the admin token once
+    page.wait_for_selector("#token-form:not([hidden])")
+    page.fill("#admin-token", ADMIN_TOKEN)
+    page.click("#token-save")
+    page.wait_for_function(
+        f"document.body.dataset.revision === '{before['revision'] + 1}'", timeout=30_000
+    )
+    settle(page)
+    status, after = call(server, "GET", "/maps/scratch")
+    assert after["revision"] == before["revision"] + 1
+    assert after["walkable"] == before["walkable"] - (len(run) - 1)
+    for x, y in run[:-1]:  # blocked on the server: a search cannot start there
+        status, body = call(
+            server, "POST", "/path", {"map": "scratch", "start": [x, y], "goal": [1, 1]}
+        )
+        assert status == 422 and body["error"]["code"] == "start_blocked", (x, y)
+    assert page.get_attribute("body", "data-pending") == "0"
+
+
+def test_wrong_admin_token_is_shown_and_changes_nothing(page, server):
+    page.evaluate("sessionStorage.setItem('gridpath.adminToken', 'not-the-token')")
+    open_map(page, "maze")
+    status, before = call(server, "GET", "/maps/maze")
+    run = walkable_run(server, "maze")[:1]
+    drag_cells(page, run, "Control")
+    page.click("#save")
+    page.wait_for_selector("#error:not([hidden])")
+    text = page.inner_text("#error-text")
+    assert "refused the token" in text and "401 unauthorized" in text
+    shot(page, "wrong_token")
+    status, after = call(server, "GET", "/maps/maze")
+    assert after["revision"] == before["revision"] and after["sha256"] == before["sha256"]
+    assert page.get_attribute("body", "data-pending") == "1"  # the edit is kept, unsaved
+
+
+def test_large_map_first_draw(page, server):
+    page.wait_for_function("document.body.dataset.map === 'arena'", timeout=60_000)
+    open_map(page, "big")
+    page.wait_for_function("window.gridpath.state.firstDrawMs !== null")
+    first_draw = page.evaluate("window.gridpath.state.firstDrawMs")
+    print(f"\n1024x1024 map: first draw {first_draw:.0f} ms after selecting it (fetch included)")
+    assert first_draw < FIRST_DRAW_BOUND_MS
+    assert page.evaluate("[window.gridpath.state.width, window.gridpath.state.height]") == [
+        BIG,
+        BIG,
+    ]
+    # zoom and pan redraw from the bitmap: time ten frames
+    frame_ms = page.evaluate(
+        """async () => {
+            const g = window.gridpath, s = g.state;
+            const t0 = performance.now();
+            for (let i = 0; i < 10; i++) {
+                g.setView(s.zoom * 1.2, s.panX - 30, s.panY - 20);
+                await new Promise(r => requestAnimationFrame(() => r()));
+            }
+            return (performance.now() - t0) / 10;
+        }"""
+    )
+    print(f"1024x1024 map: {frame_ms:.1f} ms per zoom/pan frame")
+    assert frame_ms < 1000
+    page.evaluate("window.gridpath.fitView()")
+    shot(page, "big_map")
