@@ -174,7 +174,10 @@
       return;
     }
     if (err.code === "unauthorized" && retry) {
-      showError(err.plain, [["Enter token…", () => askTokens(err.plain, retry, admin)]]);
+      const text = admin
+        ? `The server refused the admin token: nothing was saved. (${err.status} ${err.code}: ${err.message})`
+        : err.plain;
+      showError(text, [["Enter token…", () => askTokens(text, retry, admin)]]);
       return;
     }
     showError(err.plain);
@@ -218,15 +221,14 @@
     [224, 192, 128], [126, 190, 120], [120, 160, 220], [214, 130, 130], [178, 140, 214],
     [216, 196, 76], [104, 196, 190], [230, 150, 70], [150, 150, 150], [200, 110, 170],
   ];
+  // ground near-white; every other class a hue of its own (grey_<v> classes too: two greys
+  // of close levels would be hard to tell apart), in class-index order.
   function classRgb(index) {
     const tc = S.terrain[index];
     if (tc && tc.name === "ground") return [246, 246, 240];
-    if (tc && /^grey_\d+$/.test(tc.name)) {
-      const v = Number(tc.name.slice(5));
-      return [v, v, Math.min(255, v + 20)];
-    }
-    if (index < CLASS_RGB.length) return CLASS_RGB[index];
-    const hue = (index * 137.508) % 360; // golden angle: distinct hues for many classes
+    const k = S.terrain.slice(0, index).filter((c) => c.name !== "ground").length;
+    if (k < CLASS_RGB.length) return CLASS_RGB[k];
+    const hue = (k * 137.508) % 360; // golden angle: distinct hues for many classes
     return hslToRgb(hue / 360, 0.55, 0.62);
   }
   function hslToRgb(h, s, l) {
@@ -1000,8 +1002,14 @@
     if (seq !== pathSeq) return; // a newer query superseded this one
     S.results = results;
     if (!results.b) S.showB = false;
-    if (errors.length) report(errors[0], runPath);
-    else hideError();
+    if (errors.length) {
+      report(errors[0], runPath);
+      status("");
+    } else {
+      hideError();
+      const r = results.a.response;
+      status(r.found ? `path found: cost ${Number(r.cost.toFixed(6))}, ${r.path.length} cells` : `no path: ${r.reason}`);
+    }
     renderFigures();
     rebuildOverlay();
     requestDraw();
@@ -1281,6 +1289,7 @@
     }
     $("flow-panel").style.display = tool === "flow" ? "" : "none";
     $("validate-panel").style.display = tool === "validate" ? "" : "none";
+    $("results").style.display = tool === "flow" || tool === "validate" ? "none" : "";
     if (tool === "flow" && S.flowGoal && !S.flow) runFlow();
     rebuildOverlay();
     requestDraw();
