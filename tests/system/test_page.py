@@ -439,3 +439,135 @@ def test_large_map_first_draw(page, server):
     assert frame_ms < 1000
     page.evaluate("window.gridpath.fitView()")
     shot(page, "big_map")
+
+
+def set_option(page, name: str, value: str) -> None:
+    selector = f"#opt-{name}"
+    if page.evaluate(f"document.querySelector('{selector}').tagName") == "SELECT":
+        page.select_option(selector, value)
+    else:
+        page.fill(selector, value)
+        page.dispatch_event(selector, "change")
+
+
+def test_every_search_option_reaches_the_api(page, server):
+    open_map(page, "terrain")
+    run_query(page, server, (1, 1), (60, 45))
+    options = {
+        "algorithm": "astar",
+        "heuristic": "euclidean",
+        "diagonal": "one_free",
+        "cost_model": "integer",
+        "heuristic_weight": "1.5",
+        "turn_penalty": "2",
+        "clearance": "2",
+    }
+    for name, value in options.items():
+        set_option(page, name, value)
+    page.fill('#terrain-costs input[data-terrain="grey_159"]', "3")
+    page.dispatch_event('#terrain-costs input[data-terrain="grey_159"]', "change")
+    page.wait_for_function(
+        "(() => { const r = window.gridpath.state.results.a;"
+        " return r && r.request.terrain_costs && r.request.clearance === 2; })()"
+    )
+    settle(page)
+    shown = result(page)
+    request = shown["request"]
+    assert request["algorithm"] == "astar" and request["heuristic"] == "euclidean"
+    assert request["diagonal"] == "one_free" and request["cost_model"] == "integer"
+    assert request["heuristic_weight"] == 1.5 and request["turn_penalty"] == 2
+    assert request["clearance"] == 2 and request["terrain_costs"] == {"grey_159": 3}
+    assert shown.get("error") is None, shown
+    status, expected = call(server, "POST", "/path", request)
+    assert status == 200
+    assert shown["response"]["path"] == expected["path"]
+    assert shown["response"]["options"] == expected["options"]
+    assert figure(page, "optimal") == ("yes" if expected["optimal"] else "bounded")
+    shot(page, "options_terrain")
+    set_option(page, "connectivity", "4")  # 4-connected: no diagonal rule is sent
+    page.wait_for_function("window.gridpath.state.results.a.request.connectivity === 4")
+    settle(page)
+    request = result(page)["request"]
+    assert "diagonal" not in request
+    assert result(page)["response"]["path"] == call(server, "POST", "/path", request)[1]["path"]
+
+
+def test_new_map_rectangles_put_and_downloads(page, server, tmp_path):
+    page.wait_for_function("document.body.dataset.map === 'arena'", timeout=60_000)
+    page.click("#new-map-toggle")
+    page.fill("#new-name", "fresh")
+    page.fill("#new-width", "32")
+    page.fill("#new-height", "24")
+    page.click("#new-create")
+    page.wait_for_function("document.body.dataset.map === 'fresh'")
+    assert page.get_attribute("body", "data-revision") == ""
+    page.click('button[data-tool="blocked"]')
+    page.check("#rect-mode")
+    first = page.evaluate("window.gridpath.cellToClient(2, 3)")
+    last = page.evaluate("window.gridpath.cellToClient(10, 6)")
+    page.mouse.move(first["x"], first["y"])
+    page.mouse.down()
+    page.mouse.move(last["x"], last["y"], steps=6)
+    page.mouse.up()
+    page.uncheck("#rect-mode")
+    click_cell(page, 20, 20)  # one more obstacle with the brush
+    blocked = {(x, y) for x in range(2, 11) for y in range(3, 7)} | {(20, 20)}
+    for x, y in [(2, 3), (10, 6), (20, 20), (11, 6), (1, 3)]:
+        assert (page.evaluate(f"window.gridpath.cell({x}, {y})") == 0) == ((x, y) in blocked)
+    shot(page, "new_map")
+
+    with page.expect_download() as info:
+        page.click("#download-png")
+    png = tmp_path / "fresh.png"
+    info.value.save_as(png)
+    walkable = np.asarray(Image.open(png).convert("L")) >= 128
+    assert walkable.shape == (24, 32)
+    assert {(int(x), int(y)) for y, x in zip(*np.nonzero(~walkable))} == blocked
+    with page.expect_download() as info:
+        page.click("#download-map")
+    text = Path(info.value.path()).read_text().splitlines()
+    assert text[:4] == ["type octile", "height 24", "width 32", "map"]
+    assert {(x, y) for y, row in enumerate(text[4:]) for x, ch in enumerate(row) if ch == "@"} == (
+        blocked
+    )
+
+    page.evaluate(f"sessionStorage.setItem('gridpath.adminToken', '{ADMIN_TOKEN}')")
+    page.click("#save")  # a new map is uploaded with PUT
+    page.wait_for_function("document.body.dataset.revision === '1'", timeout=30_000)
+    settle(page)
+    status, info_body = call(server, "GET", "/maps/fresh")
+    assert status == 200 and (info_body["width"], info_body["height"]) == (32, 24)
+    assert info_body["walkable"] == 32 * 24 - len(blocked)
+    status, cells = call(server, "GET", "/maps/fresh/cells")
+    served = np.frombuffer(__import__("base64").b64decode(cells["cells"]["data"]), np.uint8)
+    np.testing.assert_array_equal(served.reshape(24, 32) != 0, walkable)
+
+
+def test_conflict_is_shown_with_a_choice_to_reload(page, server):
+    page.evaluate(f"sessionStorage.setItem('gridpath.adminToken', '{ADMIN_TOKEN}')")
+    open_map(page, "scratch")
+    revision = int(page.get_attribute("body", "data-revision"))
+    run = walkable_run(server, "scratch")
+    drag_cells(page, run[:2], "Control")
+    # meanwhile, someone else changes the map
+    status, _ = call(
+        server,
+        "PATCH",
+        "/maps/scratch",
+        {"set": [{"cells": [list(run[5])], "value": "blocked"}]},
+        token=ADMIN_TOKEN,
+    )
+    assert status == 200
+    page.click("#save")
+    page.wait_for_selector("#error:not([hidden])")
+    text = page.inner_text("#error-text")
+    assert "Someone changed this map" in text and "409 revision_conflict" in text
+    shot(page, "conflict")
+    status, info = call(server, "GET", "/maps/scratch")
+    assert info["revision"] == revision + 1  # only the other change
+    page.click("#error-actions button:has-text('Reload')")
+    page.wait_for_function(f"document.body.dataset.revision === '{revision + 1}'")
+    settle(page)
+    assert page.get_attribute("body", "data-pending") == "0"
+    assert page.evaluate(f"window.gridpath.cell({run[5][0]}, {run[5][1]})") == 0
+    assert page.evaluate(f"window.gridpath.cell({run[0][0]}, {run[0][1]})") != 0
