@@ -588,6 +588,11 @@
       const { data } = await api("GET", "maps");
       S.maps = data.maps;
     } catch (err) {
+      if (err instanceof ApiError && err.code === "not_ready") {
+        status("The server is still loading its maps…");
+        setTimeout(() => loadMapList(select), 1000);
+        return;
+      }
       report(err, () => loadMapList(select));
       return;
     }
