@@ -34,6 +34,8 @@ CHROMIUM_ARGS = [
     "--disable-sync",
     "--no-first-run",
 ]
+# the module fixture starts a server, which can take minutes on a cold numba cache
+pytestmark = pytest.mark.timeout(900)
 ARTIFACTS = ROOT / "tests" / "artifacts"
 API_TOKEN = "page-test-api-token"
 ADMIN_TOKEN = "page-test-admin-token"
@@ -113,7 +115,7 @@ def server(tmp_path_factory):
         stderr=subprocess.STDOUT,
     )
     base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 240
+    deadline = time.monotonic() + 600  # a cold numba cache on a loaded machine
     try:
         while True:
             if process.poll() is not None:
@@ -125,7 +127,7 @@ def server(tmp_path_factory):
             except OSError:
                 pass
             if time.monotonic() > deadline:
-                pytest.fail("uvicorn did not become ready within 240 s")
+                pytest.fail("uvicorn did not become ready within 600 s")
             time.sleep(0.2)
         yield base
     finally:
