@@ -12,9 +12,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
-import sys
-import time
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -24,6 +21,7 @@ import pytest
 from PIL import Image
 
 from tests.conftest import MAPS_DIR, ROOT
+from tests.system.server_process import uvicorn_process
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -53,14 +51,6 @@ try:
     from playwright.sync_api import sync_playwright
 except ImportError:  # pragma: no cover - the dev extra installs it
     sync_playwright = None
-
-
-def free_port() -> int:
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def call(base: str, method: str, path: str, body: dict | None = None, token: str = API_TOKEN):
@@ -98,44 +88,9 @@ def write_maps(folder: Path) -> None:
 def server(tmp_path_factory):
     folder = tmp_path_factory.mktemp("page_maps")
     write_maps(folder)
-    port = free_port()
-    env = {
-        **os.environ,
-        "MAPS_DIR": str(folder),
-        "LOG_LEVEL": "warning",
-        "API_TOKEN": API_TOKEN,
-        "ADMIN_TOKEN": ADMIN_TOKEN,
-    }
-    process = subprocess.Popen(
-        [sys.executable, "-m", "uvicorn", "app.main:app", "--host", "127.0.0.1"]
-        + ["--port", str(port)],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-    )
-    base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 600  # a cold numba cache on a loaded machine
-    try:
-        while True:
-            if process.poll() is not None:
-                pytest.fail(f"uvicorn exited: {process.stdout.read().decode()}")
-            try:
-                with urllib.request.urlopen(base + "/health", timeout=5) as response:
-                    if response.status == 200:
-                        break
-            except OSError:
-                pass
-            if time.monotonic() > deadline:
-                pytest.fail("uvicorn did not become ready within 600 s")
-            time.sleep(0.2)
+    env = {"MAPS_DIR": str(folder), "LOG_LEVEL": "warning"}
+    with uvicorn_process({**env, "API_TOKEN": API_TOKEN, "ADMIN_TOKEN": ADMIN_TOKEN}) as base:
         yield base
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
 
 
 @pytest.fixture(scope="module")
@@ -195,6 +150,16 @@ def figure(page, name: str, slot: str = "a") -> str:
     return page.inner_text(f'#figures td[data-figure="{name}"][data-slot="{slot}"]')
 
 
+def rerun(page, condition: str) -> dict:
+    """Wait until the page's query A satisfies ``condition`` (JavaScript over ``r``, the
+    result), then for the page to settle; the result."""
+    page.wait_for_function(
+        f"(() => {{ const r = window.gridpath.state.results.a; return r && ({condition}); }})()"
+    )
+    settle(page)
+    return result(page)
+
+
 def run_query(page, server, start, goal) -> dict:
     click_cell(page, *start)
     click_cell(page, *goal)
@@ -252,12 +217,7 @@ def test_drawn_path_is_the_apis_and_explored_counts_match(page, server):
 
     # another algorithm: the page re-runs, and shows the API's counts for it
     page.select_option("#opt-algorithm", "dijkstra")
-    page.wait_for_function(
-        "window.gridpath.state.results.a && "
-        "window.gridpath.state.results.a.request.algorithm === 'dijkstra'"
-    )
-    settle(page)
-    shown = result(page)
+    shown = rerun(page, "r.request.algorithm === 'dijkstra'")
     status, expected = call(server, "POST", "/path", shown["request"])
     assert status == 200 and expected["algorithm"] == "dijkstra"
     assert figure(page, "expanded") == str(expected["expanded"])
@@ -468,12 +428,7 @@ def test_every_search_option_reaches_the_api(page, server):
         set_option(page, name, value)
     page.fill('#terrain-costs input[data-terrain="grey_159"]', "3")
     page.dispatch_event('#terrain-costs input[data-terrain="grey_159"]', "change")
-    page.wait_for_function(
-        "(() => { const r = window.gridpath.state.results.a;"
-        " return r && r.request.terrain_costs && r.request.clearance === 2; })()"
-    )
-    settle(page)
-    shown = result(page)
+    shown = rerun(page, "r.request.terrain_costs && r.request.clearance === 2")
     request = shown["request"]
     assert request["algorithm"] == "astar" and request["heuristic"] == "euclidean"
     assert request["diagonal"] == "one_free" and request["cost_model"] == "integer"
@@ -487,9 +442,7 @@ def test_every_search_option_reaches_the_api(page, server):
     assert figure(page, "optimal") == ("yes" if expected["optimal"] else "bounded")
     shot(page, "options_terrain")
     set_option(page, "connectivity", "4")  # 4-connected: no diagonal rule is sent
-    page.wait_for_function("window.gridpath.state.results.a.request.connectivity === 4")
-    settle(page)
-    request = result(page)["request"]
+    request = rerun(page, "r.request.connectivity === 4")["request"]
     assert "diagonal" not in request
     assert result(page)["response"]["path"] == call(server, "POST", "/path", request)[1]["path"]
 

@@ -9,8 +9,8 @@ from fastapi import APIRouter
 
 from app.api.deps import StoreDep
 from app.api.routes.flowfield import _encode as encode_array
-from app.api.routes.maps import _check_name
-from app.schemas import ErrorResponse, MapCells, TerrainInfo
+from app.api.routes.maps import _check_name, map_info
+from app.schemas import ErrorResponse, MapCells
 
 router = APIRouter(tags=["maps"])
 
@@ -28,11 +28,12 @@ def get_map_cells(name: str, store: StoreDep) -> MapCells:
     dtype = np.uint8 if len(grid.terrain_classes) < 256 else np.dtype("<u2")
     inner = grid.terrain[1:-1, 1:-1].astype(dtype) + 1
     inner[grid.passable[1:-1, 1:-1] == 0] = 0
+    info = map_info(grid)
     return MapCells(
         map=grid.name,
         revision=grid.revision,
         width=grid.width,
         height=grid.height,
-        terrain=[TerrainInfo(name=tc.name, cost=tc.cost) for tc in grid.terrain_classes],
+        terrain=info.terrain,
         cells=encode_array(inner),
     )
