@@ -358,15 +358,20 @@ def test_ctrl_drag_obstacles_and_save(page, server):
     assert page.get_attribute("body", "data-pending") == "0"
 
 
+def save_refused(page) -> str:
+    """Click Save, expecting the server to refuse: the error the page shows."""
+    page.click("#save")
+    page.wait_for_selector("#error:not([hidden])")
+    return page.inner_text("#error-text")
+
+
 def test_wrong_admin_token_is_shown_and_changes_nothing(page, server):
     page.evaluate("sessionStorage.setItem('gridpath.adminToken', 'not-the-token')")
     open_map(page, "maze")
     status, before = call(server, "GET", "/maps/maze")
     run = walkable_run(server, "maze")[:1]
     drag_cells(page, run, "Control")
-    page.click("#save")
-    page.wait_for_selector("#error:not([hidden])")
-    text = page.inner_text("#error-text")
+    text = save_refused(page)
     assert "refused the admin token" in text and "401 unauthorized" in text
     shot(page, "wrong_token")
     status, after = call(server, "GET", "/maps/maze")
@@ -400,6 +405,20 @@ def test_large_map_first_draw(page, server):
     print(f"1024x1024 map: {frame_ms:.1f} ms per zoom/pan frame")
     assert frame_ms < 1000
     page.evaluate("window.gridpath.fitView()")
+    # a long search with its explored cells as a heat map: still one bitmap to draw
+    cells = page.evaluate("Array.from(window.gridpath.state.cells)")
+    walkable = np.asarray(cells, dtype=np.uint8).reshape(BIG, BIG) != 0
+
+    # under a pixel per cell a click can land on a neighbour: pick cells in open 5 x 5 squares
+    def is_open(x: int) -> bool:
+        return bool(walkable[x - 2 : x + 3, x - 2 : x + 3].all())
+
+    start = next((x, x) for x in range(2, BIG - 2) if is_open(x))
+    goal = next((x, x) for x in range(BIG - 3, 2, -1) if is_open(x))
+    shown = run_query(page, server, start, goal)
+    status, expected = call(server, "POST", "/path", shown["request"])
+    assert status == 200 and shown["response"]["path"] == expected["path"]
+    assert figure(page, "expanded") == str(expected["expanded"])
     shot(page, "big_map")
 
 
@@ -513,9 +532,7 @@ def test_conflict_is_shown_with_a_choice_to_reload(page, server):
         token=ADMIN_TOKEN,
     )
     assert status == 200
-    page.click("#save")
-    page.wait_for_selector("#error:not([hidden])")
-    text = page.inner_text("#error-text")
+    text = save_refused(page)
     assert "Someone changed this map" in text and "409 revision_conflict" in text
     shot(page, "conflict")
     status, info = call(server, "GET", "/maps/scratch")

@@ -308,11 +308,14 @@
           if (S.cells[i] === 0) continue;
           const o = i * 4;
           if (cost[i] < 0) {
-            px.set([110, 0, 0, 200], o);
+            px[o] = 110; // walkable but cannot reach the goal
           } else {
             const near = 1 - cost[i] / max;
-            px.set([40 + 215 * near * near, 60 + 195 * near, 255, 200], o);
+            px[o] = 40 + 215 * near * near;
+            px[o + 1] = 60 + 195 * near;
+            px[o + 2] = 255;
           }
+          px[o + 3] = 200;
         }
       };
       overlayKind = "flow";
@@ -921,9 +924,11 @@
     const cx = c.getContext("2d");
     const image = cx.createImageData(S.width, S.height);
     const lut = greyLevels();
+    const px = image.data;
     for (let i = 0; i < S.cells.length; i++) {
       const v = lut[S.cells[i]];
-      image.data.set([v, v, v, 255], i * 4);
+      px[i * 4] = px[i * 4 + 1] = px[i * 4 + 2] = v;
+      px[i * 4 + 3] = 255;
     }
     cx.putImageData(image, 0, 0);
     return new Promise((resolve) => c.toBlob(resolve, "image/png"));
@@ -1067,7 +1072,15 @@
     if (a && a.request.algorithm === "jps") notes.push("JPS reports no explored cells.");
     if (S.undo.length) notes.push(`Searches run on the saved revision ${S.revision}: save to search your edits.`);
     const shown = shownResult();
-    if (shown && shown.response) notes.push(`Heat map: ${shown.request.algorithm}'s explored cells.`);
+    if (shown && shown.response) {
+      const r = shown.response;
+      notes.push(`Heat map: ${shown.request.algorithm}'s explored cells.`);
+      if (r.explored && r.explored.length < r.expanded) {
+        notes.push(
+          `The server lists the first ${r.explored.length.toLocaleString()} of ${r.expanded.toLocaleString()} expansions (MAX_EXPLORED).`,
+        );
+      }
+    }
     $("path-note").textContent = notes.join(" ");
   }
 
