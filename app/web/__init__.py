@@ -53,10 +53,16 @@ def install_web(app: FastAPI, settings: Settings) -> None:
     app.include_router(router)
 
     openapi_url = app.openapi_url or "/openapi.json"
+    # The docs pages load nothing from outside: their files are ours, and this policy stops
+    # the browser from fetching anything else (ReDoc's sidebar links a logo on its CDN).
+    local_only = {
+        "Content-Security-Policy": "default-src 'self'; script-src 'self' 'unsafe-inline' blob:; "
+        "style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; worker-src 'self' blob:"
+    }
 
     @app.get("/docs", include_in_schema=False)
     async def swagger_ui() -> HTMLResponse:
-        return get_swagger_ui_html(
+        page = get_swagger_ui_html(
             openapi_url=openapi_url,
             title=f"{app.title} - API docs",
             oauth2_redirect_url=_OAUTH2_REDIRECT_URL,
@@ -64,6 +70,8 @@ def install_web(app: FastAPI, settings: Settings) -> None:
             swagger_css_url=f"{_DOCS_ASSETS}/swagger-ui.css",
             swagger_favicon_url=f"{_DOCS_ASSETS}/favicon.png",
         )
+        page.headers.update(local_only)
+        return page
 
     @app.get(_OAUTH2_REDIRECT_URL, include_in_schema=False)
     async def swagger_ui_redirect() -> HTMLResponse:
@@ -71,13 +79,15 @@ def install_web(app: FastAPI, settings: Settings) -> None:
 
     @app.get("/redoc", include_in_schema=False)
     async def redoc() -> HTMLResponse:
-        return get_redoc_html(
+        page = get_redoc_html(
             openapi_url=openapi_url,
             title=f"{app.title} - API reference",
             redoc_js_url=f"{_DOCS_ASSETS}/redoc.standalone.js",
             redoc_favicon_url=f"{_DOCS_ASSETS}/favicon.png",
             with_google_fonts=False,
         )
+        page.headers.update(local_only)
+        return page
 
     # The more specific mount first: /static/docs/... is the package's folder.
     app.mount(_DOCS_ASSETS, StaticFiles(directory=DOCS_ASSETS_DIR), name="docs-assets")

@@ -87,6 +87,7 @@ def test_page_assets_and_docs_are_open_and_local(tmp_path):
                 assert asset.startswith("/static/docs/"), (url, asset)
                 assert client.get(asset).status_code == 200, asset
             assert "cdn" not in html.text.lower()
+            assert "default-src 'self'" in html.headers["content-security-policy"]
         assert client.get("/static/nothing.js").json()["error"]["code"] == "not_found"
         assert "/maps/{name}/cells" in client.get("/openapi.json").json()["paths"]
 
