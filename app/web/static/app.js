@@ -692,6 +692,11 @@
     const heatItem = document.createElement("li");
     heatItem.innerHTML = `${swatchOf(heat(0))}${swatchOf(heat(1))} explored: first → last expanded`;
     ul.append(heatItem);
+    const lines = document.createElement("li");
+    lines.innerHTML =
+      `${swatchOf([224, 40, 46])} path ${swatchOf([27, 143, 68])} compared ` +
+      `${swatchOf([30, 90, 230])} waypoints`;
+    ul.append(lines);
   }
 
   function renderTerrainControls() {
