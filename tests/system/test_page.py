@@ -160,7 +160,7 @@ def rerun(page, condition: str) -> dict:
     return result(page)
 
 
-def run_query(page, server, start, goal) -> dict:
+def run_query(page, start, goal) -> dict:
     click_cell(page, *start)
     click_cell(page, *goal)
     page.wait_for_function("window.gridpath.state.results.a !== null", timeout=30_000)
@@ -203,7 +203,7 @@ def test_page_asks_for_the_api_token_and_the_docs_need_no_cdn(browser, server):
 
 def test_drawn_path_is_the_apis_and_explored_counts_match(page, server):
     open_map(page, "arena")
-    shown = run_query(page, server, (1, 1), (62, 62))
+    shown = run_query(page, (1, 1), (62, 62))
     request = shown["request"]
     assert request["map"] == "arena" and request["start"] == [1, 1] and request["goal"] == [62, 62]
     status, expected = call(server, "POST", "/path", request)
@@ -422,7 +422,7 @@ def test_large_map_first_draw(page, server):
 
     start = next((x, x) for x in range(2, BIG - 2) if is_open(x))
     goal = next((x, x) for x in range(BIG - 3, 2, -1) if is_open(x))
-    shown = run_query(page, server, start, goal)
+    shown = run_query(page, start, goal)
     status, expected = call(server, "POST", "/path", shown["request"])
     assert status == 200 and shown["response"]["path"] == expected["path"]
     assert figure(page, "expanded") == str(expected["expanded"])
@@ -440,7 +440,7 @@ def set_option(page, name: str, value: str) -> None:
 
 def test_every_search_option_reaches_the_api(page, server):
     open_map(page, "terrain")
-    run_query(page, server, (1, 1), (60, 45))
+    run_query(page, (1, 1), (60, 45))
     options = {
         "algorithm": "astar",
         "heuristic": "euclidean",
@@ -550,3 +550,21 @@ def test_conflict_is_shown_with_a_choice_to_reload(page, server):
     assert page.get_attribute("body", "data-pending") == "0"
     assert page.evaluate(f"window.gridpath.cell({run[5][0]}, {run[5][1]})") == 0
     assert page.evaluate(f"window.gridpath.cell({run[0][0]}, {run[0][1]})") != 0
+
+
+def test_without_tokens_searches_run_and_saving_is_refused_plainly(browser, tmp_path):
+    """``make run``'s setting: no API_TOKEN (the page never asks) and no ADMIN_TOKEN."""
+    write_maps(tmp_path)
+    with uvicorn_process({"MAPS_DIR": str(tmp_path), "LOG_LEVEL": "warning"}) as base:
+        context = browser.new_context(viewport={"width": 1400, "height": 900})
+        tab = context.new_page()
+        tab.goto(base + "/")
+        open_map(tab, "arena")
+        shown = run_query(tab, (1, 1), (62, 62))
+        assert shown["response"]["found"]
+        assert tab.is_hidden("#error") and tab.is_hidden("#token-form")
+        drag_cells(tab, [(1, 1)], "Control")
+        tab.evaluate("sessionStorage.setItem('gridpath.adminToken', 'anything')")
+        text = save_refused(tab)
+        assert "does not allow map changes" in text and "403 admin_disabled" in text
+        context.close()
