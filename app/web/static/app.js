@@ -644,6 +644,7 @@
       undo: [],
       redo: [],
       loadStarted: started,
+      firstDrawMs: null,
     });
     if (!sameMap) {
       Object.assign(S, { start: null, goal: null, flowGoal: null, valPath: [] });
@@ -764,8 +765,9 @@
         if (xx < 0 || yy < 0 || xx >= S.width || yy >= S.height) continue;
         const i = yy * S.width + xx;
         const next = editedValue(stroke.value, S.cells[i]);
-        if (!stroke.changed.has(i)) stroke.changed.set(i, S.cells[i]);
         if (S.cells[i] !== next) {
+          // only cells the stroke changes become part of the edit (and of the PATCH)
+          if (!stroke.changed.has(i)) stroke.changed.set(i, S.cells[i]);
           S.cells[i] = next;
           touched.push(i);
         }
