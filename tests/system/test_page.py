@@ -9,6 +9,7 @@ Without Chromium or Playwright the tests skip, except under ``CI=true``, where t
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import shutil
@@ -64,10 +65,21 @@ def call(base: str, method: str, path: str, body: dict | None = None, token: str
         return error.code, json.loads(error.read())
 
 
+def served_cells(base: str, name: str) -> np.ndarray:
+    """The map's cells as the server has them (``GET /maps/{name}/cells``), not the page."""
+    status, body = call(base, "GET", f"/maps/{name}/cells")
+    assert status == 200, body
+    cells = body["cells"]
+    array = np.frombuffer(base64.b64decode(cells["data"]), dtype=np.dtype(cells["dtype"]))
+    return array.reshape(cells["shape"])
+
+
 def write_maps(folder: Path) -> None:
     shutil.copy(MAPS_DIR / "arena.png", folder / "arena.png")
     shutil.copy(MAPS_DIR / "arena.png", folder / "scratch.png")  # the map the tests edit
     shutil.copy(MAPS_DIR / "maze.png", folder / "maze.png")
+    shutil.copy(MAPS_DIR / "village.tmx", folder / "village.tmx")  # a Tiled map, with...
+    shutil.copytree(MAPS_DIR / "tiles", folder / "tiles")  # ...its tileset's image
     # terrain from grey levels: ground, grey_223 (cost 2) and grey_159 (cost 4) bands, walls
     rng = np.random.default_rng(13)
     terrain = np.full((48, 64), 255, dtype=np.uint8)
@@ -284,9 +296,7 @@ def test_terrain_legend_and_flow_field(page, server):
 def test_validate_marks_violations(page, server):
     open_map(page, "arena")
     page.click('button[data-tool="validate"]')
-    status, info = call(server, "GET", "/maps/arena/cells")
-    cells = np.frombuffer(__import__("base64").b64decode(info["cells"]["data"]), np.uint8)
-    cells = cells.reshape(64, 64)
+    cells = served_cells(server, "arena")
     wall = next((x, 0) for x in range(64) if cells[0, x] == 0)
     claimed = [[1, 1], [2, 2], [4, 4], [wall[0], wall[1]]]
     page.fill("#val-path", json.dumps(claimed))
@@ -319,14 +329,10 @@ def drag_cells(page, cells: list[tuple[int, int]], modifier: str) -> None:
 
 def walkable_run(server, name: str) -> list[tuple[int, int]]:
     """Eight walkable cells in a row of map ``name`` (from the API, not the page)."""
-    status, info = call(server, "GET", f"/maps/{name}/cells")
-    assert status == 200
-    import base64
-
-    cells = np.frombuffer(base64.b64decode(info["cells"]["data"]), np.uint8)
-    cells = cells.reshape(info["height"], info["width"])
-    for y in range(info["height"]):
-        for x in range(info["width"] - 8):
+    cells = served_cells(server, name)
+    height, width = cells.shape
+    for y in range(height):
+        for x in range(width - 8):
             if cells[y, x : x + 8].all():
                 return [(x + i, y) for i in range(8)]
     raise AssertionError("no run of walkable cells")
@@ -519,9 +525,7 @@ def test_new_map_rectangles_put_and_downloads(page, server, tmp_path):
     status, info_body = call(server, "GET", "/maps/fresh")
     assert status == 200 and (info_body["width"], info_body["height"]) == (32, 24)
     assert info_body["walkable"] == 32 * 24 - len(blocked)
-    status, cells = call(server, "GET", "/maps/fresh/cells")
-    served = np.frombuffer(__import__("base64").b64decode(cells["cells"]["data"]), np.uint8)
-    np.testing.assert_array_equal(served.reshape(24, 32) != 0, walkable)
+    np.testing.assert_array_equal(served_cells(server, "fresh") != 0, walkable)
 
 
 def test_conflict_is_shown_with_a_choice_to_reload(page, server):
@@ -568,3 +572,34 @@ def test_without_tokens_searches_run_and_saving_is_refused_plainly(browser, tmp_
         text = save_refused(tab)
         assert "does not allow map changes" in text and "403 admin_disabled" in text
         context.close()
+
+
+def test_tiled_map_terrain_painted_and_saved(page, server):
+    """The issue's "done when": open a Tiled map, search it, paint a terrain class, save."""
+    page.evaluate(f"sessionStorage.setItem('gridpath.adminToken', '{ADMIN_TOKEN}')")
+    open_map(page, "village")
+    status, before = call(server, "GET", "/maps/village")
+    terrain = [tc["name"] for tc in before["terrain"]]
+    legend = page.inner_text("#legend")
+    assert all(name in legend for name in terrain) and "mud" in terrain
+    grid = served_cells(server, "village")
+    road = terrain.index("road") + 1
+    ys, xs = np.nonzero(grid == road)
+    start, goal = (int(xs[0]), int(ys[0])), (int(xs[-1]), int(ys[-1]))
+    shown = run_query(page, start, goal)
+    assert shown["response"]["path"] == call(server, "POST", "/path", shown["request"])[1]["path"]
+    shot(page, "village_path")
+    # paint mud over the first road cells with the terrain tool, then save
+    mud = terrain.index("mud")
+    page.click(f'button[data-tool="terrain:{mud}"]')
+    run = [(int(x), int(y)) for x, y in zip(xs[:3], ys[:3])]
+    drag_cells(page, run, "Shift")  # no modifier of its own: the tool paints
+    assert all(page.evaluate(f"window.gridpath.cell({x}, {y})") == mud + 1 for x, y in run)
+    page.click("#save")
+    page.wait_for_function(
+        f"document.body.dataset.revision === '{before['revision'] + 1}'", timeout=30_000
+    )
+    settle(page)
+    grid = served_cells(server, "village")
+    assert all(grid[y, x] == mud + 1 for x, y in run)
+    shot(page, "village_painted")
