@@ -11,7 +11,7 @@ from app import __version__
 from app.api.auth import require_api_token
 from app.api.errors import install_error_handlers, internal_error
 from app.api.limits import BodySizeLimit
-from app.api.routes import flowfield, health, maps, paths, validate
+from app.api.routes import cells, flowfield, health, maps, paths, validate
 from app.api.routes import metrics as metrics_route
 from app.config import Settings, get_settings
 from app.observability import metrics
@@ -19,6 +19,7 @@ from app.observability.build import git_commit
 from app.observability.logs import configure_logging
 from app.observability.requests import RequestObservation
 from app.service import ServiceState
+from app.web import install_web
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
@@ -41,13 +42,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         version=__version__,
         summary="Authoritative grid pathfinding for multiplayer game servers.",
         lifespan=lifespan,
+        docs_url=None,  # served by app.web without a CDN
+        redoc_url=None,
     )
     app.add_middleware(
         BodySizeLimit, max_bytes=settings.max_body_bytes, upload_bytes=settings.max_upload_bytes
-    )
-    # Outermost: every response, refusals by the size limit included, gets X-Request-ID.
-    app.add_middleware(
-        RequestObservation, internal_error=internal_error, access_log_enabled=settings.access_log
     )
     install_error_handlers(app)
     app.include_router(health.router)  # always open: orchestrators probe it
@@ -59,6 +58,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(maps.router, dependencies=guarded)
     if settings.metrics_enabled:
         app.include_router(metrics_route.router, dependencies=guarded)
+    app.include_router(cells.router, dependencies=guarded)
+    install_web(app, settings)  # GET /, /static, /docs (open), CORS
+    # Added last, so outermost: every response (CORS preflights and refusals by the size
+    # limit included) gets X-Request-ID and is counted.
+    app.add_middleware(
+        RequestObservation, internal_error=internal_error, access_log_enabled=settings.access_log
+    )
     return app
 
 

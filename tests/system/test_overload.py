@@ -19,7 +19,7 @@ import pytest
 from PIL import Image
 
 from tests.conftest import MAPS_DIR
-from tests.system.servers import serve
+from tests.system.server_process import serve
 
 BIG = 1024
 EXPENSIVE = {"map": "open", "start": [0, 0], "goal": [BIG - 1, BIG - 1], "algorithm": "dijkstra"}
@@ -35,7 +35,9 @@ def maps_dir(tmp_path_factory) -> Path:
 
 
 def test_flood_fails_fast_and_keeps_serving(maps_dir):
-    with serve(maps_dir, SEARCH_THREADS="2", SEARCH_QUEUE="4", SEARCH_NICE="10") as server:
+    with serve(
+        MAPS_DIR=str(maps_dir), SEARCH_THREADS="2", SEARCH_QUEUE="4", SEARCH_NICE="10"
+    ) as server:
         # Both search threads' scratch at full size first: the baseline of the memory check.
         warm = [threading.Thread(target=server.request, args=("POST", "/path", EXPENSIVE))]
         warm.append(threading.Thread(target=server.request, args=("POST", "/path", EXPENSIVE)))
@@ -132,7 +134,9 @@ def test_flood_fails_fast_and_keeps_serving(maps_dir):
 
 
 def test_sigterm_finishes_in_flight_requests_then_exits_0(maps_dir):
-    with serve(maps_dir, "--timeout-graceful-shutdown", "30", SEARCH_THREADS="1") as server:
+    with serve(
+        "--timeout-graceful-shutdown", "30", MAPS_DIR=str(maps_dir), SEARCH_THREADS="1"
+    ) as server:
         batch = {"map": "open", "queries": [{k: v for k, v in EXPENSIVE.items() if k != "map"}] * 3}
         answer: list = []
         client = threading.Thread(

@@ -10,7 +10,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 from tests.conftest import MAPS_DIR
-from tests.system.servers import UVICORN, serve
+from tests.system.server_process import uvicorn_process
 
 
 def call(url: str, body: dict | None = None) -> tuple[int, bytes]:
@@ -25,9 +25,8 @@ def call(url: str, body: dict | None = None) -> tuple[int, bytes]:
 
 @pytest.fixture(scope="module")
 def server():
-    """Plain ``uvicorn app.main:app``, as the README's workers example runs it."""
-    with serve(MAPS_DIR, entry=UVICORN) as running:
-        yield f"http://127.0.0.1:{running.port}"
+    with uvicorn_process({"MAPS_DIR": str(MAPS_DIR), "LOG_LEVEL": "warning"}) as base:
+        yield base
 
 
 def test_health_and_path(server):

@@ -65,15 +65,18 @@ class Server:
 
 
 @contextmanager
-def serve(maps: Path, *extra: str, entry: list[str] = APP, **env: str) -> Iterator[Server]:
-    """A server on a free port; its output goes to a file (a pipe nobody reads would fill
-    up and block the server's logging)."""
+def serve(
+    *extra: str, entry: list[str] = APP, ready_within: float = 600.0, **env: str
+) -> Iterator[Server]:
+    """A server on a free port with ``env`` added to the environment (``MAPS_DIR``, ...) and
+    ``extra`` uvicorn options, once ``/health/ready`` answers 200 (a cold numba cache on a
+    loaded machine takes minutes). Its output goes to a file: a pipe nobody reads would fill
+    up and block the server's logging."""
     port = free_port()
     output = tempfile.TemporaryFile()
     inherited = {k: v for k, v in os.environ.items() if k != "PROMETHEUS_MULTIPROC_DIR"}
     environment = {
         **inherited,
-        "MAPS_DIR": str(maps),
         "LOG_LEVEL": "warning",
         "ACCESS_LOG": "false",
         **env,
@@ -87,7 +90,7 @@ def serve(maps: Path, *extra: str, entry: list[str] = APP, **env: str) -> Iterat
         stderr=subprocess.STDOUT,
     )
     server = Server(process, port)
-    deadline = time.monotonic() + 600
+    deadline = time.monotonic() + ready_within
     try:
         while True:
             if process.poll() is not None:
@@ -99,11 +102,22 @@ def serve(maps: Path, *extra: str, entry: list[str] = APP, **env: str) -> Iterat
             except OSError:
                 pass
             if time.monotonic() > deadline:
-                pytest.fail("uvicorn did not become ready within 600 s")
+                pytest.fail(f"uvicorn did not become ready within {ready_within:.0f} s")
             time.sleep(0.1)
         yield server
     finally:
-        if process.poll() is None:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
             process.kill()
-        process.wait(timeout=30)
+            process.wait(timeout=30)
         output.close()
+
+
+@contextmanager
+def uvicorn_process(env: dict[str, str], ready_within: float = 600.0) -> Iterator[str]:
+    """Plain ``uvicorn app.main:app`` with ``env`` added to the environment; yields its base
+    URL."""
+    with serve(entry=UVICORN, ready_within=ready_within, **env) as server:
+        yield f"http://127.0.0.1:{server.port}"
