@@ -302,3 +302,27 @@ def test_reload_catches_up_from_redis(redis_server, route):
         assert a.post(route).status_code in (401, 403)
         answer = a.post(route, headers=ADMIN)
         assert answer.status_code == 200 and answer.json() == {"changed": [], "errors": []}
+
+
+def test_a_redis_that_lost_its_data_is_restored_from_the_processes(redis_server, tmp_path):
+    """Redis restarted without its data (no AOF): the newest revisions are written back by
+    the processes that serve them, and a process started later loads them."""
+    with services(2, settings(redis_server)) as (a, b):
+        changed = a.patch("/maps/arena", json=BLOCK, headers=ADMIN).json()
+        assert b.get("/maps/arena", params={"revision": 2}).json()["revision"] == 2
+        redis_server.kill()
+        wiped = RedisServer(tmp_path / "wiped", port=redis_server.port).start()
+        try:
+            client = redis.Redis.from_url(wiped.url)
+            deadline = time.monotonic() + 15
+            while client.hget(INDEX, "arena") != b"2":
+                assert time.monotonic() < deadline, "never restored"
+                time.sleep(0.05)
+            assert client.hget(map_key("arena"), "sha256").decode() == changed["sha256"]
+            with services(1, settings(wiped)) as (c,):
+                arena = c.get("/maps/arena").json()
+                assert (arena["revision"], arena["sha256"]) == (2, changed["sha256"])
+                assert c.patch("/maps/arena", json=BLOCK, headers=ADMIN).json()["revision"] == 3
+                assert a.get("/maps/arena", params={"revision": 3}).json()["revision"] == 3
+        finally:
+            wiped.kill()
