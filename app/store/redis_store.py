@@ -40,6 +40,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import threading
 import time
 import uuid
 from collections.abc import Sequence
@@ -176,6 +177,7 @@ class RedisAuthority:
         self.registry = registry
         self.url: str = settings.map_store
         self._status = StoreStatus(kind="redis")
+        self._closed = threading.Event()
         self._client: aioredis.Redis | None = None
         self._commit = None
         self._follower: asyncio.Task | None = None
@@ -190,21 +192,31 @@ class RedisAuthority:
     # --- start-up (start-up thread, blocking client) ----------------------------------------
 
     def load(self) -> None:
-        client = self._sync_client()
-        try:
-            self._seed_once(client)
-            for raw_name in client.hkeys(INDEX):
-                name = raw_name.decode()
-                fields = client.hgetall(map_key(name))
-                if fields:
-                    self._install(name, fields)
-            log.info("loaded %d maps from the shared store %s", len(self.registry), self.where)
-        except RedisError as exc:  # serve what there is; the follower loads the rest later
-            log.error("shared store %s unreachable at start-up: %s", self.where, exc)
-            self._degrade(f"redis unreachable: {exc}")
-        finally:
-            client.close()
-            self._publish_errors()
+        """Load every map from Redis (uploading ``MAPS_DIR`` on the very first start). While
+        Redis cannot be reached the process keeps retrying and stays "starting" (``/health``
+        503, the reason in ``errors``): a replica with no maps must not take traffic."""
+        delay = 0.1
+        while not self._closed.is_set():
+            client = self._sync_client()
+            try:
+                self._seed_once(client)
+                for raw_name in client.hkeys(INDEX):
+                    name = raw_name.decode()
+                    fields = client.hgetall(map_key(name))
+                    if fields:
+                        self._install(name, fields)
+                log.info("loaded %d maps from the shared store %s", len(self.registry), self.where)
+                self._healthy()
+                self._publish_errors()
+                return
+            except RedisError as exc:
+                self._degrade(f"redis unreachable: {exc}")
+                failure = LoadFailure(file=self.where, reason=f"redis unreachable: {exc}")
+                self.registry.set_errors([failure])
+            finally:
+                client.close()
+            self._closed.wait(delay)
+            delay = min(delay * 2, 2.0)
 
     @property
     def where(self) -> str:
@@ -499,6 +511,7 @@ class RedisAuthority:
         return self._status
 
     async def close(self) -> None:
+        self._closed.set()
         if self._follower is not None:
             self._follower.cancel()
             try:

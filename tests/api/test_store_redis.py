@@ -326,3 +326,19 @@ def test_a_redis_that_lost_its_data_is_restored_from_the_processes(redis_server,
                 assert a.get("/maps/arena", params={"revision": 3}).json()["revision"] == 3
         finally:
             wiped.kill()
+
+
+def test_a_process_that_cannot_reach_redis_at_start_is_not_ready_until_it_can(redis_server):
+    redis_server.kill()
+    with TestClient(create_app(settings(redis_server))) as client:
+        deadline = time.monotonic() + 30
+        while not client.get("/health").json()["errors"]:
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        health = client.get("/health")
+        assert health.status_code == 503 and health.json()["store"] == "degraded"
+        assert "redis unreachable" in health.json()["errors"][0]["reason"]
+        redis_server.start()
+        wait_ready(client)
+        health = client.get("/health").json()
+        assert (health["store"], health["errors"], len(health["maps"])) == ("ok", [], 3)
