@@ -67,6 +67,7 @@ SEED_LOCK = PREFIX + "seed-lock"
 CHANNEL = PREFIX + "changes"
 _CHECK_INTERVAL = 1.0  # seconds between the follower's full revision comparisons
 _SEED_LOCK_MS = 60_000
+_EDIT_ATTEMPTS = 20  # an edit redone on the new revision when another process got first
 
 
 def map_key(name: str) -> str:
@@ -181,7 +182,8 @@ class RedisAuthority:
         self._client: aioredis.Redis | None = None
         self._commit = None
         self._follower: asyncio.Task | None = None
-        self._name_locks: dict[str, asyncio.Lock] = {}
+        self._name_locks: dict[str, asyncio.Lock] = {}  # one fetch of a map at a time
+        self._edit_locks: dict[str, asyncio.Lock] = {}
         self._load_errors: list[LoadFailure] = []  # the folder's, at the first upload
         # name -> (revision, why): a revision that could not be loaded (not retried)
         self._decode_errors: dict[str, tuple[int, LoadFailure]] = {}
@@ -465,7 +467,13 @@ class RedisAuthority:
         return self.registry.get(name)
 
     async def update(self, name: str, edits: Sequence[Edit], if_revision: int | None) -> Grid:
-        for _attempt in range(5):
+        # One edit of a map at a time in this process: its edits never race each other, so
+        # an edit is redone ("behind") only when another process changed the map meanwhile.
+        async with self._edit_locks.setdefault(name, asyncio.Lock()):
+            return await self._update(name, edits, if_revision)
+
+    async def _update(self, name: str, edits: Sequence[Edit], if_revision: int | None) -> Grid:
+        for _attempt in range(_EDIT_ATTEMPTS):
             current = await self._current(name, if_revision)
             new = await asyncio.to_thread(apply_edits, current, edits, current.revision + 1)
             upload = await asyncio.to_thread(encode, new)
