@@ -59,9 +59,10 @@ class MapAuthority(Protocol):
         """Edits as one new revision of an existing map."""
 
     async def replace(
-        self, name: str, parsed: Grid, upload: Upload, if_revision: int | None
+        self, name: str, parsed: Grid, upload: Upload | None, if_revision: int | None
     ) -> tuple[Grid, bool]:
-        """Create or replace a map; returns it and whether one was replaced."""
+        """Create or replace a map; returns it and whether one was replaced. ``upload``:
+        the encoding to store, or None for the canonical one (``persist.serialize``)."""
 
     async def delete(self, name: str, if_revision: int | None) -> Grid:
         """Remove a map; returns the revision removed."""

@@ -132,7 +132,8 @@ class FolderAuthority:
         try:
             self.reload_now()
         except Exception:  # the watcher must outlive any one bad reload
-            log.exception("map reload failed")
+            if not self._stop.is_set():  # (a folder removed at shutdown is no news)
+                log.exception("map reload failed")
 
     async def reload(self) -> ReloadReport:
         return await asyncio.to_thread(self.reload_now)
@@ -166,6 +167,10 @@ class FolderAuthority:
                 if current is None or current.sha256 != grid.sha256:
                     loaded[name] = grid
             removed = [n for n in self._fingerprints if n not in files and n in self.registry]
+            for name in [n for n in self._failed if n not in files]:
+                del self._failed[name]
+            # the errors first: whoever sees the new revisions sees the errors that go with them
+            self.registry.set_errors(errors)
             changes: list[Change] = []
             if loaded or removed:
                 with self._records() as records:
@@ -191,9 +196,6 @@ class FolderAuthority:
                         self._fingerprints.pop(name, None)
                         changes.append(Change(name, revision, deleted=True))
                         log.info("map %s removed (its file is gone)", name)
-            for name in [n for n in self._failed if n not in files]:
-                del self._failed[name]
-            self.registry.set_errors(errors)
             return ReloadReport(changes, errors)
 
     @contextlib.contextmanager
@@ -272,11 +274,11 @@ class FolderAuthority:
         return await asyncio.to_thread(self._change, name, make)
 
     async def replace(
-        self, name: str, parsed: Grid, upload: Upload, if_revision: int | None
+        self, name: str, parsed: Grid, upload: Upload | None, if_revision: int | None
     ) -> tuple[Grid, bool]:
         existed = name in self.registry
 
-        def make(revision: int) -> tuple[Grid, Upload]:
+        def make(revision: int) -> tuple[Grid, Upload | None]:
             current = self.registry.find(name)
             if if_revision is not None and (current is None or current.revision != if_revision):
                 found = "absent" if current is None else f"at revision {current.revision}"

@@ -495,8 +495,10 @@ class RedisAuthority:
         raise StoreUnavailable(f"map {name!r} kept changing under this edit; nothing was changed")
 
     async def replace(
-        self, name: str, parsed: Grid, upload: Upload, if_revision: int | None
+        self, name: str, parsed: Grid, upload: Upload | None, if_revision: int | None
     ) -> tuple[Grid, bool]:
+        if upload is None:
+            upload = await asyncio.to_thread(encode, parsed)
         keys, args = commit_args(name, "put", if_revision=if_revision, grid=parsed, upload=upload)
         status, revision, existed = await self._run(keys, args)
         if status == "conflict":
