@@ -55,6 +55,14 @@ class Settings(BaseSettings):
     log_format: Literal["text", "json"] = "text"
     access_log: bool = True
 
+    # The map authority (app/store): unset = the MAPS_DIR folder, this process alone;
+    # redis://host:port/db = Redis, shared by every process and replica.
+    map_store: str | None = Field(None, pattern=r"^(rediss?|unix)://")
+    revision_wait_ms: int = Field(1000, ge=0, le=60_000)  # read your writes: the longest wait
+    maps_reload: Literal["watch", "poll", "off"] = "watch"  # folder store: hot reload
+    maps_poll_interval: float = Field(1.0, gt=0, le=3600)
+    map_state_dir: Path | None = None  # folder store: lock and revisions, if not MAPS_DIR
+
 
 @lru_cache
 def get_settings() -> Settings:

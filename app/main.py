@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
@@ -18,7 +19,7 @@ from app.observability import metrics
 from app.observability.build import git_commit
 from app.observability.logs import configure_logging
 from app.observability.requests import RequestObservation
-from app.service import ServiceState
+from app.service import ServiceState, reload_on_sighup
 from app.web import install_web
 
 
@@ -31,11 +32,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         state = ServiceState(settings)
         app.state.service = state
-        state.start()
+        state.start(asyncio.get_running_loop())
+        reload_on_sighup(state)
         try:
             yield
         finally:
-            state.close()
+            await state.aclose()
 
     app = FastAPI(
         title="gridpath",

@@ -167,6 +167,9 @@ class FlowFieldRequest(MovementRules):
 
     map: MapName
     goal: Cell
+    revision: StrictInt | None = Field(
+        None, description="Expected map revision: 409 stale_revision if the map has moved on."
+    )
     format: Literal["base64", "png"] = Field(
         "base64", description="base64: arrays in JSON; png: a picture of the cost field."
     )
@@ -294,6 +297,11 @@ class Health(BaseModel):
     errors: list[LoadError]
     version: str
     commit: str = Field(description="Git commit of the build, or 'unknown'.")
+    store: Literal["ok", "degraded"] = Field(
+        "ok", description="The map store: degraded while MAP_STORE is unreachable."
+    )
+    store_type: Literal["folder", "redis"] = "folder"
+    store_reason: str | None = Field(None, description="Why the store is degraded.")
 
 
 class Liveness(BaseModel):
@@ -304,6 +312,26 @@ class Readiness(BaseModel):
     status: Literal["ready", "not_ready"]
     checks: dict[str, str] = Field(
         description="Why the service is not ready, by check (maps, store, ...); empty when ready."
+    )
+
+
+STALE_REVISION_RESPONSE = {
+    "model": ErrorResponse,
+    "description": "`stale_revision`: the map is past the `revision` named, or this process "
+    "has not reached it within REVISION_WAIT_MS.",
+}
+
+
+class ReloadedMap(BaseModel):
+    name: str
+    revision: int
+    deleted: bool
+
+
+class MapReload(BaseModel):
+    changed: list[ReloadedMap] = Field(description="Maps that became a new revision.")
+    errors: list[LoadError] = Field(
+        description="Files that did not load (their maps keep their previous revision)."
     )
 
 

@@ -13,6 +13,7 @@ import ctypes.util
 import gc
 import logging
 import os
+import signal
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -26,6 +27,7 @@ from app.observability import metrics
 from app.scheduler import SearchScheduler
 from app.search import ScratchPool, SearchScratch, jump_table
 from app.search.warmup import warm_up
+from app.store import MapAuthority, open_authority
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -42,16 +44,21 @@ class ServiceState:
             settings.search_threads, settings.search_queue, settings.short_search_expansions
         )
         self.flowfields = LRUCache(settings.flowfield_cache, settings.flowfield_cache_bytes)
-        self.store = MapStore()
+        self.store = MapStore()  # the registry: the snapshots searches read, never I/O
+        # Who loads and changes the maps: the MAPS_DIR folder, or MAP_STORE (app/store).
+        self.authority: MapAuthority = open_authority(settings, self.store)
         self.ready = threading.Event()
         self.startup_error: str | None = None
         # Extra conditions of GET /health/ready, by name: each returns None when fine, else
         # why not (e.g. the shared store: "unreachable"). Called on the event loop: they
         # must answer at once (report a state kept up to date elsewhere, do no I/O).
         self.readiness_checks: dict[str, Callable[[], str | None]] = {}
+        self._loop: asyncio.AbstractEventLoop | None = None
 
-    def start(self) -> threading.Thread:
-        """Load maps and warm the kernels in a background thread."""
+    def start(self, loop: asyncio.AbstractEventLoop | None = None) -> threading.Thread:
+        """Load maps and warm the kernels in a background thread; then, on ``loop``, the
+        authority follows changes made elsewhere."""
+        self._loop = loop
         thread = threading.Thread(target=self._start, name="gridpath-startup", daemon=True)
         thread.start()
         return thread
@@ -60,11 +67,12 @@ class ServiceState:
         began = time.perf_counter()
         try:
             s = self.settings
-            self.store = MapStore.from_dir(
-                s.maps_dir, max_cells=s.max_map_cells, max_bytes=s.max_map_bytes
-            )
+            self.store.prepare = lambda grid: jump_table(grid, s.jump_table_max_cells)
+            self.authority.load()
             for grid in self.store.all():  # per-revision JPS+ tables, at load, not on a query
                 jump_table(grid, s.jump_table_max_cells)
+            if self._loop is not None:
+                asyncio.run_coroutine_threadsafe(self.authority.start(), self._loop).result()
             compile_s = warm_up()
         except Exception as exc:  # never leave the service hanging in "starting"
             log.exception("start-up failed")
@@ -126,15 +134,40 @@ class ServiceState:
         """The gauges read from state (maps, search queue), brought up to date: at start-up
         and at each scrape."""
         metrics.set_maps((g.name, g.revision, g.nbytes) for g in self.store.all())
+        metrics.set_store_state(self.authority.status().state)
         self.scheduler.sample_gauges()
 
     def close(self) -> None:
         self.scheduler.close()
 
+    async def aclose(self) -> None:
+        await self.authority.close()
+        self.close()
+
     def require_ready(self) -> MapStore:
         if not self.ready.is_set():
             raise NotReady("the service is starting: maps are loading and kernels compiling")
         return self.store
+
+
+def reload_on_sighup(state: ServiceState) -> None:
+    """``SIGHUP`` reloads the maps as ``POST /maps/reload`` does. Installed where the event
+    loop runs in the main thread (uvicorn's worker processes); not elsewhere (tests)."""
+    loop = asyncio.get_running_loop()
+
+    async def reload() -> None:
+        try:
+            report = await state.authority.reload()
+            log.info("SIGHUP: maps reloaded, %d changed", len(report.changes))
+        except Exception as exc:
+            log.error("SIGHUP: map reload failed: %s", exc)
+
+    def on_sighup() -> None:
+        if state.ready.is_set():
+            loop.create_task(reload())
+
+    with contextlib.suppress(ValueError, RuntimeError, NotImplementedError, AttributeError):
+        loop.add_signal_handler(signal.SIGHUP, on_sighup)
 
 
 _lowered = threading.local()

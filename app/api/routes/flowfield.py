@@ -10,14 +10,19 @@ import orjson
 from fastapi import APIRouter
 from fastapi.responses import Response
 
-from app.api.deps import StateDep, StoreDep
+from app.api.deps import StateDep, StoreDep, wait_for_revision
 from app.api.echo import flow_field_options
 from app.api.png import render_flow_field
 from app.api.rules import search_options
-from app.errors import InvalidField
+from app.errors import InvalidField, StaleRevision
 from app.grid import MapStore
 from app.observability import metrics, note_map, record_search
-from app.schemas import ErrorResponse, FlowFieldRequest, FlowFieldResponse
+from app.schemas import (
+    STALE_REVISION_RESPONSE,
+    ErrorResponse,
+    FlowFieldRequest,
+    FlowFieldResponse,
+)
 from app.search.flowfield import DIRECTIONS, flow_field
 from app.service import ServiceState
 
@@ -39,6 +44,7 @@ def _encode(array: np.ndarray) -> dict:
     responses={
         200: {"content": {"image/png": {}}},
         404: {"model": ErrorResponse},
+        409: STALE_REVISION_RESPONSE,
         422: {"model": ErrorResponse},
         503: {"model": ErrorResponse, "description": "`not_ready` or `overloaded`."},
     },
@@ -48,6 +54,7 @@ async def post_flowfield(request: FlowFieldRequest, state: StateDep, store: Stor
 
     Results are cached per (map revision, goal, options); ``X-Cache`` says hit or miss.
     """
+    await wait_for_revision(state, request.map, request.revision)
     cost = store.get(request.map).cell_count
     return await state.run_search(_flowfield, request, state, store, cost=cost)
 
@@ -55,6 +62,10 @@ async def post_flowfield(request: FlowFieldRequest, state: StateDep, store: Stor
 def _flowfield(request: FlowFieldRequest, state: ServiceState, store: MapStore) -> Response:
     grid = store.get(request.map)
     note_map(grid.name, grid.revision)
+    if request.revision is not None and request.revision != grid.revision:
+        raise StaleRevision(
+            f"map {grid.name!r} is at revision {grid.revision}, not {request.revision}"
+        )
     settings = state.settings
     if grid.cell_count > settings.max_flowfield_cells:
         raise InvalidField(

@@ -8,7 +8,7 @@ from fastapi import APIRouter
 from fastapi.responses import Response
 from pydantic import ValidationError
 
-from app.api.deps import StateDep, StoreDep
+from app.api.deps import StateDep, StoreDep, wait_for_revision
 from app.api.errors import describe_errors, error_code_for
 from app.api.path_body import answer
 from app.api.responses import json_response
@@ -17,6 +17,7 @@ from app.errors import BatchTooLarge, ServiceError, StaleRevision
 from app.grid import Grid
 from app.observability import note_map
 from app.schemas import (
+    STALE_REVISION_RESPONSE,
     BatchRequest,
     BatchResponse,
     ErrorResponse,
@@ -35,6 +36,7 @@ _ERRORS: dict[int | str, dict[str, Any]] = {
         "description": "`invalid_request`, `invalid_<option>`, `out_of_bounds`, "
         "`start_blocked`, `goal_blocked` (and `batch_too_large` for /paths).",
     },
+    409: STALE_REVISION_RESPONSE,
     503: {
         "model": ErrorResponse,
         "description": "Still starting (`not_ready`), or every search thread busy and the "
@@ -53,6 +55,7 @@ def _run(
 @router.post("/path", response_model=PathResponse, responses=_ERRORS)
 async def post_path(request: PathRequest, state: StateDep, store: StoreDep) -> Response:
     """Path between two cells (A* by default: optimal, 8-connected, no corner cutting)."""
+    await wait_for_revision(state, request.map, request.revision)
     grid = store.get(request.map)
     note_map(grid.name, grid.revision)
     cost = worst_case_expansions(
@@ -84,6 +87,7 @@ async def post_paths(request: BatchRequest, state: StateDep, store: StoreDep) ->
         raise BatchTooLarge(
             f"{len(request.queries)} queries, over the limit of {state.settings.max_batch}"
         )
+    await wait_for_revision(state, request.map, request.revision)
     grid = store.get(request.map)  # one snapshot for the whole batch
     note_map(grid.name, grid.revision)
     if request.revision is not None and request.revision != grid.revision:

@@ -7,13 +7,18 @@ import orjson
 from fastapi import APIRouter
 from fastapi.responses import Response
 
-from app.api.deps import StateDep, StoreDep
+from app.api.deps import StateDep, StoreDep, wait_for_revision
 from app.api.responses import server_timing
 from app.api.rules import search_options
 from app.errors import InvalidField
 from app.grid import MapStore
 from app.observability import metrics, note_map
-from app.schemas import ErrorResponse, ValidateRequest, ValidateResponse
+from app.schemas import (
+    STALE_REVISION_RESPONSE,
+    ErrorResponse,
+    ValidateRequest,
+    ValidateResponse,
+)
 from app.search.validate import validate_path
 from app.service import ServiceState
 
@@ -40,6 +45,7 @@ def as_cells(path: list[tuple[int, int]]) -> np.ndarray:
     response_model=ValidateResponse,
     responses={
         404: {"model": ErrorResponse},
+        409: STALE_REVISION_RESPONSE,
         422: {"model": ErrorResponse},
         503: {"model": ErrorResponse, "description": "`not_ready` or `overloaded`."},
     },
@@ -48,6 +54,7 @@ async def post_validate(request: ValidateRequest, state: StateDep, store: StoreD
     """Check every step (``cells``) or every sight line (``waypoints``) of a claimed path,
     its cost against ``max_cost``, and its ends. ``valid`` is false with the violations
     listed (at least the first of each kind) when anything is wrong."""
+    await wait_for_revision(state, request.map, request.revision)
     cost = len(request.path) + (store.get(request.map).cell_count if request.compare_optimal else 0)
     return await state.run_search(_validate, request, state, store, cost=cost)
 
