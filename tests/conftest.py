@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -12,6 +13,7 @@ from fastapi.testclient import TestClient
 from app.config import Settings
 from app.grid import Grid
 from app.main import create_app
+from tests.redis_server import REDIS_SERVER, RedisServer
 from tests.reference import grid_from_ascii
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -38,3 +40,15 @@ def client() -> Iterator[TestClient]:
     with TestClient(app) as test_client:
         wait_ready(test_client)
         yield test_client
+
+
+@pytest.fixture
+def redis_server(tmp_path: Path) -> Iterator[RedisServer]:
+    """A real redis-server of the test's own (tests/redis_server.py), stopped afterwards."""
+    if shutil.which("redis-server") is None and not Path(REDIS_SERVER).exists():
+        pytest.skip("redis-server is not installed (Debian package redis-server)")
+    server = RedisServer(tmp_path / "redis").start()
+    try:
+        yield server
+    finally:
+        server.kill()
