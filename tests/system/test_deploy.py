@@ -85,7 +85,9 @@ def cluster() -> dict:
 
 
 def replicas(services: dict) -> dict[str, dict]:
-    return {name: s for name, s in services.items() if str(s.get("image", "")).startswith("gridpath")}
+    return {
+        name: s for name, s in services.items() if str(s.get("image", "")).startswith("gridpath")
+    }
 
 
 def test_cluster_runs_redis_7_with_aof_and_a_healthcheck(cluster):
