@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 from functools import lru_cache
 from pathlib import Path
+from typing import Literal
 
 from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -40,6 +41,13 @@ class Settings(BaseSettings):
     api_token: SecretStr | None = None
     maps_writable: bool = False
     log_level: str = "info"
+    # The map authority (app/store): unset = the MAPS_DIR folder, this process alone;
+    # redis://host:port/db = Redis, shared by every process and replica.
+    map_store: str | None = Field(None, pattern=r"^(rediss?|unix)://")
+    revision_wait_ms: int = Field(1000, ge=0, le=60_000)  # read your writes: the longest wait
+    maps_reload: Literal["watch", "poll", "off"] = "watch"  # folder store: hot reload
+    maps_poll_interval: float = Field(1.0, gt=0, le=3600)
+    map_state_dir: Path | None = None  # folder store: lock and revisions, if not MAPS_DIR
 
 
 @lru_cache

@@ -91,6 +91,21 @@ class StorageError(ServiceError):
     status = 503
 
 
+class StoreUnavailable(ServiceError):
+    """The shared map store (MAP_STORE) did not take the change: nothing was changed."""
+
+    code = "store_unavailable"
+    status = 503
+
+
+class SharedStoreRequired(ServiceError):
+    """Map changes refused: other processes serve the same maps folder and no shared store
+    (MAP_STORE) keeps them consistent."""
+
+    code = "shared_store_required"
+    status = 503
+
+
 class NotReady(ServiceError):
     code = "not_ready"
     status = 503

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -14,7 +15,7 @@ from app.api.errors import install_error_handlers
 from app.api.limits import BodySizeLimit
 from app.api.routes import flowfield, health, maps, paths, validate
 from app.config import Settings, get_settings
-from app.service import ServiceState
+from app.service import ServiceState, reload_on_sighup
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
@@ -27,11 +28,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         state = ServiceState(settings)
         app.state.service = state
-        state.start()
+        state.start(asyncio.get_running_loop())
+        reload_on_sighup(state)
         try:
             yield
         finally:
-            state.close()
+            await state.aclose()
 
     app = FastAPI(
         title="gridpath",

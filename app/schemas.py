@@ -161,6 +161,9 @@ class FlowFieldRequest(MovementRules):
 
     map: MapName
     goal: Cell
+    revision: StrictInt | None = Field(
+        None, description="Expected map revision: 409 stale_revision if the map has moved on."
+    )
     format: Literal["base64", "png"] = Field(
         "base64", description="base64: arrays in JSON; png: a picture of the cost field."
     )
@@ -286,6 +289,24 @@ class Health(BaseModel):
     status: Literal["ok", "starting"]
     maps: list[str]
     errors: list[LoadError]
+    store: Literal["ok", "degraded"] = Field(
+        "ok", description="The map store: degraded while MAP_STORE is unreachable."
+    )
+    store_type: Literal["folder", "redis"] = "folder"
+    store_reason: str | None = Field(None, description="Why the store is degraded.")
+
+
+class ReloadedMap(BaseModel):
+    name: str
+    revision: int
+    deleted: bool
+
+
+class MapReload(BaseModel):
+    changed: list[ReloadedMap] = Field(description="Maps that became a new revision.")
+    errors: list[LoadError] = Field(
+        description="Files that did not load (their maps keep their previous revision)."
+    )
 
 
 class ValidateRequest(MovementRules):

@@ -13,6 +13,7 @@ import ctypes.util
 import gc
 import logging
 import os
+import signal
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -25,6 +26,7 @@ from app.errors import NotReady
 from app.grid import MapStore, jumps
 from app.search import ScratchPool, SearchScratch
 from app.search.warmup import warm_up
+from app.store import MapAuthority, open_authority
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -38,12 +40,17 @@ class ServiceState:
         # Runs the queries of a batch in parallel (the kernels release the GIL).
         self.executor = ThreadPoolExecutor(settings.search_threads, thread_name_prefix="search")
         self.flowfields = LRUCache(settings.flowfield_cache, settings.flowfield_cache_bytes)
-        self.store = MapStore()
+        self.store = MapStore()  # the registry: the snapshots searches read, never I/O
+        # Who loads and changes the maps: the MAPS_DIR folder, or MAP_STORE (app/store).
+        self.authority: MapAuthority = open_authority(settings, self.store)
         self.ready = threading.Event()
         self.startup_error: str | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
 
-    def start(self) -> threading.Thread:
-        """Load maps and warm the kernels in a background thread."""
+    def start(self, loop: asyncio.AbstractEventLoop | None = None) -> threading.Thread:
+        """Load maps and warm the kernels in a background thread; then, on ``loop``, the
+        authority follows changes made elsewhere."""
+        self._loop = loop
         thread = threading.Thread(target=self._start, name="gridpath-startup", daemon=True)
         thread.start()
         return thread
@@ -53,9 +60,9 @@ class ServiceState:
         try:
             s = self.settings
             jumps.configure(s.jump_table_max_cells)
-            self.store = MapStore.from_dir(
-                s.maps_dir, max_cells=s.max_map_cells, max_bytes=s.max_map_bytes
-            )
+            self.authority.load()
+            if self._loop is not None:
+                asyncio.run_coroutine_threadsafe(self.authority.start(), self._loop).result()
             compile_s = warm_up()
         except Exception as exc:  # never leave the service hanging in "starting"
             log.exception("start-up failed")
@@ -92,10 +99,34 @@ class ServiceState:
     def close(self) -> None:
         self.executor.shutdown(wait=False, cancel_futures=True)
 
+    async def aclose(self) -> None:
+        await self.authority.close()
+        self.close()
+
     def require_ready(self) -> MapStore:
         if not self.ready.is_set():
             raise NotReady("the service is starting: maps are loading and kernels compiling")
         return self.store
+
+
+def reload_on_sighup(state: ServiceState) -> None:
+    """``SIGHUP`` reloads the maps as ``POST /maps/reload`` does. Installed where the event
+    loop runs in the main thread (uvicorn's worker processes); not elsewhere (tests)."""
+    loop = asyncio.get_running_loop()
+
+    async def reload() -> None:
+        try:
+            report = await state.authority.reload()
+            log.info("SIGHUP: maps reloaded, %d changed", len(report.changes))
+        except Exception as exc:
+            log.error("SIGHUP: map reload failed: %s", exc)
+
+    def on_sighup() -> None:
+        if state.ready.is_set():
+            loop.create_task(reload())
+
+    with contextlib.suppress(ValueError, RuntimeError, NotImplementedError, AttributeError):
+        loop.add_signal_handler(signal.SIGHUP, on_sighup)
 
 
 _lowered = threading.local()

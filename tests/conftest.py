@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import atexit
+import os
 import shutil
+import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -15,6 +18,12 @@ from app.grid import Grid
 from app.main import create_app
 from tests.redis_server import REDIS_SERVER, RedisServer
 from tests.reference import grid_from_ascii
+
+# The folder store keeps its lock and revision records in MAP_STATE_DIR (app/store/folder.py):
+# one fresh dir per test session, so runs do not see each other's revisions.
+_STATE_DIR = tempfile.mkdtemp(prefix="gridpath-test-state-")
+os.environ.setdefault("MAP_STATE_DIR", _STATE_DIR)
+atexit.register(shutil.rmtree, _STATE_DIR, ignore_errors=True)
 
 ROOT = Path(__file__).resolve().parents[1]
 MAPS_DIR = ROOT / "maps"

@@ -10,6 +10,7 @@ from typing import Annotated
 
 from fastapi import Depends, Request
 
+from app.errors import StaleRevision
 from app.grid import MapStore
 from app.service import ServiceState
 
@@ -24,3 +25,21 @@ async def get_store(state: Annotated[ServiceState, Depends(get_state)]) -> MapSt
 
 StateDep = Annotated[ServiceState, Depends(get_state)]
 StoreDep = Annotated[MapStore, Depends(get_store)]
+
+
+async def wait_for_revision(state: ServiceState, name: str, revision: int | None) -> None:
+    """Read your writes: a request naming ``revision`` N of a map this process has not
+    reached yet waits for it (woken when it is applied, at most ``REVISION_WAIT_MS``), then
+    409 ``stale_revision`` if still behind. No wait when the revision is here (or older:
+    the route's own check answers that)."""
+    if revision is None:
+        return
+    store = state.require_ready()
+    if store.reached(name, revision):
+        return
+    wait_ms = state.settings.revision_wait_ms
+    if not await store.wait_for(name, revision, wait_ms / 1000):
+        raise StaleRevision(
+            f"map {name!r} is at revision {store.version(name)[0]} on this process, not yet at "
+            f"{revision} after waiting {wait_ms} ms"
+        )

@@ -11,9 +11,9 @@ from fastapi import APIRouter
 from fastapi.responses import Response
 from PIL import Image
 
-from app.api.deps import StateDep, StoreDep
+from app.api.deps import StateDep, StoreDep, wait_for_revision
 from app.api.rules import search_options
-from app.errors import InvalidField
+from app.errors import InvalidField, StaleRevision
 from app.grid import Grid, MapStore
 from app.schemas import ErrorResponse, FlowFieldRequest, FlowFieldResponse
 from app.search import InvalidOption
@@ -62,11 +62,16 @@ async def post_flowfield(request: FlowFieldRequest, state: StateDep, store: Stor
 
     Results are cached per (map revision, goal, options); ``X-Cache`` says hit or miss.
     """
+    await wait_for_revision(state, request.map, request.revision)
     return await state.run_search(_flowfield, request, state, store)
 
 
 def _flowfield(request: FlowFieldRequest, state: ServiceState, store: MapStore) -> Response:
     grid = store.get(request.map)
+    if request.revision is not None and request.revision != grid.revision:
+        raise StaleRevision(
+            f"map {grid.name!r} is at revision {grid.revision}, not {request.revision}"
+        )
     settings = state.settings
     if grid.cell_count > settings.max_flowfield_cells:
         raise InvalidField(

@@ -28,6 +28,12 @@ async def health(state: StateDep) -> Response:
     if state.startup_error:
         errors.append({"file": "", "reason": state.startup_error})
     body = {"status": "ok" if ready else "starting", "maps": store.names(), "errors": errors}
+    store_status = state.authority.status()  # degraded stays 200: searches still answer
+    body |= {
+        "store": store_status.state,
+        "store_type": store_status.kind,
+        "store_reason": store_status.reason,
+    }
     return Response(
         orjson.dumps(body), status_code=200 if ready else 503, media_type="application/json"
     )

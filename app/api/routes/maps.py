@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import io
 import re
 from typing import Annotated
@@ -14,14 +13,24 @@ from fastapi.responses import Response
 from PIL import Image
 
 from app.api.auth import require_admin
-from app.api.deps import StateDep, StoreDep
+from app.api.deps import StateDep, StoreDep, wait_for_revision
 from app.errors import InvalidField, InvalidRequest, MapLoadError
-from app.grid import Grid, is_valid_map_name, persist
-from app.grid.edits import Edit, apply_edits
+from app.grid import Grid, is_valid_map_name
+from app.grid.edits import Edit
 from app.grid.loader import load_map_data, sniff_movingai
-from app.schemas import ErrorResponse, MapDeleted, MapInfo, MapList, MapPatch, TerrainInfo
+from app.schemas import (
+    ErrorResponse,
+    LoadError,
+    MapDeleted,
+    MapInfo,
+    MapList,
+    MapPatch,
+    MapReload,
+    ReloadedMap,
+    TerrainInfo,
+)
 from app.search import find_path, smooth
-from app.service import ServiceState
+from app.store import Upload
 
 router = APIRouter(tags=["maps"])
 
@@ -34,6 +43,12 @@ _ADMIN_ERRORS = {
         "description": "`if_revision` is not current (`revision_conflict`).",
     },
     422: {"model": ErrorResponse, "description": "Bad map data or edit; nothing changed."},
+    503: {
+        "model": ErrorResponse,
+        "description": "Nothing changed: `store_unavailable` (MAP_STORE unreachable), "
+        "`shared_store_required` (other processes serve the same folder and no MAP_STORE is "
+        "set), `storage_error` (MAPS_WRITABLE could not write), `not_ready`.",
+    },
 }
 
 
@@ -67,10 +82,30 @@ def list_maps(store: StoreDep) -> MapList:
     return MapList(maps=[map_info(grid) for grid in store.all()])
 
 
-@router.get("/maps/{name}", response_model=MapInfo, responses={404: {"model": ErrorResponse}})
-def get_map(name: str, store: StoreDep) -> MapInfo:
+@router.get(
+    "/maps/{name}",
+    response_model=MapInfo,
+    responses={
+        404: {"model": ErrorResponse},
+        409: {
+            "model": ErrorResponse,
+            "description": "`stale_revision`: this process has not reached `revision` "
+            "within REVISION_WAIT_MS.",
+        },
+    },
+)
+async def get_map(
+    name: str,
+    state: StateDep,
+    store: StoreDep,
+    revision: Annotated[
+        int | None,
+        Query(description="Wait (up to REVISION_WAIT_MS) until this revision is served."),
+    ] = None,
+) -> MapInfo:
     """One map's metadata, with its current revision and content hash."""
     _check_name(name)
+    await wait_for_revision(state, name, revision)
     return map_info(store.get(name))
 
 
@@ -143,28 +178,19 @@ def get_map_image(
     return Response(render_map(grid, path, waypoints, scale), media_type="image/png")
 
 
-def _persist(state: ServiceState, grid: Grid) -> None:
-    if state.settings.maps_writable:
-        persist.save(state.settings.maps_dir, grid)
-
-
 @router.patch(
     "/maps/{name}",
     response_model=MapInfo,
     responses=_ADMIN_ERRORS,
     dependencies=[Depends(require_admin)],
 )
-def patch_map(name: str, patch: MapPatch, state: StateDep, store: StoreDep) -> MapInfo:
-    """Apply edits atomically: all of them, as one new revision, or none."""
+async def patch_map(name: str, patch: MapPatch, state: StateDep, store: StoreDep) -> MapInfo:
+    """Apply edits atomically: all of them, as one new revision, or none. The answer's
+    ``revision`` is served by this process already; pass it as ``revision`` to read it
+    from any process."""
     _check_name(name)
     edits = [Edit(value=e.value, cells=[tuple(c) for c in e.cells], rect=e.rect) for e in patch.set]
-
-    def change(current: Grid, revision: int) -> Grid:
-        new = apply_edits(current, edits, revision)
-        _persist(state, new)
-        return new
-
-    return map_info(store.update(name, change, patch.if_revision))
+    return map_info(await state.authority.update(name, edits, patch.if_revision))
 
 
 @router.put(
@@ -209,13 +235,8 @@ async def put_map(
 
     parsed = await run_in_threadpool(parse)
 
-    def build(revision: int) -> Grid:
-        grid = dataclasses.replace(parsed, revision=revision)
-        if settings.maps_writable:
-            persist.save_bytes(settings.maps_dir, name, ".map" if movingai else ".png", data, None)
-        return grid
-
-    grid, replaced = await run_in_threadpool(store.replace, build, name, if_revision)
+    upload = Upload(".map" if movingai else ".png", data, None)
+    grid, replaced = await state.authority.replace(name, parsed, upload, if_revision)
     body = map_info(grid).model_dump_json().encode()
     return Response(body, status_code=200 if replaced else 201, media_type="application/json")
 
@@ -226,12 +247,29 @@ async def put_map(
     responses=_ADMIN_ERRORS,
     dependencies=[Depends(require_admin)],
 )
-def delete_map(
+async def delete_map(
     name: str, state: StateDep, store: StoreDep, if_revision: int | None = None
 ) -> MapDeleted:
     """Remove a map (and, with MAPS_WRITABLE, its files)."""
     _check_name(name)
-    grid = store.delete(name, if_revision)
-    if state.settings.maps_writable:
-        persist.remove(state.settings.maps_dir, name)
+    grid = await state.authority.delete(name, if_revision)
     return MapDeleted(name=name, deleted=True, revision=grid.revision)
+
+
+@router.post(
+    "/maps/reload",
+    response_model=MapReload,
+    responses={k: v for k, v in _ADMIN_ERRORS.items() if k in (401, 403, 503)},
+    dependencies=[Depends(require_admin)],
+)
+async def reload_maps(state: StateDep, store: StoreDep) -> MapReload:
+    """Catch up with the map source now, as ``SIGHUP`` does: the folder store re-reads
+    changed files of MAPS_DIR (a file that fails keeps its map's previous revision); the
+    shared store reloads every revision this process is behind on."""
+    report = await state.authority.reload()
+    return MapReload(
+        changed=[
+            ReloadedMap(name=c.name, revision=c.revision, deleted=c.deleted) for c in report.changes
+        ],
+        errors=[LoadError(file=e.file, reason=e.reason) for e in report.errors],
+    )

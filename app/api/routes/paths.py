@@ -12,7 +12,7 @@ from fastapi import APIRouter
 from fastapi.responses import Response
 from pydantic import ValidationError
 
-from app.api.deps import StateDep, StoreDep
+from app.api.deps import StateDep, StoreDep, wait_for_revision
 from app.api.errors import describe_errors, error_code_for
 from app.api.rules import search_options
 from app.config import Settings
@@ -189,6 +189,7 @@ def _run(
 @router.post("/path", response_model=PathResponse, responses=_ERRORS)
 async def post_path(request: PathRequest, state: StateDep, store: StoreDep) -> Response:
     """Path between two cells (A* by default: optimal, 8-connected, no corner cutting)."""
+    await wait_for_revision(state, request.map, request.revision)
     grid = store.get(request.map)
     return _json(*await state.run_search(_run, state, grid, request))
 
@@ -216,6 +217,7 @@ async def post_paths(request: BatchRequest, state: StateDep, store: StoreDep) ->
         raise BatchTooLarge(
             f"{len(request.queries)} queries, over the limit of {state.settings.max_batch}"
         )
+    await wait_for_revision(state, request.map, request.revision)
     grid = store.get(request.map)  # one snapshot for the whole batch
     if request.revision is not None and request.revision != grid.revision:
         raise StaleRevision(

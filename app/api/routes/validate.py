@@ -7,7 +7,7 @@ import orjson
 from fastapi import APIRouter
 from fastapi.responses import Response
 
-from app.api.deps import StateDep, StoreDep
+from app.api.deps import StateDep, StoreDep, wait_for_revision
 from app.api.routes.paths import server_timing
 from app.api.rules import search_options
 from app.errors import InvalidField
@@ -44,6 +44,7 @@ async def post_validate(request: ValidateRequest, state: StateDep, store: StoreD
     """Check every step (``cells``) or every sight line (``waypoints``) of a claimed path,
     its cost against ``max_cost``, and its ends. ``valid`` is false with the violations
     listed (at least the first of each kind) when anything is wrong."""
+    await wait_for_revision(state, request.map, request.revision)
     return await state.run_search(_validate, request, state, store)
 
 
