@@ -123,6 +123,13 @@ def wait_for(predicate, what: str, timeout: float = PROPAGATION_TIMEOUT, every: 
         time.sleep(every)
 
 
+def wait_for_store(server: GridpathProcess, state: str, timeout: float) -> None:
+    try:
+        wait_for(lambda: store_state(server) == state, f"{server.url} store {state}", timeout)
+    except AssertionError as exc:
+        raise AssertionError(f"{exc}\n/health: {server.health()}\nlog:\n{server.log()}") from None
+
+
 def store_state(server: GridpathProcess) -> str | None:
     try:
         status, body = server.health()
@@ -405,7 +412,7 @@ def test_stress_random_edits_and_queries_across_three_processes_with_a_redis_out
         redis.stop()
         stopped_at = time.monotonic() - t0
         for i, server in enumerate(cluster):
-            wait_for(lambda s=server: store_state(s) == "degraded", f"{server.url} degraded", 5)
+            wait_for_store(server, "degraded", 5)
             degraded[i] = server.health()[1]
         time.sleep(max(0.0, OUTAGE[1] - (time.monotonic() - t0)))
         redis.start()
@@ -483,7 +490,7 @@ def test_stress_random_edits_and_queries_across_three_processes_with_a_redis_out
 
     # Redis back: every process resynchronises and a new change reaches all of them.
     for server in cluster:
-        wait_for(lambda s=server: store_state(s) == "ok", f"{server.url} store ok again")
+        wait_for_store(server, "ok", PROPAGATION_TIMEOUT)
     edit = random_edit(rng)
     ack = patch(None, cluster[2], "stress", [edit], if_revision=history.latest)
     assert ack.status_code == 200, ack.text
