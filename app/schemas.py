@@ -296,6 +296,13 @@ class Health(BaseModel):
     store_reason: str | None = Field(None, description="Why the store is degraded.")
 
 
+STALE_REVISION_RESPONSE = {
+    "model": ErrorResponse,
+    "description": "`stale_revision`: the map is past the `revision` named, or this process "
+    "has not reached it within REVISION_WAIT_MS.",
+}
+
+
 class ReloadedMap(BaseModel):
     name: str
     revision: int

@@ -73,6 +73,10 @@ class MapStore:
             raise MapNotFound(f"map {name!r} not found")
         return grid
 
+    def find(self, name: str) -> Grid | None:
+        """The current snapshot of map ``name``, or None."""
+        return self._maps.get(name)
+
     def names(self) -> list[str]:
         return sorted(self._maps)
 

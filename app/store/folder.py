@@ -162,7 +162,7 @@ class FolderAuthority:
                     continue
                 self._failed.pop(name, None)
                 self._fingerprints[name] = mark
-                current = self.registry._maps.get(name)
+                current = self.registry.find(name)
                 if current is None or current.sha256 != grid.sha256:
                     loaded[name] = grid
             removed = [n for n in self._fingerprints if n not in files and n in self.registry]
@@ -270,7 +270,7 @@ class FolderAuthority:
         existed = name in self.registry
 
         def make(revision: int) -> tuple[Grid, Upload]:
-            current = self.registry._maps.get(name)
+            current = self.registry.find(name)
             if if_revision is not None and (current is None or current.revision != if_revision):
                 found = "absent" if current is None else f"at revision {current.revision}"
                 raise RevisionConflict(

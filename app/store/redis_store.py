@@ -346,7 +346,15 @@ class RedisAuthority:
     async def _resync(self) -> list[str]:
         """Compare every revision with Redis and catch up; returns the maps reloaded."""
         assert self._client is not None
-        remote = {k.decode(): int(v) for k, v in (await self._client.hgetall(INDEX)).items()}
+        # One consistent view of both hashes (a change updates them together): a map this
+        # process creates meanwhile is newer than the view, never taken for a deletion.
+        pipe = self._client.pipeline(transaction=True)
+        pipe.hgetall(INDEX)
+        pipe.hgetall(LAST)
+        pipe.exists(SEEDED)
+        index, last_given, seeded = await pipe.execute()
+        remote = {k.decode(): int(v) for k, v in index.items()}
+        last = {k.decode(): int(v) for k, v in last_given.items()}
         caught_up = []
         for name, revision in remote.items():
             version = self.registry.version(name)
@@ -355,26 +363,32 @@ class RedisAuthority:
                 caught_up.append(name)
             elif revision < version[0] and not version[1]:
                 await self._restore(name)
-        last = {}
-        missing = [n for n in self.registry.names() if n not in remote]
-        if missing:
-            values = await self._client.hmget(LAST, missing)
-            last = {n: int(v) for n, v in zip(missing, values) if v is not None}
-        for name in missing:
-            if name in last and last[name] >= self.registry.version(name)[0]:
+        for name in self.registry.names():
+            if name in remote:
+                continue
+            if last.get(name, 0) >= self.registry.version(name)[0]:
                 if self.registry.apply(name, None, last[name]):
                     log.info("map %s deleted at revision %d (shared store)", name, last[name])
                     caught_up.append(name)
             else:
                 await self._restore(name)
+        if not seeded:  # Redis lost everything: the maps restored above are the state now
+            if await self._client.set(SEEDED, "1", nx=True):
+                log.warning(
+                    "the shared store %s was empty: restored it from this process", self.where
+                )
         return caught_up
 
     async def _restore(self, name: str) -> None:
         """Redis is behind this process on ``name`` (it lost acknowledged writes): write our
         revision back, if it is still the newest (:data:`COMMIT` ``seed``)."""
-        grid = self.registry._maps.get(name)
+        assert self._client is not None
+        grid = self.registry.find(name)
         if grid is None or self._commit is None:
             return
+        given = await self._client.hget(LAST, name)
+        if given is not None and int(given) >= grid.revision:
+            return  # not lost: a change newer than our view of Redis
         upload = await asyncio.to_thread(encode, grid)
         keys, args = commit_args(
             name, "seed", grid=grid, upload=upload, seed_revision=grid.revision
@@ -430,7 +444,7 @@ class RedisAuthority:
             raise self._unavailable(exc) from None
 
     async def _current(self, name: str, if_revision: int | None) -> Grid:
-        grid = self.registry._maps.get(name)
+        grid = self.registry.find(name)
         if grid is None or (if_revision is not None and if_revision > grid.revision):
             try:
                 await self._fetch(name)  # we may be behind: catch up first

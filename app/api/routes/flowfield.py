@@ -15,7 +15,12 @@ from app.api.deps import StateDep, StoreDep, wait_for_revision
 from app.api.rules import search_options
 from app.errors import InvalidField, StaleRevision
 from app.grid import Grid, MapStore
-from app.schemas import ErrorResponse, FlowFieldRequest, FlowFieldResponse
+from app.schemas import (
+    STALE_REVISION_RESPONSE,
+    ErrorResponse,
+    FlowFieldRequest,
+    FlowFieldResponse,
+)
 from app.search import InvalidOption
 from app.search.flowfield import DIRECTIONS, FlowField, flow_field
 from app.service import ServiceState
@@ -54,6 +59,7 @@ def render_png(grid: Grid, field: FlowField) -> bytes:
     responses={
         200: {"content": {"image/png": {}}},
         404: {"model": ErrorResponse},
+        409: STALE_REVISION_RESPONSE,
         422: {"model": ErrorResponse},
     },
 )

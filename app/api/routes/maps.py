@@ -19,6 +19,7 @@ from app.grid import Grid, is_valid_map_name
 from app.grid.edits import Edit
 from app.grid.loader import load_map_data, sniff_movingai
 from app.schemas import (
+    STALE_REVISION_RESPONSE,
     ErrorResponse,
     LoadError,
     MapDeleted,
@@ -87,11 +88,7 @@ def list_maps(store: StoreDep) -> MapList:
     response_model=MapInfo,
     responses={
         404: {"model": ErrorResponse},
-        409: {
-            "model": ErrorResponse,
-            "description": "`stale_revision`: this process has not reached `revision` "
-            "within REVISION_WAIT_MS.",
-        },
+        409: STALE_REVISION_RESPONSE,
     },
 )
 async def get_map(

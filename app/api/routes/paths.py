@@ -19,6 +19,7 @@ from app.config import Settings
 from app.errors import BatchTooLarge, InvalidField, InvalidRequest, ServiceError, StaleRevision
 from app.grid import Grid
 from app.schemas import (
+    STALE_REVISION_RESPONSE,
     BatchRequest,
     BatchResponse,
     ErrorResponse,
@@ -39,6 +40,7 @@ _ERRORS: dict[int | str, dict[str, Any]] = {
         "description": "`invalid_request`, `invalid_<option>`, `out_of_bounds`, "
         "`start_blocked`, `goal_blocked` (and `batch_too_large` for /paths).",
     },
+    409: STALE_REVISION_RESPONSE,
     503: {"model": ErrorResponse, "description": "Still starting (`not_ready`)."},
 }
 

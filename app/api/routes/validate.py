@@ -12,7 +12,12 @@ from app.api.routes.paths import server_timing
 from app.api.rules import search_options
 from app.errors import InvalidField
 from app.grid import MapStore
-from app.schemas import ErrorResponse, ValidateRequest, ValidateResponse
+from app.schemas import (
+    STALE_REVISION_RESPONSE,
+    ErrorResponse,
+    ValidateRequest,
+    ValidateResponse,
+)
 from app.search import InvalidOption
 from app.search.validate import validate_path
 from app.service import ServiceState
@@ -38,7 +43,11 @@ def as_cells(path: list[tuple[int, int]]) -> np.ndarray:
 @router.post(
     "/validate",
     response_model=ValidateResponse,
-    responses={404: {"model": ErrorResponse}, 422: {"model": ErrorResponse}},
+    responses={
+        404: {"model": ErrorResponse},
+        409: STALE_REVISION_RESPONSE,
+        422: {"model": ErrorResponse},
+    },
 )
 async def post_validate(request: ValidateRequest, state: StateDep, store: StoreDep) -> Response:
     """Check every step (``cells``) or every sight line (``waypoints``) of a claimed path,
