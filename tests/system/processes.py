@@ -55,7 +55,7 @@ class GridpathProcess:
 
     def start(self) -> GridpathProcess:
         argv = [sys.executable, "-m", "uvicorn", "app.main:app", "--host", "127.0.0.1"]
-        argv += ["--port", str(self.port)]
+        argv += ["--port", str(self.port), "--no-access-log"]
         if self.workers:
             argv += ["--workers", str(self.workers)]
         env = {**os.environ, "LOG_LEVEL": "info", **self.env}

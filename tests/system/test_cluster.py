@@ -450,8 +450,27 @@ def test_stress_random_edits_and_queries_across_three_processes_with_a_redis_out
             assert a.status in (200, 503), a
     acked = sorted(a.body["revision"] for a in changes if a.status == 200)
     assert len(acked) >= 10, f"only {len(acked)} changes acknowledged in {STRESS_SECONDS} s"
-    # Nothing applied half-way: the revisions are exactly the acknowledged ones, in sequence.
-    assert acked == list(range(history.base_revision + 1, history.latest + 1)), acked
+    # Nothing applied half-way: the revisions are the acknowledged changes, in sequence. The
+    # one exception the README documents ("Map stores"): a change whose connection broke as
+    # Redis stopped may be committed although it answered 503. Such a change straddles the
+    # stop; if it is the only one, it is taken into the model as the unacknowledged revision.
+    for server in cluster:
+        wait_for_store(server, "ok", PROPAGATION_TIMEOUT)
+    final_revision, final_sha = wait_for(
+        lambda: agreed_revision(cluster, "stress"), "every process on one revision of stress"
+    )
+    missing = sorted(set(range(history.base_revision + 1, final_revision + 1)) - set(acked))
+    straddling = [a for a in changes if a.status == 503 and a.sent < stopped_at < a.received]
+    assert not missing or (len(missing) == 1 == len(straddling)), (missing, acked, straddling)
+    for revision in missing:
+        seen = [
+            a.body["sha256"]
+            for a in answers
+            if a.kind == "map" and a.status == 200 and a.body["revision"] == revision
+        ]
+        sha = final_sha if revision == final_revision else (seen[0] if seen else None)
+        history.acknowledged(revision, sha, straddling[0].query[0])
+    assert history.latest == final_revision, (history.latest, final_revision)
 
     # (revision, hash) is one pair everywhere; each process's revisions never go back.
     for a in answers:
@@ -489,9 +508,7 @@ def test_stress_random_edits_and_queries_across_three_processes_with_a_redis_out
         assert (cost is None) == np.isinf(expected), (start, goal, revision, cost, expected)
         assert cost is None or abs(cost - expected) < 1e-9, (start, goal, revision, cost)
 
-    # Redis back: every process resynchronises and a new change reaches all of them.
-    for server in cluster:
-        wait_for_store(server, "ok", PROPAGATION_TIMEOUT)
+    # Redis back (every process resynchronised above): a new change reaches all of them.
     edit = random_edit(rng)
     ack = patch(None, cluster[2], "stress", [edit], if_revision=history.latest)
     assert ack.status_code == 200, ack.text
@@ -501,6 +518,12 @@ def test_stress_random_edits_and_queries_across_three_processes_with_a_redis_out
         assert info.status_code == 200, info.text
         assert info.json()["sha256"] == history.sha256[history.latest]
         assert np.array_equal(served_walkable(server, "stress"), history.grid(history.latest))
+
+
+def agreed_revision(cluster: list[GridpathProcess], name: str) -> tuple[int, str] | None:
+    """(revision, sha256) of ``name`` if every process serves the same, else None."""
+    infos = {(i["revision"], i["sha256"]) for i in (map_info(s, name).json() for s in cluster)}
+    return infos.pop() if len(infos) == 1 else None
 
 
 def error_code_of(answer: Answer) -> str | None:
