@@ -351,60 +351,57 @@ def test_stress_random_edits_and_queries_across_three_processes_with_a_redis_out
             if not cells & protected:
                 return rect_edit(x0, y0, x1, y1, rng.choice(("blocked", "walkable")))
 
-    def writer(seed: int) -> None:
+    def run_client(seed: int, step) -> None:
+        """One client thread: ``step(rng, clients, server)`` until stopped (or the count)."""
         rng = random.Random(seed)
         clients = [httpx.Client(base_url=s.url, timeout=TIMEOUT) for s in cluster]
-        for _ in range(MAX_REQUESTS_PER_THREAD):
-            if stop.is_set():
-                break
-            i = rng.randrange(len(cluster))
-            edit = random_edit(rng)
-            guard = history.latest if rng.random() < 0.7 else None
-            answer = call(
-                i,
-                "change",
-                partial(patch, clients[i], cluster[i], "stress", [edit], guard),
-                query=(edit, guard),
+        try:
+            for _ in range(MAX_REQUESTS_PER_THREAD):
+                if stop.is_set():
+                    break
+                step(rng, clients, rng.randrange(len(cluster)))
+        finally:
+            for client in clients:
+                client.close()
+
+    def change_step(rng: random.Random, clients, i: int) -> None:
+        edit = random_edit(rng)
+        guard = history.latest if rng.random() < 0.7 else None
+        answer = call(
+            i,
+            "change",
+            partial(patch, clients[i], cluster[i], "stress", [edit], guard),
+            query=(edit, guard),
+        )
+        if answer and answer.status == 200:
+            history.acknowledged(answer.body["revision"], answer.body["sha256"], edit)
+            # Read your writes on another process, straight away.
+            j = (i + 1 + rng.randrange(len(cluster) - 1)) % len(cluster)
+            start, goal = rng.choice(queries)
+            revision = answer.body["revision"]
+            call(
+                j,
+                "named_path",
+                partial(find_path, cluster[j], "stress", start, goal, revision, clients[j]),
+                query=(start, goal),
+                named=revision,
             )
-            if answer and answer.status == 200:
-                history.acknowledged(answer.body["revision"], answer.body["sha256"], edit)
-                # Read your writes on another process, straight away.
-                j = (i + 1 + rng.randrange(len(cluster) - 1)) % len(cluster)
-                start, goal = rng.choice(queries)
-                revision = answer.body["revision"]
-                call(
-                    j,
-                    "named_path",
-                    partial(find_path, cluster[j], "stress", start, goal, revision, clients[j]),
-                    query=(start, goal),
-                    named=revision,
-                )
-            time.sleep(rng.uniform(0.05, 0.2))
-        for client in clients:
-            client.close()
+        time.sleep(rng.uniform(0.05, 0.2))
 
-    def reader(seed: int) -> None:
-        rng = random.Random(seed)
-        clients = [httpx.Client(base_url=s.url, timeout=TIMEOUT) for s in cluster]
-        for _ in range(MAX_REQUESTS_PER_THREAD):
-            if stop.is_set():
-                break
-            i = rng.randrange(len(cluster))
-            if rng.random() < 0.75:
-                start, goal = rng.choice(queries)
-                call(
-                    i,
-                    "path",
-                    partial(find_path, cluster[i], "stress", start, goal, None, clients[i]),
-                    query=(start, goal),
-                )
-            else:
-                call(i, "map", partial(clients[i].get, "/maps/stress"))
-        for client in clients:
-            client.close()
+    def query_step(rng: random.Random, clients, i: int) -> None:
+        if rng.random() < 0.75:
+            start, goal = rng.choice(queries)
+            call(
+                i,
+                "path",
+                partial(find_path, cluster[i], "stress", start, goal, None, clients[i]),
+                query=(start, goal),
+            )
+        else:
+            call(i, "map", partial(clients[i].get, "/maps/stress"))
 
-    threads = [threading.Thread(target=writer, args=(s,)) for s in (1, 2)]
-    threads += [threading.Thread(target=reader, args=(s,)) for s in (3, 4, 5)]
+    threads = [threading.Thread(target=run_client, args=(s, change_step)) for s in (1, 2)]
+    threads += [threading.Thread(target=run_client, args=(s, query_step)) for s in (3, 4, 5)]
     for thread in threads:
         thread.start()
     degraded: dict[int, dict] = {}
@@ -416,8 +413,8 @@ def test_stress_random_edits_and_queries_across_three_processes_with_a_redis_out
             wait_for_store(server, "degraded", 5)
             degraded[i] = server.health()[1]
         time.sleep(max(0.0, OUTAGE[1] - (time.monotonic() - t0)))
+        restarted_at = time.monotonic() - t0  # Redis may answer as soon as it is started
         redis.start()
-        restarted_at = time.monotonic() - t0
         time.sleep(max(0.0, STRESS_SECONDS - (time.monotonic() - t0)))
     finally:
         stop.set()
