@@ -18,7 +18,6 @@ import asyncio
 import copy
 import logging
 import threading
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -86,7 +85,8 @@ class MapStore:
         return [maps[name] for name in sorted(maps)]
 
     def put(self, grid: Grid) -> None:
-        """Add or replace a map atomically."""
+        """Add or replace a map atomically, whatever the revisions (tests and tools; the
+        service changes maps through :meth:`apply`)."""
         with self._lock:
             self._swap(grid.name, grid)
 
@@ -167,48 +167,6 @@ class MapStore:
             else:
                 keep.append((loop, future, revision))
         self._waiters[name] = keep
-
-    def next_revision(self, name: str) -> int:
-        """Revisions of a name only grow, across deletes and re-uploads."""
-        return self._last_revision.get(name, 0) + 1
-
-    def update(
-        self, name: str, change: Callable[[Grid, int], Grid], if_revision: int | None = None
-    ) -> Grid:
-        """Replace map ``name`` by ``change(current, next_revision)``, atomically.
-
-        With ``if_revision`` not the current revision: :class:`RevisionConflict`, nothing
-        changed. If ``change`` raises, nothing changes either.
-        """
-        with self._lock:
-            current = self.get(name)
-            check_revision(current, if_revision)
-            new = change(current, self.next_revision(name))
-            self._swap(name, new)
-            return new
-
-    def replace(
-        self, grid_for_revision: Callable[[int], Grid], name: str, if_revision: int | None = None
-    ) -> tuple[Grid, bool]:
-        """Create or replace map ``name`` with ``grid_for_revision(next_revision)``;
-        returns the new grid and whether it replaced one."""
-        with self._lock:
-            current = self._maps.get(name)
-            if if_revision is not None and (current is None or if_revision != current.revision):
-                found = "absent" if current is None else f"at revision {current.revision}"
-                raise RevisionConflict(
-                    f"map {name!r} is {found}, not at revision {if_revision}; nothing was changed"
-                )
-            new = grid_for_revision(self.next_revision(name))
-            self._swap(name, new)
-            return new, current is not None
-
-    def delete(self, name: str, if_revision: int | None = None) -> Grid:
-        with self._lock:
-            current = self.get(name)
-            check_revision(current, if_revision)
-            self._swap(name, None)
-            return current
 
     def __len__(self) -> int:
         return len(self._maps)

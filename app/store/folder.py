@@ -218,7 +218,14 @@ class FolderAuthority:
     @contextlib.contextmanager
     def _alone(self):
         """Exclusive use of the folder for one change, or ``shared_store_required``."""
-        if self.lock is None or not self.lock.try_exclusive():
+        if self.lock is None:
+            raise SharedStoreRequired(
+                f"map changes are refused: the folder lock in {self.state_dir} could not be "
+                "created, so this process cannot tell whether others serve the same maps; "
+                "set MAP_STATE_DIR to a writable folder, or MAP_STORE=redis://host:port/db; "
+                "nothing was changed"
+            )
+        if not self.lock.try_exclusive():
             raise SharedStoreRequired(
                 "map changes are refused: other processes serve the same maps folder "
                 f"({self.directory}) and would not see them; set MAP_STORE=redis://host:port/db "

@@ -40,6 +40,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import threading
 import time
 import uuid
 from collections.abc import Sequence
@@ -66,6 +67,7 @@ SEED_LOCK = PREFIX + "seed-lock"
 CHANNEL = PREFIX + "changes"
 _CHECK_INTERVAL = 1.0  # seconds between the follower's full revision comparisons
 _SEED_LOCK_MS = 60_000
+_EDIT_ATTEMPTS = 20  # an edit redone on the new revision when another process got first
 
 
 def map_key(name: str) -> str:
@@ -176,10 +178,12 @@ class RedisAuthority:
         self.registry = registry
         self.url: str = settings.map_store
         self._status = StoreStatus(kind="redis")
+        self._closed = threading.Event()
         self._client: aioredis.Redis | None = None
         self._commit = None
         self._follower: asyncio.Task | None = None
-        self._name_locks: dict[str, asyncio.Lock] = {}
+        self._name_locks: dict[str, asyncio.Lock] = {}  # one fetch of a map at a time
+        self._edit_locks: dict[str, asyncio.Lock] = {}
         self._load_errors: list[LoadFailure] = []  # the folder's, at the first upload
         # name -> (revision, why): a revision that could not be loaded (not retried)
         self._decode_errors: dict[str, tuple[int, LoadFailure]] = {}
@@ -190,21 +194,31 @@ class RedisAuthority:
     # --- start-up (start-up thread, blocking client) ----------------------------------------
 
     def load(self) -> None:
-        client = self._sync_client()
-        try:
-            self._seed_once(client)
-            for raw_name in client.hkeys(INDEX):
-                name = raw_name.decode()
-                fields = client.hgetall(map_key(name))
-                if fields:
-                    self._install(name, fields)
-            log.info("loaded %d maps from the shared store %s", len(self.registry), self.where)
-        except RedisError as exc:  # serve what there is; the follower loads the rest later
-            log.error("shared store %s unreachable at start-up: %s", self.where, exc)
-            self._degrade(f"redis unreachable: {exc}")
-        finally:
-            client.close()
-            self._publish_errors()
+        """Load every map from Redis (uploading ``MAPS_DIR`` on the very first start). While
+        Redis cannot be reached the process keeps retrying and stays "starting" (``/health``
+        503, the reason in ``errors``): a replica with no maps must not take traffic."""
+        delay = 0.1
+        while not self._closed.is_set():
+            client = self._sync_client()
+            try:
+                self._seed_once(client)
+                for raw_name in client.hkeys(INDEX):
+                    name = raw_name.decode()
+                    fields = client.hgetall(map_key(name))
+                    if fields:
+                        self._install(name, fields)
+                log.info("loaded %d maps from the shared store %s", len(self.registry), self.where)
+                self._healthy()
+                self._publish_errors()
+                return
+            except RedisError as exc:
+                self._degrade(f"redis unreachable: {exc}")
+                failure = LoadFailure(file=self.where, reason=f"redis unreachable: {exc}")
+                self.registry.set_errors([failure])
+            finally:
+                client.close()
+            self._closed.wait(delay)
+            delay = min(delay * 2, 2.0)
 
     @property
     def where(self) -> str:
@@ -453,7 +467,13 @@ class RedisAuthority:
         return self.registry.get(name)
 
     async def update(self, name: str, edits: Sequence[Edit], if_revision: int | None) -> Grid:
-        for _attempt in range(5):
+        # One edit of a map at a time in this process: its edits never race each other, so
+        # an edit is redone ("behind") only when another process changed the map meanwhile.
+        async with self._edit_locks.setdefault(name, asyncio.Lock()):
+            return await self._update(name, edits, if_revision)
+
+    async def _update(self, name: str, edits: Sequence[Edit], if_revision: int | None) -> Grid:
+        for _attempt in range(_EDIT_ATTEMPTS):
             current = await self._current(name, if_revision)
             new = await asyncio.to_thread(apply_edits, current, edits, current.revision + 1)
             upload = await asyncio.to_thread(encode, new)
@@ -499,6 +519,7 @@ class RedisAuthority:
         return self._status
 
     async def close(self) -> None:
+        self._closed.set()
         if self._follower is not None:
             self._follower.cancel()
             try:

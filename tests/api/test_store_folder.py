@@ -106,6 +106,7 @@ def test_hot_reload(maps, tmp_path, mode):
     settings = config(maps, tmp_path, maps_reload=mode, maps_poll_interval=0.2)
     extra = maps / "extra.map"
     with serving(settings) as client:
+        eventually(lambda: client.app.state.service.authority._watching == mode)
         write(extra, movingai(["....", "...."]))
         eventually(lambda: revision(client, "extra") == 1)
         write(extra, movingai(["..@.", "...."]))

@@ -326,3 +326,64 @@ def test_a_redis_that_lost_its_data_is_restored_from_the_processes(redis_server,
                 assert a.get("/maps/arena", params={"revision": 3}).json()["revision"] == 3
         finally:
             wiped.kill()
+
+
+def test_a_process_that_cannot_reach_redis_at_start_is_not_ready_until_it_can(redis_server):
+    redis_server.kill()
+    with TestClient(create_app(settings(redis_server))) as client:
+        deadline = time.monotonic() + 30
+        while not client.get("/health").json()["errors"]:
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        health = client.get("/health")
+        assert health.status_code == 503 and health.json()["store"] == "degraded"
+        assert "redis unreachable" in health.json()["errors"][0]["reason"]
+        redis_server.start()
+        wait_ready(client)
+        health = client.get("/health").json()
+        assert (health["store"], health["errors"], len(health["maps"])) == ("ok", [], 3)
+
+
+def test_random_edits_through_two_services_agree(redis_server):
+    """Bounded (about 4 s): edits with and without if_revision from four threads through two
+    services. Every acknowledged revision is unique, each service's revisions never go back,
+    and both end on the same (revision, content hash)."""
+    import random
+
+    with services(2, settings(redis_server)) as clients:
+        acknowledged: list[tuple[int, str]] = []
+        problems: list[str] = []
+        stop = time.monotonic() + 4.0
+
+        def worker(seed: int) -> None:
+            rng = random.Random(seed)
+            seen = {0: 0, 1: 0}
+            while time.monotonic() < stop:
+                index = rng.randrange(2)
+                client = clients[index]
+                if rng.random() < 0.4:
+                    body = edit(rng.randrange(1, 63), rng.randrange(1, 63))
+                    if rng.random() < 0.5:
+                        body["if_revision"] = client.get("/maps/arena").json()["revision"]
+                    answer = client.patch("/maps/arena", json=body, headers=ADMIN)
+                    if answer.status_code == 200:
+                        acknowledged.append((answer.json()["revision"], answer.json()["sha256"]))
+                    elif answer.json()["error"]["code"] != "revision_conflict":
+                        problems.append(answer.text)
+                else:
+                    revision = client.get("/maps/arena").json()["revision"]
+                    if revision < seen[index]:
+                        problems.append(f"service {index} went back {seen[index]} -> {revision}")
+                    seen[index] = revision
+
+        threads = [threading.Thread(target=worker, args=(seed,)) for seed in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(60)
+        assert not problems, problems[:3]
+        revisions = [r for r, _ in acknowledged]
+        assert len(revisions) == len(set(revisions)) and len(revisions) >= 5
+        last = max(revisions)
+        finals = [c.get("/maps/arena", params={"revision": last}).json() for c in clients]
+        assert {(f["revision"], f["sha256"]) for f in finals} == {(last, dict(acknowledged)[last])}
