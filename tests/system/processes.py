@@ -28,8 +28,8 @@ from tests.conftest import ROOT
 from tests.redis_server import free_port
 
 # A cold numba cache compiles every kernel (minutes on a loaded 2-core machine); warm, a start
-# takes seconds. Generous, so a busy shared machine does not fail the tests.
-READY_TIMEOUT = 240.0
+# takes seconds. As generous as tests/conftest.py's wait_ready, for a loaded shared machine.
+READY_TIMEOUT = 600.0
 ADMIN_TOKEN = "cluster-test-admin-token"
 ADMIN = {"authorization": f"Bearer {ADMIN_TOKEN}"}
 
