@@ -145,8 +145,8 @@ class FolderAuthority:
             loaded: dict[str, Grid] = {}
             for name, path in files.items():
                 mark = fingerprint(path)
-                if self._fingerprints.get(name) == mark and name in self.registry:
-                    continue
+                if self._fingerprints.get(name) == mark:  # unchanged since loaded or written
+                    continue  # (a map deleted through the API stays deleted)
                 failed = self._failed.get(name)
                 if failed is not None and failed[0] == mark:
                     errors.append(failed[1])

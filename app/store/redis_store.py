@@ -232,7 +232,7 @@ class RedisAuthority:
         token = uuid.uuid4().hex
         release = client.register_script(_RELEASE)
         commit = client.register_script(COMMIT)
-        while not client.exists(SEEDED):
+        while not self._closed.is_set() and not client.exists(SEEDED):
             if not client.set(SEED_LOCK, token, nx=True, px=_SEED_LOCK_MS):
                 time.sleep(0.05)
                 continue
@@ -249,6 +249,7 @@ class RedisAuthority:
                         grid.name, "seed", grid=grid, upload=encode(grid), seed_revision=1
                     )
                     commit(keys=keys, args=args)
+                    client.pexpire(SEED_LOCK, _SEED_LOCK_MS)  # still uploading: keep the lock
                 client.set(SEEDED, "1")
                 log.info(
                     "first start on %s: uploaded %d maps from %s",

@@ -135,6 +135,17 @@ def test_hot_reload(maps, tmp_path, mode):
         assert revision(client, "extra") == 4
 
 
+def test_a_map_deleted_through_the_api_stays_deleted_while_its_file_is_unchanged(maps, tmp_path):
+    settings = config(maps, tmp_path, maps_reload="poll", maps_poll_interval=0.1)
+    with serving(settings) as client:
+        assert client.delete("/maps/maze", headers=ADMIN).json()["revision"] == 1
+        time.sleep(0.5)  # several scans of the folder
+        assert revision(client, "maze") is None
+        assert client.post("/maps/reload", headers=ADMIN).json()["changed"] == []
+        write(maps / "maze.png", (MAPS_DIR / "arena.png").read_bytes())  # a new file
+        eventually(lambda: revision(client, "maze") == 2)
+
+
 def test_own_writes_are_not_reloaded_as_new_revisions(maps, tmp_path):
     settings = config(
         maps, tmp_path, maps_writable=True, maps_reload="poll", maps_poll_interval=0.1
