@@ -17,6 +17,8 @@ import os
 import random
 import shutil
 import signal
+import subprocess
+import sys
 import threading
 import time
 from bisect import bisect_left
@@ -31,7 +33,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from tests.conftest import MAPS_DIR
+from tests.conftest import MAPS_DIR, ROOT
 from tests.redis_server import REDIS_SERVER, RedisServer
 from tests.reference import path_cost, reference_costs, step_is_legal
 from tests.system.processes import ADMIN, ADMIN_TOKEN, GridpathProcess, start_all
@@ -576,6 +578,34 @@ def test_a_killed_process_restarts_on_the_current_revisions(cluster):
     assert again.status_code == 200 and again.json()["revision"] == revision + 1, again.text
     seen = map_info(a, "crash", revision=revision + 1)
     assert seen.status_code == 200 and seen.json()["sha256"] == again.json()["sha256"]
+
+
+def test_push_deploys_a_folder_to_every_process(cluster, redis, tmp_path):
+    """`python -m app.store push DIR`, as an operator runs it: new revisions everywhere."""
+    before = every_map(cluster[0])
+    folder = tmp_path / "deploy"
+    folder.mkdir()
+    edited = walkable_of(ARENA_PNG)
+    edited[40:44, 8:12] = False
+    (folder / "arena.png").write_bytes(png_bytes(edited))
+    shutil.copy(MAPS_DIR / "maze.png", folder / "maze.png")  # unchanged: keeps its revision
+    env = {**os.environ, "MAP_STORE": redis.url}
+    run = subprocess.run(
+        [sys.executable, "-m", "app.store", "push", str(folder)],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert run.returncode == 0, run.stdout + run.stderr
+    revision = before["arena"][0] + 1
+    for server in cluster:
+        info = map_info(server, "arena", revision=revision)
+        assert info.status_code == 200, info.text
+        assert info.json()["revision"] == revision
+        assert np.array_equal(served_walkable(server, "arena"), edited), server.url
+        assert every_map(server)["maze"] == before["maze"]
 
 
 def test_new_user_sequence_with_two_workers_on_redis(redis, tmp_path):
