@@ -309,6 +309,10 @@ class RedisAuthority:
                         await self._announced(message["data"])
                     if loop.time() >= next_check:
                         await self._resync()
+                        # A change that failed on a stale pooled connection marks the store
+                        # degraded while this follower stays connected: a check that reached
+                        # Redis is what says it is healthy again.
+                        self._healthy()
                         next_check = loop.time() + _CHECK_INTERVAL
             except asyncio.CancelledError:
                 raise
@@ -491,7 +495,10 @@ class RedisAuthority:
             if status == "missing" or (status == "behind" and revision == 0):
                 self.registry.apply(name, None, self.registry.version(name)[0])
                 raise MapNotFound(f"map {name!r} not found")
-            await self._fetch(name)  # behind: another process changed it; edit the new one
+            try:  # behind: another process changed it; edit the new one
+                await self._fetch(name)
+            except (RedisError, OSError) as exc:
+                raise self._unavailable(exc) from None
         raise StoreUnavailable(f"map {name!r} kept changing under this edit; nothing was changed")
 
     async def replace(
