@@ -13,6 +13,7 @@ class ServiceError(Exception):
 
     code: str = "error"
     status: int = 400
+    headers: dict[str, str] | None = None  # sent with the error response
 
     def __init__(self, message: str) -> None:
         super().__init__(message)
@@ -77,6 +78,7 @@ class StaleRevision(ServiceError):
 class Unauthorized(ServiceError):
     code = "unauthorized"
     status = 401
+    headers = {"WWW-Authenticate": "Bearer"}  # RFC 6750: the scheme the client must use
 
 
 class AdminDisabled(ServiceError):

@@ -11,7 +11,9 @@ from fastapi import Depends, FastAPI
 from app import __version__
 from app.api.auth import require_api_token
 from app.api.errors import install_error_handlers
+from app.api.guards import TokensBeforeBody
 from app.api.limits import BodySizeLimit
+from app.api.openapi import install_openapi, operation_id
 from app.api.routes import flowfield, health, maps, paths, validate
 from app.config import Settings, get_settings
 from app.service import ServiceState
@@ -38,10 +40,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         version=__version__,
         summary="Authoritative grid pathfinding for multiplayer game servers.",
         lifespan=lifespan,
+        generate_unique_id_function=operation_id,
     )
     app.add_middleware(
         BodySizeLimit, max_bytes=settings.max_body_bytes, upload_bytes=settings.max_upload_bytes
     )
+    app.add_middleware(TokensBeforeBody)  # outside the size limit: 401 before 413 or 422
     install_error_handlers(app)
     app.include_router(health.router)  # always open: orchestrators probe it
     guarded = [Depends(require_api_token)]
@@ -50,6 +54,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(validate.router, dependencies=guarded)
     app.include_router(flowfield.router, dependencies=guarded)
     app.include_router(maps.router, dependencies=guarded)
+    install_openapi(app, settings)
     return app
 
 

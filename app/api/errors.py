@@ -23,9 +23,11 @@ _HTTP_CODES = {
 }
 
 
-def error_response(status: int, code: str, message: str) -> Response:
+def error_response(
+    status: int, code: str, message: str, headers: dict[str, str] | None = None
+) -> Response:
     body = orjson.dumps({"error": {"code": code, "message": message}})
-    return Response(body, status_code=status, media_type="application/json")
+    return Response(body, status_code=status, media_type="application/json", headers=headers)
 
 
 # Option fields whose bad values get a code naming the field (``invalid_<field>``); the
@@ -91,7 +93,7 @@ def describe_errors(errors: list[dict]) -> str:
 
 async def _service_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, ServiceError)
-    return error_response(exc.status, exc.code, exc.message)
+    return error_response(exc.status, exc.code, exc.message, exc.headers)
 
 
 async def _validation_error(request: Request, exc: Exception) -> Response:
@@ -108,7 +110,8 @@ async def _http_error(request: Request, exc: Exception) -> Response:
     message = exc.detail if isinstance(exc.detail, str) else code.replace("_", " ")
     if exc.status_code == 404 and message == "Not Found":
         message = f"no such endpoint: {request.method} {request.url.path}"
-    return error_response(exc.status_code, code, message)
+    # The exception's headers go along: 405 keeps its Allow (RFC 9110 requires it).
+    return error_response(exc.status_code, code, message, exc.headers)
 
 
 async def _unexpected_error(request: Request, exc: Exception) -> Response:

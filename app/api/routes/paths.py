@@ -39,6 +39,10 @@ _ERRORS: dict[int | str, dict[str, Any]] = {
         "description": "`invalid_request`, `invalid_<option>`, `out_of_bounds`, "
         "`start_blocked`, `goal_blocked` (and `batch_too_large` for /paths).",
     },
+    409: {
+        "model": ErrorResponse,
+        "description": "`stale_revision`: the map is past the `revision` named.",
+    },
     503: {"model": ErrorResponse, "description": "Still starting (`not_ready`)."},
 }
 
