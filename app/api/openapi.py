@@ -57,7 +57,6 @@ PARAMETER_PATTERNS = {
     ("query", "goal"): CELL_QUERY_PATTERN,
 }
 
-_CELL = [12, 12]
 REQUEST_EXAMPLES: dict[str, dict[str, dict[str, Any]]] = {
     "findPath": {
         "path": {
@@ -96,7 +95,7 @@ REQUEST_EXAMPLES: dict[str, dict[str, dict[str, Any]]] = {
     "flowField": {
         "field": {
             "summary": "Every cell's way to one goal",
-            "value": {"map": "maze", "goal": _CELL},
+            "value": {"map": "maze", "goal": [127, 127]},
         }
     },
     "editMap": {
