@@ -14,9 +14,10 @@ from app.api.errors import install_error_handlers
 from app.api.guards import TokensBeforeBody
 from app.api.limits import BodySizeLimit
 from app.api.openapi import install_openapi, operation_id
-from app.api.routes import flowfield, health, maps, paths, validate
+from app.api.routes import cells, flowfield, health, maps, paths, validate
 from app.config import Settings, get_settings
 from app.service import ServiceState
+from app.web import install_web
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
@@ -41,6 +42,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         summary="Authoritative grid pathfinding for multiplayer game servers.",
         lifespan=lifespan,
         generate_unique_id_function=operation_id,
+        docs_url=None,  # served by app.web without a CDN
+        redoc_url=None,
     )
     app.add_middleware(
         BodySizeLimit, max_bytes=settings.max_body_bytes, upload_bytes=settings.max_upload_bytes
@@ -54,6 +57,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(validate.router, dependencies=guarded)
     app.include_router(flowfield.router, dependencies=guarded)
     app.include_router(maps.router, dependencies=guarded)
+    app.include_router(cells.router, dependencies=guarded)
+    install_web(app, settings)  # GET /, /static, /docs (open), CORS
     install_openapi(app, settings)
     return app
 

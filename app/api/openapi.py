@@ -37,6 +37,7 @@ OPERATION_IDS = {
     "list_maps": "listMaps",
     "get_map": "getMap",
     "get_map_image": "getMapImage",
+    "get_map_cells": "getMapCells",
     "patch_map": "editMap",
     "put_map": "putMap",
     "delete_map": "deleteMap",
