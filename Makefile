@@ -68,7 +68,7 @@ fuzz: $(VENV)/.installed-dev
 ## generated from the OpenAPI document into clients/ (gitignored)
 .PHONY: clients
 clients: $(VENV)/.installed-dev
-	$(BIN)/python -m tests.clients generate
+	$(BIN)/python -m tests.clients
 
 ## warmup: compile the kernels into numba's on-disk cache
 warmup: $(VENV)/.installed

@@ -9,6 +9,7 @@ Central on purpose, so routes stay short and a route added later is covered:
   envelope where there are parameters or a body, 503 ``not_ready`` where the map store is
   needed, 401 (with ``WWW-Authenticate``) and 403 where a token guards it. FastAPI's own
   ``HTTPValidationError`` never leaves the service, so it leaves the document too;
+- PNG answers typed as binary strings (generators skip a media type without a schema);
 - the patterns the service enforces by hand (map names, ``x,y`` cells in query strings);
 - request examples on the main operations (``tests/api/test_openapi.py`` runs each one).
 """
@@ -157,6 +158,10 @@ def complete(document: dict, app: FastAPI, settings: Settings) -> dict:
                     _declare(op, 401, "Missing or wrong token (`unauthorized`).", _WWW_AUTHENTICATE)
                 else:  # the scheme is accepted, not needed: say so (Swagger UI keeps Authorize)
                     op["security"] = [{api_bearer.scheme_name: []}, {}]
+            for response in op["responses"].values():
+                for media, content in response.get("content", {}).items():
+                    if media.startswith("image/") and not content.get("schema"):
+                        content["schema"] = {"type": "string", "format": "binary"}
             for parameter in op.get("parameters", ()):
                 pattern = PARAMETER_PATTERNS.get((parameter["in"], parameter["name"]))
                 if pattern is not None:
