@@ -98,6 +98,14 @@ class NotReady(ServiceError):
     status = 503
 
 
+class Overloaded(ServiceError):
+    """Every search thread busy and ``SEARCH_QUEUE`` searches waiting: refused at once."""
+
+    code = "overloaded"
+    status = 503
+    headers = {"Retry-After": "1"}
+
+
 class MapLoadError(Exception):
     """A map file could not be read; ``reason`` says why (logged and listed by /health)."""
 

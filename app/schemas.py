@@ -103,6 +103,13 @@ class PathOptions(MovementRules):
     max_cost: FiniteFloat | None = Field(
         None, ge=0, description="Do not extend routes costing more than this."
     )
+    time_budget_ms: StrictInt | None = Field(
+        None,
+        ge=1,
+        description="Work budget in milliseconds (capped by the server's MAX_SEARCH_MS): "
+        "converted to an expansion budget at SEARCH_EXPANSIONS_PER_MS, so the answer stays "
+        "deterministic; past it the search ends with reason limit_reached.",
+    )
     closest: StrictBool = Field(
         False,
         description="If the goal is not reached, return the path to the expanded cell "
@@ -303,6 +310,19 @@ class Health(BaseModel):
     status: Literal["ok", "starting"]
     maps: list[str]
     errors: list[LoadError]
+    version: str
+    commit: str = Field(description="Git commit of the build, or 'unknown'.")
+
+
+class Liveness(BaseModel):
+    status: Literal["alive"]
+
+
+class Readiness(BaseModel):
+    status: Literal["ready", "not_ready"]
+    checks: dict[str, str] = Field(
+        description="Why the service is not ready, by check (maps, store, ...); empty when ready."
+    )
 
 
 class ValidateRequest(MovementRules):

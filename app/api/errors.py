@@ -12,6 +12,7 @@ from fastapi.routing import iter_route_contexts
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from app.errors import ServiceError
+from app.observability import note_error
 
 log = logging.getLogger(__name__)
 
@@ -27,6 +28,7 @@ _HTTP_CODES = {
 def error_response(
     status: int, code: str, message: str, headers: dict[str, str] | None = None
 ) -> Response:
+    note_error(code)  # the request's log line and gridpath_rejected_requests_total
     body = orjson.dumps({"error": {"code": code, "message": message}})
     return Response(body, status_code=status, media_type="application/json", headers=headers)
 
@@ -43,6 +45,7 @@ OPTION_FIELDS = frozenset(
         "cost_model",
         "max_expanded",
         "max_cost",
+        "time_budget_ms",
         "closest",
         "blocked",
         "goals",
@@ -129,9 +132,15 @@ def allowed_methods(request: Request) -> str:
     return ", ".join(sorted(methods))
 
 
-async def _unexpected_error(request: Request, exc: Exception) -> Response:
-    log.exception("unexpected error on %s %s", request.method, request.url.path)
+def internal_error(method: str, path: str) -> Response:
+    """The 500 answer to an unexpected exception (call it while handling the exception: the
+    traceback is logged)."""
+    log.exception("unexpected error on %s %s", method, path)
     return error_response(500, "internal_error", "internal error; the incident was logged")
+
+
+async def _unexpected_error(request: Request, exc: Exception) -> Response:
+    return internal_error(request.method, request.url.path)
 
 
 def install_error_handlers(app: FastAPI) -> None:

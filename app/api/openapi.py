@@ -31,6 +31,9 @@ from app.grid.model import MAP_NAME_PATTERN
 
 OPERATION_IDS = {
     "health": "getHealth",
+    "live": "getLiveness",
+    "ready": "getReadiness",
+    "get_metrics": "getMetrics",
     "post_path": "findPath",
     "post_paths": "findPaths",
     "post_validate": "validatePath",
@@ -116,11 +119,12 @@ def _calls(dependant: Dependant) -> Iterator[Callable[..., Any]]:
         yield from _calls(dependency)
 
 
-def _declare(op: dict, status: int, description: str, headers: dict | None = None) -> None:
-    """Add a status with the error envelope, or complete one the route declared."""
-    response = op["responses"].setdefault(str(status), {"description": description})
-    if description not in response.get("description", ""):
-        response["description"] = f"{response['description']} {description}".strip()
+def _declare(op: dict, status: int, code: str, text: str, headers: dict | None = None) -> None:
+    """Add a status with the error envelope, or complete one the route declared (its
+    description gets the code unless it names it already)."""
+    response = op["responses"].setdefault(str(status), {"description": ""})
+    if f"`{code}`" not in response["description"]:
+        response["description"] = f"{response['description']} {text} (`{code}`).".strip()
     content = response.setdefault("content", {}).setdefault("application/json", {})
     content["schema"] = ERROR_SCHEMA
     if headers:
@@ -143,19 +147,19 @@ def complete(document: dict, app: FastAPI, settings: Settings) -> dict:
         for method in route.methods:
             op = document["paths"][route.path_format][method.lower()]
             if route.body_field is not None or "requestBody" in op:
-                _declare(op, 413, "The body is over MAX_BODY_BYTES (`payload_too_large`).")
+                _declare(op, 413, "payload_too_large", "The body is over MAX_BODY_BYTES")
             if has_input or route.body_field is not None or "requestBody" in op:
-                _declare(op, 422, "Bad input: the `error.code` says which.")
+                _declare(op, 422, "invalid_request", "Bad input; `error.code` says which")
             if get_store in calls:
-                _declare(op, 503, "Still starting (`not_ready`).")
+                _declare(op, 503, "not_ready", "Still starting")
             if require_admin in calls:
                 # The admin token passes the API_TOKEN check too: it alone is the way in.
                 op["security"] = [{admin_bearer.scheme_name: []}]
-                _declare(op, 401, "Missing or wrong token (`unauthorized`).", _WWW_AUTHENTICATE)
-                _declare(op, 403, "The server has no ADMIN_TOKEN (`admin_disabled`).")
+                _declare(op, 401, "unauthorized", "Missing or wrong token", _WWW_AUTHENTICATE)
+                _declare(op, 403, "admin_disabled", "The server has no ADMIN_TOKEN")
             elif require_api_token in calls:
                 if settings.api_token is not None:
-                    _declare(op, 401, "Missing or wrong token (`unauthorized`).", _WWW_AUTHENTICATE)
+                    _declare(op, 401, "unauthorized", "Missing or wrong token", _WWW_AUTHENTICATE)
                 else:  # the scheme is accepted, not needed: say so (Swagger UI keeps Authorize)
                     op["security"] = [{api_bearer.scheme_name: []}, {}]
             for response in op["responses"].values():

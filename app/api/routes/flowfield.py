@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import io
+import time
 
 import numpy as np
 import orjson
@@ -15,6 +16,7 @@ from app.api.deps import StateDep, StoreDep
 from app.api.rules import search_options
 from app.errors import InvalidField
 from app.grid import Grid, MapStore
+from app.observability import metrics, note_map, record_search
 from app.schemas import ErrorResponse, FlowFieldRequest, FlowFieldResponse
 from app.search import InvalidOption
 from app.search.flowfield import DIRECTIONS, FlowField, flow_field
@@ -55,6 +57,7 @@ def render_png(grid: Grid, field: FlowField) -> bytes:
         200: {"content": {"image/png": {}}},
         404: {"model": ErrorResponse},
         422: {"model": ErrorResponse},
+        503: {"model": ErrorResponse, "description": "`not_ready` or `overloaded`."},
     },
 )
 async def post_flowfield(request: FlowFieldRequest, state: StateDep, store: StoreDep) -> Response:
@@ -62,11 +65,13 @@ async def post_flowfield(request: FlowFieldRequest, state: StateDep, store: Stor
 
     Results are cached per (map revision, goal, options); ``X-Cache`` says hit or miss.
     """
-    return await state.run_search(_flowfield, request, state, store)
+    cost = store.get(request.map).cell_count
+    return await state.run_search(_flowfield, request, state, store, cost=cost)
 
 
 def _flowfield(request: FlowFieldRequest, state: ServiceState, store: MapStore) -> Response:
     grid = store.get(request.map)
+    note_map(grid.name, grid.revision)
     settings = state.settings
     if grid.cell_count > settings.max_flowfield_cells:
         raise InvalidField(
@@ -88,12 +93,15 @@ def _flowfield(request: FlowFieldRequest, state: ServiceState, store: MapStore) 
 
     def compute() -> bytes:
         with state.search_scratch() as scratch:
+            began = time.perf_counter_ns()
             try:
                 field = flow_field(
                     grid, tuple(request.goal), options, blocked=blocked, scratch=scratch
                 )
             except InvalidOption as exc:
                 raise InvalidField(exc.field, exc.message) from None
+            search_us = (time.perf_counter_ns() - began) / 1000
+            record_search("flowfield", field.expanded, search_us, None)
         if request.format == "png":
             return render_png(grid, field)
         effective = options.resolved()
@@ -121,5 +129,6 @@ def _flowfield(request: FlowFieldRequest, state: ServiceState, store: MapStore) 
         )
 
     body, hit = state.flowfields.get_or_compute(key, compute)
+    metrics.observe_flowfield_cache(hit)
     media = "image/png" if request.format == "png" else "application/json"
     return Response(body, media_type=media, headers={"X-Cache": "hit" if hit else "miss"})

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 from typing import Any
 
@@ -14,10 +13,11 @@ from pydantic import ValidationError
 
 from app.api.deps import StateDep, StoreDep
 from app.api.errors import describe_errors, error_code_for
-from app.api.rules import search_options
+from app.api.rules import expansion_budget, search_options, worst_case_expansions
 from app.config import Settings
 from app.errors import BatchTooLarge, InvalidField, InvalidRequest, ServiceError, StaleRevision
 from app.grid import Grid
+from app.observability import note_map, record_search
 from app.schemas import (
     BatchRequest,
     BatchResponse,
@@ -43,7 +43,11 @@ _ERRORS: dict[int | str, dict[str, Any]] = {
         "model": ErrorResponse,
         "description": "`stale_revision`: the map is past the `revision` named.",
     },
-    503: {"model": ErrorResponse, "description": "Still starting (`not_ready`)."},
+    503: {
+        "model": ErrorResponse,
+        "description": "Still starting (`not_ready`), or every search thread busy and the "
+        "queue full (`overloaded`, with `Retry-After`).",
+    },
 }
 
 
@@ -81,7 +85,11 @@ def query_options(
             f"turn_penalty searches 9 states per cell; map {grid.name!r} has "
             f"{grid.cell_count} cells, over the limit of {settings.max_turn_cells}",
         )
-    cap = min(settings.max_expanded, expansion_cap or settings.max_expanded)
+    cap = min(
+        settings.max_expanded,
+        expansion_cap or settings.max_expanded,
+        expansion_budget(settings, query.time_budget_ms),
+    )
     return search_options(
         query,
         settings,
@@ -130,6 +138,7 @@ def answer(
     except InvalidOption as exc:  # options that depend on the map (terrain classes)
         raise InvalidField(exc.field, exc.message) from None
     effective = result.options
+    record_search(effective.algorithm.value, result.expanded, result.search_us, result.reason)
     body: dict[str, Any] = {
         "map": grid.name,
         "revision": grid.revision,
@@ -194,7 +203,11 @@ def _run(
 async def post_path(request: PathRequest, state: StateDep, store: StoreDep) -> Response:
     """Path between two cells (A* by default: optimal, 8-connected, no corner cutting)."""
     grid = store.get(request.map)
-    return _json(*await state.run_search(_run, state, grid, request))
+    note_map(grid.name, grid.revision)
+    cost = worst_case_expansions(
+        grid.cell_count, state.settings, request.max_expanded, request.time_budget_ms
+    )
+    return _json(*await state.run_search(_run, state, grid, request, cost=cost))
 
 
 def _run_batch_entry(
@@ -221,14 +234,16 @@ async def post_paths(request: BatchRequest, state: StateDep, store: StoreDep) ->
             f"{len(request.queries)} queries, over the limit of {state.settings.max_batch}"
         )
     grid = store.get(request.map)  # one snapshot for the whole batch
+    note_map(grid.name, grid.revision)
     if request.revision is not None and request.revision != grid.revision:
         raise StaleRevision(
             f"map {grid.name!r} is at revision {grid.revision}, not {request.revision}"
         )
     # The whole batch shares MAX_BATCH_EXPANDED, so one request cannot tie the server up.
     share = max(1, state.settings.max_batch_expanded // max(1, len(request.queries)))
-    answers = await asyncio.gather(
-        *(state.run_search(_run_batch_entry, state, grid, raw, share) for raw in request.queries)
+    cost = worst_case_expansions(grid.cell_count, state.settings, share, None)
+    answers = await state.run_batch(
+        _run_batch_entry, [(state, grid, raw, share) for raw in request.queries], cost
     )
     results = [body for body, _ in answers]
     return _json({"map": grid.name, "results": results}, sum(us for _, us in answers))

@@ -12,6 +12,7 @@ from app.api.routes.paths import server_timing
 from app.api.rules import search_options
 from app.errors import InvalidField
 from app.grid import MapStore
+from app.observability import metrics, note_map
 from app.schemas import ErrorResponse, ValidateRequest, ValidateResponse
 from app.search import InvalidOption
 from app.search.validate import validate_path
@@ -38,13 +39,18 @@ def as_cells(path: list[tuple[int, int]]) -> np.ndarray:
 @router.post(
     "/validate",
     response_model=ValidateResponse,
-    responses={404: {"model": ErrorResponse}, 422: {"model": ErrorResponse}},
+    responses={
+        404: {"model": ErrorResponse},
+        422: {"model": ErrorResponse},
+        503: {"model": ErrorResponse, "description": "`not_ready` or `overloaded`."},
+    },
 )
 async def post_validate(request: ValidateRequest, state: StateDep, store: StoreDep) -> Response:
     """Check every step (``cells``) or every sight line (``waypoints``) of a claimed path,
     its cost against ``max_cost``, and its ends. ``valid`` is false with the violations
     listed (at least the first of each kind) when anything is wrong."""
-    return await state.run_search(_validate, request, state, store)
+    cost = len(request.path) + (store.get(request.map).cell_count if request.compare_optimal else 0)
+    return await state.run_search(_validate, request, state, store, cost=cost)
 
 
 def _validate(request: ValidateRequest, state: ServiceState, store: MapStore) -> Response:
@@ -56,6 +62,7 @@ def _validate(request: ValidateRequest, state: ServiceState, store: MapStore) ->
             f"{settings.max_validate_cells}",
         )
     grid = store.get(request.map)  # the snapshot this validation runs on, start to end
+    note_map(grid.name, grid.revision)
     try:
         options = search_options(request, settings)
         path = as_cells(request.path)
@@ -87,6 +94,7 @@ def _validate(request: ValidateRequest, state: ServiceState, store: MapStore) ->
                 f"map {grid.name!r} is at revision {grid.revision}",
             },
         )
+    metrics.observe_verdict(v["code"] for v in violations)
     body = {
         "map": grid.name,
         "revision": grid.revision,
