@@ -11,11 +11,13 @@ Central on purpose, so routes stay short and a route added later is covered:
   ``HTTPValidationError`` never leaves the service, so it leaves the document too;
 - PNG answers typed as binary strings (generators skip a media type without a schema);
 - the patterns the service enforces by hand (map names, ``x,y`` cells in query strings);
-- request examples on the main operations (``tests/api/test_openapi.py`` runs each one).
+- summaries from the operation ids, links between operations, and request examples on the
+  main operations (``tests/api/test_openapi.py`` runs each one).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -112,6 +114,46 @@ REQUEST_EXAMPLES: dict[str, dict[str, dict[str, Any]]] = {
 }
 
 
+# OpenAPI links: where an answer's values feed the next call (clients' docs; schemathesis's
+# stateful phase follows them).
+LINKS = {
+    "findPath": {
+        "200": {
+            "ValidateThePath": {
+                "operationId": "validatePath",
+                "description": "Check the path on the revision it was computed on.",
+                "requestBody": {
+                    "map": "$response.body#/map",
+                    "path": "$response.body#/path",
+                    "revision": "$response.body#/revision",
+                },
+            }
+        }
+    },
+    "listMaps": {
+        "200": {
+            "GetTheFirstMap": {
+                "operationId": "getMap",
+                "parameters": {"path.name": "$response.body#/maps/0/name"},
+            }
+        }
+    },
+    "editMap": {
+        "200": {
+            "GetTheEditedMap": {
+                "operationId": "getMap",
+                "parameters": {"path.name": "$response.body#/name"},
+            }
+        }
+    },
+}
+
+
+def _sentence(operation: str) -> str:
+    """``findPath`` -> ``Find path``."""
+    return re.sub(r"(?<!^)([A-Z])", lambda m: " " + m[1].lower(), operation).capitalize()
+
+
 def _calls(dependant: Dependant) -> Iterator[Callable[..., Any]]:
     for dependency in dependant.dependencies:
         if dependency.call is not None:
@@ -170,6 +212,10 @@ def complete(document: dict, app: FastAPI, settings: Settings) -> dict:
                 pattern = PARAMETER_PATTERNS.get((parameter["in"], parameter["name"]))
                 if pattern is not None:
                     _add_pattern(parameter["schema"], pattern)
+            if route.summary is None:  # FastAPI's default is the function name ("Post Path")
+                op["summary"] = _sentence(op["operationId"])
+            for status, links in LINKS.get(op["operationId"], {}).items():
+                op["responses"][status]["links"] = links
             for name, examples in REQUEST_EXAMPLES.get(op["operationId"], {}).items():
                 content = op["requestBody"]["content"]["application/json"]
                 content.setdefault("examples", {})[name] = examples

@@ -64,6 +64,7 @@ def test_schemathesis_finds_nothing(guarded_server, tmp_path):
     ]
     run = subprocess.run(command, capture_output=True, text=True, timeout=60 + 12 * examples)
     summary = run.stdout[run.stdout.find("SUMMARY") :]
-    print(summary)  # operations, test cases (requests), failures: shown with pytest -s
+    stateful = [line for line in run.stdout.splitlines() if "Scenarios" in line or "Links" in line]
+    print("\n".join(stateful), summary)  # operations, test cases, links: with pytest -s
     assert run.returncode == 0, run.stdout[-6000:] + run.stderr[-2000:]
     assert "Stateful" in run.stdout and " passed" in summary
