@@ -35,6 +35,15 @@ class InvalidField(ServiceError):
         self.code = f"invalid_{field}"
 
 
+class InvalidOption(InvalidField):
+    """A search option value that cannot be used (raised by the search layer, on its own
+    or against a map's terrain classes); ``field`` names the option: ``invalid_<field>``."""
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(field, message)
+        self.field = field
+
+
 class AlgorithmUnsupported(ServiceError):
     code = "algorithm_unsupported"
     status = 422

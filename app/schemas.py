@@ -13,6 +13,7 @@ from pydantic_core import PydanticCustomError
 
 from app.grid.model import MAP_NAME_PATTERN, MAX_TERRAIN_COST
 from app.search.options import Algorithm, CostModel, Diagonal, Heuristic
+from app.search.registry import algorithm_description
 
 Cell = Annotated[
     tuple[StrictInt, StrictInt],
@@ -85,9 +86,7 @@ class PathOptions(MovementRules):
 
     algorithm: Algorithm = Field(
         Algorithm.AUTO,
-        description="auto (default: jps where it applies, else astar), jps "
-        "(jump point search: uniform cost, 8-connected, no corner cutting), astar, dijkstra, "
-        "bfs (fewest steps; ignores terrain), greedy (greedy best-first: fast, NOT optimal).",
+        description=algorithm_description(),  # from the registry of algorithms
     )
     heuristic: Heuristic | None = Field(
         None,

@@ -21,10 +21,10 @@ from typing import Any, TypeVar
 from app.cache import LRUCache
 from app.config import Settings
 from app.errors import NotReady
-from app.grid import MapStore, jumps
+from app.grid import MapStore
 from app.observability import metrics
 from app.scheduler import SearchScheduler
-from app.search import ScratchPool, SearchScratch
+from app.search import ScratchPool, SearchScratch, jump_table
 from app.search.warmup import warm_up
 
 log = logging.getLogger(__name__)
@@ -60,10 +60,11 @@ class ServiceState:
         began = time.perf_counter()
         try:
             s = self.settings
-            jumps.configure(s.jump_table_max_cells)
             self.store = MapStore.from_dir(
                 s.maps_dir, max_cells=s.max_map_cells, max_bytes=s.max_map_bytes
             )
+            for grid in self.store.all():  # per-revision JPS+ tables, at load, not on a query
+                jump_table(grid, s.jump_table_max_cells)
             compile_s = warm_up()
         except Exception as exc:  # never leave the service hanging in "starting"
             log.exception("start-up failed")

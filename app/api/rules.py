@@ -7,31 +7,29 @@ from typing import Any
 from app.config import Settings
 from app.errors import InvalidField
 from app.schemas import MovementRules
-from app.search import InvalidOption, SearchOptions
+from app.search import SearchOptions
 
 
 def search_options(rules: MovementRules, settings: Settings, **search: Any) -> SearchOptions:
     """The movement rules of a request (plus any ``search`` options) as ``SearchOptions``.
 
-    Raises ``invalid_<field>`` errors for values the search layer refuses and for a
-    ``blocked`` list over ``MAX_BLOCKED``.
+    Raises ``invalid_<field>`` errors for a ``blocked`` list over ``MAX_BLOCKED`` (and the
+    search layer raises :class:`~app.errors.InvalidOption`, an ``invalid_<field>`` error,
+    for values it refuses).
     """
     if len(rules.blocked) > settings.max_blocked:
         raise InvalidField(
             "blocked",
             f"blocked lists {len(rules.blocked)} cells, over the limit of {settings.max_blocked}",
         )
-    try:
-        return SearchOptions(
-            connectivity=rules.connectivity,
-            diagonal=rules.diagonal,
-            cost_model=rules.cost_model,
-            clearance=rules.clearance,
-            terrain_costs=tuple(sorted(rules.terrain_costs.items())),
-            **search,
-        )
-    except InvalidOption as exc:
-        raise InvalidField(exc.field, exc.message) from None
+    return SearchOptions(
+        connectivity=rules.connectivity,
+        diagonal=rules.diagonal,
+        cost_model=rules.cost_model,
+        clearance=rules.clearance,
+        terrain_costs=tuple(sorted(rules.terrain_costs.items())),
+        **search,
+    )
 
 
 def expansion_budget(settings: Settings, time_budget_ms: int | None = None) -> int:

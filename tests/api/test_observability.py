@@ -308,12 +308,12 @@ def test_overloaded_is_503_with_retry_after_at_once():
 
 
 def test_lines_logged_during_a_request_carry_its_id(app_client, caplog, monkeypatch):
-    import app.api.routes.paths as paths
+    import app.api.path_body as path_body
 
     def broken(*args, **kwargs):
         raise RuntimeError("kernel exploded")
 
-    monkeypatch.setattr(paths, "find_path", broken)
+    monkeypatch.setattr(path_body, "find_path", broken)
     client = TestClient(app_client.app, raise_server_exceptions=False)  # same running app
     written = io.StringIO()
     handler = logging.StreamHandler(written)  # formats when the line is logged, as in service

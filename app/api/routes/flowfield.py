@@ -3,23 +3,22 @@
 from __future__ import annotations
 
 import base64
-import io
 import time
 
 import numpy as np
 import orjson
 from fastapi import APIRouter
 from fastapi.responses import Response
-from PIL import Image
 
 from app.api.deps import StateDep, StoreDep
+from app.api.echo import flow_field_options
+from app.api.png import render_flow_field
 from app.api.rules import search_options
 from app.errors import InvalidField
-from app.grid import Grid, MapStore
+from app.grid import MapStore
 from app.observability import metrics, note_map, record_search
 from app.schemas import ErrorResponse, FlowFieldRequest, FlowFieldResponse
-from app.search import InvalidOption
-from app.search.flowfield import DIRECTIONS, FlowField, flow_field
+from app.search.flowfield import DIRECTIONS, flow_field
 from app.service import ServiceState
 
 router = APIRouter(tags=["paths"])
@@ -32,22 +31,6 @@ def _encode(array: np.ndarray) -> dict:
         "shape": list(array.shape),
         "data": base64.b64encode(array.tobytes()).decode("ascii"),
     }
-
-
-def render_png(grid: Grid, field: FlowField) -> bytes:
-    """Blocked black, unreachable dark red, reachable from bright (near) to dark blue (far)."""
-    rgb = np.zeros((grid.height, grid.width, 3), dtype=np.uint8)
-    walkable = grid.walkable.astype(bool)
-    reachable = field.cost >= 0
-    rgb[walkable & ~reachable] = (110, 0, 0)
-    if reachable.any():
-        near = 1.0 - field.cost / max(float(field.cost[reachable].max()), 1e-9)
-        rgb[reachable, 0] = (40 + 215 * near[reachable] ** 2).astype(np.uint8)
-        rgb[reachable, 1] = (60 + 195 * near[reachable]).astype(np.uint8)
-        rgb[reachable, 2] = 255
-    out = io.BytesIO()
-    Image.fromarray(rgb, mode="RGB").save(out, format="PNG")
-    return out.getvalue()
 
 
 @router.post(
@@ -94,17 +77,11 @@ def _flowfield(request: FlowFieldRequest, state: ServiceState, store: MapStore) 
     def compute() -> bytes:
         with state.search_scratch() as scratch:
             began = time.perf_counter_ns()
-            try:
-                field = flow_field(
-                    grid, tuple(request.goal), options, blocked=blocked, scratch=scratch
-                )
-            except InvalidOption as exc:
-                raise InvalidField(exc.field, exc.message) from None
+            field = flow_field(grid, tuple(request.goal), options, blocked=blocked, scratch=scratch)
             search_us = (time.perf_counter_ns() - began) / 1000
             record_search("flowfield", field.expanded, search_us, None)
         if request.format == "png":
-            return render_png(grid, field)
-        effective = options.resolved()
+            return render_flow_field(grid, field)
         return orjson.dumps(
             {
                 "map": grid.name,
@@ -117,14 +94,7 @@ def _flowfield(request: FlowFieldRequest, state: ServiceState, store: MapStore) 
                 "cost": _encode(field.cost),
                 "next": _encode(field.next),
                 "directions": list(DIRECTIONS),
-                "options": {
-                    "connectivity": effective.connectivity,
-                    "diagonal": effective.diagonal.value,
-                    "cost_model": effective.cost_model.value,
-                    "clearance": effective.clearance,
-                    "terrain_costs": {**grid.terrain_costs, **dict(effective.terrain_costs)},
-                    "blocked": [list(c) for c in blocked],
-                },
+                "options": flow_field_options(grid, options.resolved(), blocked),
             }
         )
 

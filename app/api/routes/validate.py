@@ -8,13 +8,12 @@ from fastapi import APIRouter
 from fastapi.responses import Response
 
 from app.api.deps import StateDep, StoreDep
-from app.api.routes.paths import server_timing
+from app.api.responses import server_timing
 from app.api.rules import search_options
 from app.errors import InvalidField
 from app.grid import MapStore
 from app.observability import metrics, note_map
 from app.schemas import ErrorResponse, ValidateRequest, ValidateResponse
-from app.search import InvalidOption
 from app.search.validate import validate_path
 from app.service import ServiceState
 
@@ -63,24 +62,21 @@ def _validate(request: ValidateRequest, state: ServiceState, store: MapStore) ->
         )
     grid = store.get(request.map)  # the snapshot this validation runs on, start to end
     note_map(grid.name, grid.revision)
-    try:
-        options = search_options(request, settings)
-        path = as_cells(request.path)
-        with state.search_scratch() as scratch:
-            result = validate_path(
-                grid,
-                path,
-                mode=request.mode,
-                options=options,
-                blocked=[tuple(c) for c in request.blocked],
-                max_cost=request.max_cost,
-                start=tuple(request.start) if request.start else None,
-                goal=tuple(request.goal) if request.goal else None,
-                compare_optimal=request.compare_optimal,
-                scratch=scratch,
-            )
-    except InvalidOption as exc:
-        raise InvalidField(exc.field, exc.message) from None
+    options = search_options(request, settings)
+    path = as_cells(request.path)
+    with state.search_scratch() as scratch:
+        result = validate_path(
+            grid,
+            path,
+            mode=request.mode,
+            options=options,
+            blocked=[tuple(c) for c in request.blocked],
+            max_cost=request.max_cost,
+            start=tuple(request.start) if request.start else None,
+            goal=tuple(request.goal) if request.goal else None,
+            compare_optimal=request.compare_optimal,
+            scratch=scratch,
+        )
     violations = [
         {"index": v.index, "code": v.code, "message": v.message} for v in result.violations
     ]
