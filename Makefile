@@ -59,6 +59,19 @@ bench-cluster: $(VENV)/.installed
 	trap 'for g in $$(cat "$$pids" 2>/dev/null); do kill -KILL "-$$g" 2>/dev/null; done; rm -f "$$pids"' EXIT INT TERM; \
 	$(BIN)/python -m bench.cluster --pid-file "$$pids" $(BENCH_CLUSTER_ARGS)
 
+## fuzz: schemathesis against the OpenAPI document, longer than in `make test`
+## (FUZZ_EXAMPLES examples per operation and phase, a random seed unless FUZZ_SEED is set)
+.PHONY: fuzz
+fuzz: $(VENV)/.installed-dev
+	FUZZ_EXAMPLES=$${FUZZ_EXAMPLES:-300} $(BIN)/python -m pytest -s -p no:cacheprovider \
+	  --timeout 3600 tests/system/test_schemathesis.py
+
+## clients: a Python client (openapi-python-client) and TypeScript types (openapi-typescript)
+## generated from the OpenAPI document into clients/ (gitignored)
+.PHONY: clients
+clients: $(VENV)/.installed-dev
+	$(BIN)/python -m tests.clients
+
 ## warmup: compile the kernels into numba's on-disk cache
 warmup: $(VENV)/.installed
 	$(BIN)/python -m app.search.warmup

@@ -87,6 +87,7 @@ class StaleRevision(ServiceError):
 class Unauthorized(ServiceError):
     code = "unauthorized"
     status = 401
+    headers = {"WWW-Authenticate": "Bearer"}  # RFC 6750: the scheme the client must use
 
 
 class AdminDisabled(ServiceError):

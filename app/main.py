@@ -11,7 +11,9 @@ from fastapi import Depends, FastAPI
 from app import __version__
 from app.api.auth import require_api_token
 from app.api.errors import install_error_handlers, internal_error
+from app.api.guards import TokensBeforeBody
 from app.api.limits import BodySizeLimit
+from app.api.openapi import install_openapi, operation_id
 from app.api.routes import cells, flowfield, health, maps, paths, validate
 from app.api.routes import metrics as metrics_route
 from app.config import Settings, get_settings
@@ -44,12 +46,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         version=__version__,
         summary="Authoritative grid pathfinding for multiplayer game servers.",
         lifespan=lifespan,
+        generate_unique_id_function=operation_id,
         docs_url=None,  # served by app.web without a CDN
         redoc_url=None,
     )
     app.add_middleware(
         BodySizeLimit, max_bytes=settings.max_body_bytes, upload_bytes=settings.max_upload_bytes
     )
+    app.add_middleware(TokensBeforeBody)  # outside the size limit: 401 before 413 or 422
     install_error_handlers(app)
     app.include_router(health.router)  # always open: orchestrators probe it
     guarded = [Depends(require_api_token)]
@@ -67,6 +71,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_middleware(
         RequestObservation, internal_error=internal_error, access_log_enabled=settings.access_log
     )
+    install_openapi(app, settings)
     return app
 
 

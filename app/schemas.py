@@ -6,9 +6,10 @@ origin at the top-left cell of the map as stored in its file.
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, WrapValidator
+from pydantic_core import PydanticCustomError
 
 from app.grid.model import MAP_NAME_PATTERN, MAX_TERRAIN_COST
 from app.search.options import Algorithm, CostModel, Diagonal, Heuristic
@@ -152,6 +153,19 @@ class PathRequest(PathQuery):
     map: MapName
 
 
+def _any_object(value: Any, handler: object) -> dict:
+    # Never calls the handler: each query is validated on its own when the batch runs, so
+    # a bad one gets its error in its place and the others are answered.
+    if not isinstance(value, dict):
+        raise PydanticCustomError("dict_type", "Input should be a valid dictionary")
+    return value
+
+
+# A /paths query as the batch receives it: any JSON object (a dict at run time), documented
+# as a PathQuery (a typed model for generated clients).
+BatchQuery = Annotated[PathQuery, WrapValidator(_any_object)]
+
+
 class BatchRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -159,7 +173,10 @@ class BatchRequest(BaseModel):
     revision: StrictInt | None = Field(
         None, description="Expected map revision: 409 stale_revision if the map has moved on."
     )
-    queries: list[dict] = Field(description="Each one a /path request without `map`.")
+    queries: list[BatchQuery] = Field(
+        description="Each one a /path request without `map`; a query that is not valid is "
+        "answered in its place with its error, the others still run."
+    )
 
 
 class FlowFieldRequest(MovementRules):

@@ -1,15 +1,37 @@
 """Bearer tokens: ``ADMIN_TOKEN`` for changing maps, ``API_TOKEN`` (optional) for everything
 else but ``/health``. Tokens are compared in constant time. The checks are ``async def``:
-they never block, and so they run on the event loop instead of a pool thread."""
+they never block, and so they run on the event loop instead of a pool thread.
+
+The two ``HTTPBearer`` schemes only declare the tokens in the OpenAPI document (Swagger UI's
+Authorize button, generated clients); the header is read and compared here, so the error
+codes (``unauthorized``, ``admin_disabled``) stay the service's own. ``app.api.guards`` runs
+the same checks before a request body is read, so a request without its token gets 401
+whatever its body holds.
+"""
 
 from __future__ import annotations
 
 import hmac
+from typing import Annotated
 
-from fastapi import Request
+from fastapi import Request, Security
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from app.errors import AdminDisabled, Unauthorized
 from app.service import ServiceState
+
+api_bearer = HTTPBearer(
+    scheme_name="apiToken",
+    description="`Authorization: Bearer <API_TOKEN>` (or the admin token), when the server "
+    "sets API_TOKEN.",
+    auto_error=False,
+)
+admin_bearer = HTTPBearer(
+    scheme_name="adminToken",
+    description="`Authorization: Bearer <ADMIN_TOKEN>`: map changes.",
+    auto_error=False,
+)
+Credentials = HTTPAuthorizationCredentials | None
 
 
 def _bearer(request: Request) -> str | None:
@@ -24,7 +46,7 @@ def _matches(given: str | None, expected: str) -> bool:
     return given is not None and hmac.compare_digest(given.encode(), expected.encode())
 
 
-async def require_api_token(request: Request) -> None:
+def check_api_token(request: Request) -> None:
     """With ``API_TOKEN`` set, the request must carry it (or the admin token)."""
     settings = request.app.state.service.settings
     if settings.api_token is None:
@@ -35,7 +57,7 @@ async def require_api_token(request: Request) -> None:
         raise Unauthorized("this endpoint needs 'Authorization: Bearer <API_TOKEN>'")
 
 
-async def require_admin(request: Request) -> None:
+def check_admin_token(request: Request) -> None:
     """Map changes need ``ADMIN_TOKEN``; without one configured they are refused."""
     state: ServiceState = request.app.state.service
     token = state.settings.admin_token
@@ -43,3 +65,19 @@ async def require_admin(request: Request) -> None:
         raise AdminDisabled("map changes are disabled: the server has no ADMIN_TOKEN")
     if not _matches(_bearer(request), token.get_secret_value()):
         raise Unauthorized("map changes need 'Authorization: Bearer <ADMIN_TOKEN>'")
+
+
+async def require_api_token(
+    request: Request, _: Annotated[Credentials, Security(api_bearer)]
+) -> None:
+    check_api_token(request)
+
+
+async def require_admin(
+    request: Request, _: Annotated[Credentials, Security(admin_bearer)]
+) -> None:
+    check_admin_token(request)
+
+
+# Dependency -> the check the guard runs before the body (app.api.guards).
+GUARDS = {require_api_token: check_api_token, require_admin: check_admin_token}

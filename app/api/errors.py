@@ -8,6 +8,7 @@ import orjson
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import Response
+from fastapi.routing import iter_route_contexts
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from app.errors import ServiceError
@@ -113,7 +114,22 @@ async def _http_error(request: Request, exc: Exception) -> Response:
     message = exc.detail if isinstance(exc.detail, str) else code.replace("_", " ")
     if exc.status_code == 404 and message == "Not Found":
         message = f"no such endpoint: {request.method} {request.url.path}"
-    return error_response(exc.status_code, code, message)
+    headers = exc.headers  # they go along: 405 keeps its Allow (RFC 9110 requires it)
+    if exc.status_code == 405:
+        headers = {**(headers or {}), "Allow": allowed_methods(request)}
+    return error_response(exc.status_code, code, message, headers)
+
+
+def allowed_methods(request: Request) -> str:
+    """Every method some route serves at this path. The router's 405 names only the first
+    route whose path matched (``GET /maps/{name}``, not its PATCH, PUT and DELETE)."""
+    methods: set[str] = set()
+    path = request.scope["path"]
+    for route in iter_route_contexts(request.app.routes):
+        path_regex = getattr(route, "path_regex", None)
+        if path_regex is not None and path_regex.match(path):
+            methods |= set(getattr(route, "methods", None) or ())
+    return ", ".join(sorted(methods))
 
 
 def internal_error(method: str, path: str) -> Response:

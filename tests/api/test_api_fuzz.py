@@ -473,6 +473,11 @@ def test_a_wrong_value_for_any_field_is_refused(client, url, field, data):
     model, base = BASES[url]
     body = data.draw(wrong_body(model, base, field), label="body")
     response, answer = post(client, url, body)
+    if url == "/paths" and field == "queries" and response.status_code == 200:
+        # A list whose wrong part is inside a query (documented as PathQuery): that query
+        # is answered with its error in its place (the next test), the batch is not refused.
+        assert any("error" in result for result in answer["results"]), answer
+        return
     assert response.status_code == 422, answer
     assert answer["error"]["code"] == expected_code(field), answer
     assert field in answer["error"]["message"], answer
