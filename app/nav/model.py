@@ -194,12 +194,11 @@ def _ring(where: str, value: object) -> Ring:
             raise MapLoadError(f"{where} vertex {i} repeats vertex {i - 1} {_fmt(points[i])}")
     if len(points) < 3:
         raise MapLoadError(f"{where} needs at least 3 distinct vertices, has {len(points)}")
-    ring = LinearRing(points)
-    if not ring.is_simple:
-        at = _self_intersection(points)
-        raise MapLoadError(f"{where} is not a simple ring: it crosses itself {at}")
     if Polygon(points).area <= 0.0:
         raise MapLoadError(f"{where} encloses no area (its vertices are collinear)")
+    if not LinearRing(points).is_simple:
+        at = _self_intersection(points)
+        raise MapLoadError(f"{where} is not a simple ring: it crosses itself {at}")
     return tuple(points)
 
 

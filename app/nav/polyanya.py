@@ -120,6 +120,15 @@ def find_path(
                     if v in (u, w):
                         continue
                     push(g, p, v, verts[w], verts[u], w, u, nbrs[t][k], chain)
+                pinches_seen_from(p, v, g, chain, tri)
+
+    def pinches_seen_from(p: Point, pv: int, g: float, chain, tri) -> None:
+        """p is a vertex of triangle tri: its pinch vertices are seen from p."""
+        for v in tri:
+            if v != pv and v in fans:
+                g2 = g + dist(p, verts[v])
+                if turn_at(v, g2):
+                    push_fan_successors(v, g2, (verts[v], chain))
 
     def seq_goal(f: float, chain) -> None:
         nonlocal seq
@@ -129,6 +138,12 @@ def find_path(
     start_chain = (start, None)
     for t in start_polys:
         tri = polys[t]
+        for v in tri:
+            # Pinch vertices of the start's triangles are seen from the start.
+            if v in fans and verts[v] != start:
+                g2 = dist(start, verts[v])
+                if turn_at(v, g2):
+                    push_fan_successors(v, g2, (verts[v], start_chain))
         for k in range(3):
             u, w = tri[k], tri[(k + 1) % 3]
             if orient(verts[u], verts[w], start) == 0:
@@ -232,6 +247,8 @@ def find_path(
                         push(g2, b, i0, right_hit, c1, i2, i1, n1, chain2)
                 elif right_hit != c0:
                     push(g2, b, i0, right_hit, c0, i1, i0, n0, chain2)
+                if fans:
+                    pinches_seen_from(b, i0, g2, chain2, tri)
         if a == c2:
             # Turn left around corner c2: the part of the triangle left of the ray.
             g2 = g + dist(r, a)
@@ -243,6 +260,8 @@ def find_path(
                         push(g2, a, i2, c1, left_hit, i1, i0, n0, chain2)
                 elif left_hit != c2:
                     push(g2, a, i2, c2, left_hit, i2, i1, n1, chain2)
+                if fans:
+                    pinches_seen_from(a, i2, g2, chain2, tri)
     return NavPath(False, [], None, expanded, "unreachable")
 
 
