@@ -25,7 +25,7 @@ from pathlib import Path
 
 import orjson
 import shapely
-from shapely.geometry import LinearRing, Point, Polygon
+from shapely.geometry import LinearRing, MultiPoint, Point, Polygon
 from shapely.ops import unary_union
 
 from app.errors import MapLoadError
@@ -194,7 +194,7 @@ def _ring(where: str, value: object) -> Ring:
             raise MapLoadError(f"{where} vertex {i} repeats vertex {i - 1} {_fmt(points[i])}")
     if len(points) < 3:
         raise MapLoadError(f"{where} needs at least 3 distinct vertices, has {len(points)}")
-    if Polygon(points).area <= 0.0:
+    if MultiPoint(points).convex_hull.area <= 0.0:
         raise MapLoadError(f"{where} encloses no area (its vertices are collinear)")
     if not LinearRing(points).is_simple:
         at = _self_intersection(points)
