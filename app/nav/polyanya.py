@@ -84,11 +84,14 @@ def find_path(
     root_g: dict[int, float] = {}
     heap: list = []
     seq = 0
-    # An entry: (f, seq, g, root, root_vertex, left, right, left_v, right_v, poly, chain)
-    # where chain is the linked list (point, parent_chain) of the path's turns so far.
-    # A goal entry has poly == -1 and carries the finished chain.
+    # An entry: (f, seq, g, root, root_vertex, left, right, left_ray, right_ray, left_v,
+    # right_v, poly, chain). The interval's ends are where its boundary rays meet the edge;
+    # each ray is kept as two exact points on its line, (root or an earlier root, a vertex),
+    # so that ends found by rounding never steer the next projection (no drift) and a vertex
+    # exactly on a ray is recognised exactly. chain is the linked list (point, parent) of the
+    # path's turns. A goal entry has poly == -1 and carries the finished chain.
 
-    def push(g, root, rv, left, right, lv, rvx, poly, chain):
+    def push(g, root, rv, left, right, lray, rray, lv, rvx, poly, chain):
         nonlocal seq
         if poly < 0:
             return
@@ -96,7 +99,14 @@ def find_path(
             return  # entered through its only walkable edge, no pinch vertex: nothing beyond
         h, _ = _h(root, left, right, goal)
         seq += 1
-        heapq.heappush(heap, (g + h, seq, g, root, rv, left, right, lv, rvx, poly, chain))
+        heapq.heappush(
+            heap, (g + h, seq, g, root, rv, left, right, lray, rray, lv, rvx, poly, chain)
+        )
+
+    def push_edge(g, p, pv, u, w, poly, chain):
+        """The whole edge u-w (w on the left seen from p) into poly, seen from vertex p."""
+        pu, pw = verts[u], verts[w]
+        push(g, p, pv, pw, pu, (p, pw), (p, pu), w, u, poly, chain)
 
     def turn_at(v: int, g: float) -> bool:
         """Record reaching corner v at cost g; False when it was reached more cheaply."""
@@ -117,9 +127,8 @@ def find_path(
                 tri = polys[t]
                 for k in range(3):
                     u, w = tri[k], tri[(k + 1) % 3]
-                    if v in (u, w):
-                        continue
-                    push(g, p, v, verts[w], verts[u], w, u, nbrs[t][k], chain)
+                    if v not in (u, w):
+                        push_edge(g, p, v, u, w, nbrs[t][k], chain)
                 pinches_seen_from(p, v, g, chain, tri)
 
     def pinches_seen_from(p: Point, pv: int, g: float, chain, tri) -> None:
@@ -133,7 +142,7 @@ def find_path(
     def seq_goal(f: float, chain) -> None:
         nonlocal seq
         seq += 1
-        heapq.heappush(heap, (f, seq, f, goal, -1, goal, goal, -1, -1, -1, chain))
+        heapq.heappush(heap, (f, seq, f, goal, -1, goal, goal, None, None, -1, -1, -1, chain))
 
     start_chain = (start, None)
     for t in start_polys:
@@ -148,11 +157,11 @@ def find_path(
             u, w = tri[k], tri[(k + 1) % 3]
             if orient(verts[u], verts[w], start) == 0:
                 continue  # start on this edge: the triangle beyond holds it too
-            push(0.0, start, -1, verts[w], verts[u], w, u, nbrs[t][k], start_chain)
+            push_edge(0.0, start, -1, u, w, nbrs[t][k], start_chain)
 
     expanded = 0
     while heap:
-        f, _, g, r, rv, a, b, lv, rvx, poly, chain = heapq.heappop(heap)
+        f, _, g, r, rv, a, b, lray, rray, lv, rvx, poly, chain = heapq.heappop(heap)
         if poly == -1:
             points = []
             while chain is not None:
@@ -178,21 +187,18 @@ def find_path(
         i0, i1, i2 = tri[(k + 1) % 3], tri[(k + 2) % 3], tri[k]
         c0, c1, c2 = verts[i0], verts[i1], verts[i2]
         n0, n1 = nb[(k + 1) % 3], nb[(k + 2) % 3]
+        collinear = r == a or r == b  # the root is a vertex of this triangle
 
         if poly in goal_polys:
             length, via = _h(r, a, b, goal)
-            if via is None:
-                seq_goal(g + length, (goal, chain))
-            else:
-                seq_goal(g + length, (goal, (via, chain)))
+            seq_goal(g + length, (goal, chain if via is None else (via, chain)))
 
         if fans:
             # A pinch vertex of this triangle seen from r: the path may pass through it
             # into the other triangles around it (whose shared edges are often walls).
-            collinear = r == a or r == b
             for v, c, seen in (
                 (i0, c0, collinear or b == c0),
-                (i1, c1, collinear or (orient(r, b, c1) >= 0 and orient(r, a, c1) <= 0)),
+                (i1, c1, collinear or (orient(*rray, c1) >= 0 and orient(*lray, c1) <= 0)),
                 (i2, c2, collinear or a == c2),
             ):
                 if seen and v in fans and c != r:
@@ -200,69 +206,66 @@ def find_path(
                     if turn_at(v, g2):
                         push_fan_successors(v, g2, (c, chain))
 
-        if r == a or r == b:
-            # The root is a vertex of this triangle: all of it is visible.
-            push(g, r, rv, c1, c0, i1, i0, n0, chain)
-            push(g, r, rv, c2, c1, i2, i1, n1, chain)
+        if collinear:
+            # All of the triangle is visible.
+            push_edge(g, r, rv, i0, i1, n0, chain)
+            push_edge(g, r, rv, i1, i2, n1, chain)
             continue
 
         # Where the rays from r through b (right) and a (left) leave the triangle.
-        right_of_c1 = orient(r, b, c1) <= 0  # c1 not strictly left of the right ray
-        left_of_c1 = orient(r, a, c1) >= 0  # c1 not strictly right of the left ray
-        if right_of_c1:
+        side_r = orient(*rray, c1)  # > 0: c1 strictly left of the right ray
+        side_l = orient(*lray, c1)  # < 0: c1 strictly right of the left ray
+        if side_r <= 0:
             # Both rays leave through E1 = (c1, c2).
-            if orient(r, b, c1) == 0:
-                right_hit = c1
-            else:
-                right_hit = line_intersection(r, b, c1, c2)
-            left_hit = line_intersection(r, a, c1, c2)
+            right_hit = c1 if side_r == 0 else _hit(rray, c1, c2)
+            left_hit = c2 if orient(*lray, c2) == 0 else _hit(lray, c1, c2)
             if left_hit != right_hit:
-                push(g, r, rv, left_hit, right_hit, i2, i1, n1, chain)
-        elif left_of_c1:
+                push(g, r, rv, left_hit, right_hit, lray, rray, i2, i1, n1, chain)
+        elif side_l >= 0:
             # Both rays leave through E0 = (c0, c1).
-            right_hit = line_intersection(r, b, c0, c1)
-            if orient(r, a, c1) == 0:
-                left_hit = c1
-            else:
-                left_hit = line_intersection(r, a, c0, c1)
+            right_hit = c0 if orient(*rray, c0) == 0 else _hit(rray, c0, c1)
+            left_hit = c1 if side_l == 0 else _hit(lray, c0, c1)
             if left_hit != right_hit:
-                push(g, r, rv, left_hit, right_hit, i1, i0, n0, chain)
+                push(g, r, rv, left_hit, right_hit, lray, rray, i1, i0, n0, chain)
         else:
             # c1 is seen: the right ray leaves through E0, the left one through E1.
-            right_hit = line_intersection(r, b, c0, c1)
-            left_hit = line_intersection(r, a, c1, c2)
-            if right_hit != c1:
-                push(g, r, rv, c1, right_hit, i1, i0, n0, chain)
-            if left_hit != c1:
-                push(g, r, rv, left_hit, c1, i2, i1, n1, chain)
+            right_hit = c0 if orient(*rray, c0) == 0 else _hit(rray, c0, c1)
+            left_hit = c2 if orient(*lray, c2) == 0 else _hit(lray, c1, c2)
+            push(g, r, rv, c1, right_hit, (r, c1), rray, i1, i0, n0, chain)
+            push(g, r, rv, left_hit, c1, lray, (r, c1), i2, i1, n1, chain)
 
         if b == c0:
-            # Turn right around corner c0: the part of the triangle right of the ray.
+            # Turn right around corner c0: the part of the triangle right of the ray,
+            # bounded on its left by the ray's continuation beyond c0.
             g2 = g + dist(r, b)
             if turn_at(i0, g2):
                 chain2 = (b, chain)
-                if right_of_c1:
-                    push(g2, b, i0, c1, c0, i1, i0, n0, chain2)
+                if side_r <= 0:
+                    push_edge(g2, b, i0, i0, i1, n0, chain2)
                     if right_hit != c1:
-                        push(g2, b, i0, right_hit, c1, i2, i1, n1, chain2)
+                        push(g2, b, i0, right_hit, c1, rray, (b, c1), i2, i1, n1, chain2)
                 elif right_hit != c0:
-                    push(g2, b, i0, right_hit, c0, i1, i0, n0, chain2)
+                    push(g2, b, i0, right_hit, c0, rray, (b, c0), i1, i0, n0, chain2)
                 if fans:
                     pinches_seen_from(b, i0, g2, chain2, tri)
         if a == c2:
-            # Turn left around corner c2: the part of the triangle left of the ray.
+            # Turn left around corner c2, likewise.
             g2 = g + dist(r, a)
             if turn_at(i2, g2):
                 chain2 = (a, chain)
-                if left_of_c1 and not right_of_c1:
-                    push(g2, a, i2, c2, c1, i2, i1, n1, chain2)
+                if side_l >= 0 and side_r > 0:
+                    push_edge(g2, a, i2, i1, i2, n1, chain2)
                     if left_hit != c1:
-                        push(g2, a, i2, c1, left_hit, i1, i0, n0, chain2)
+                        push(g2, a, i2, c1, left_hit, (a, c1), lray, i1, i0, n0, chain2)
                 elif left_hit != c2:
-                    push(g2, a, i2, c2, left_hit, i2, i1, n1, chain2)
+                    push(g2, a, i2, c2, left_hit, (a, c2), lray, i2, i1, n1, chain2)
                 if fans:
                     pinches_seen_from(a, i2, g2, chain2, tri)
     return NavPath(False, [], None, expanded, "unreachable")
+
+
+def _hit(ray: tuple[Point, Point], p: Point, q: Point) -> Point:
+    return line_intersection(ray[0], ray[1], p, q)
 
 
 def path_length(points: list[Point]) -> float:
