@@ -25,7 +25,7 @@ CCW_ERRBOUND = (3.0 + 16.0 * _EPS) * _EPS
 
 
 def orient(a: Point, b: Point, c: Point) -> int:
-    """Sign of the turn a -> b -> c: +1 counter-clockwise (c left of ab), -1 clockwise, 0 collinear."""
+    """Sign of the turn a -> b -> c: +1 counter-clockwise (c left of ab), -1 clockwise, 0 on ab."""
     left = (b[0] - a[0]) * (c[1] - a[1])
     right = (b[1] - a[1]) * (c[0] - a[0])
     det = left - right
@@ -58,9 +58,7 @@ def on_segment(p: Point, a: Point, b: Point) -> bool:
     """True when p lies on the closed segment ab (exact)."""
     if orient(a, b, p) != 0:
         return False
-    return min(a[0], b[0]) <= p[0] <= max(a[0], b[0]) and min(a[1], b[1]) <= p[1] <= max(
-        a[1], b[1]
-    )
+    return min(a[0], b[0]) <= p[0] <= max(a[0], b[0]) and min(a[1], b[1]) <= p[1] <= max(a[1], b[1])
 
 
 def segments_cross_properly(a: Point, b: Point, c: Point, d: Point) -> bool:

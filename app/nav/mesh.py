@@ -20,7 +20,6 @@ from dataclasses import dataclass, field
 import mapbox_earcut
 import numpy as np
 import shapely
-from shapely.geometry import Polygon
 
 from app.nav.geometry import Point, on_segment, orient
 
@@ -93,7 +92,8 @@ def build_mesh(area: shapely.Geometry) -> NavMesh:
                 neighbours[other[0]][other[1]] = t
             else:
                 edge_owner[(u, v)] = (t, k)
-    tree = shapely.STRtree([Polygon([vertices[v] for v in tri]) for tri in triangles])
+    corners = np.asarray(vertices, dtype=np.float64)[np.asarray(triangles, dtype=np.int64)]
+    tree = shapely.STRtree(shapely.polygons(corners.reshape(-1, 3, 2)))
     mesh = NavMesh(
         vertices=vertices,
         polygons=triangles,
@@ -118,39 +118,48 @@ def _split_t_junctions(vertices: list[Point], triangles: list[tuple[int, ...]]) 
     vertex at every vertex lying on that edge (exact test), until no edge without a twin
     holds a vertex.
     """
-    tree = shapely.STRtree(shapely.points(np.asarray(vertices, dtype=np.float64)))
+    coords = np.asarray(vertices, dtype=np.float64)
+    tree = shapely.STRtree(shapely.points(coords))
     while True:
         directed = {(t[k], t[(k + 1) % 3]) for t in triangles for k in range(3)}
+        # Edges without a twin (walls, and T-junction candidates), with their triangles.
+        lonely = [
+            (i, k)
+            for i, t in enumerate(triangles)
+            for k in range(3)
+            if (t[(k + 1) % 3], t[k]) not in directed
+        ]
+        if not lonely:
+            return triangles
+        ends = np.asarray(
+            [(triangles[i][k], triangles[i][(k + 1) % 3]) for i, k in lonely], dtype=np.int64
+        )
+        p, q = coords[ends[:, 0]], coords[ends[:, 1]]
+        lo, hi = np.minimum(p, q), np.maximum(p, q)
+        edge_ix, vert_ix = tree.query(shapely.box(lo[:, 0], lo[:, 1], hi[:, 0], hi[:, 1]))
+        splits: dict[int, tuple[int, list[int]]] = {}
+        for e, w in sorted(zip(edge_ix.tolist(), vert_ix.tolist())):
+            u, v = int(ends[e, 0]), int(ends[e, 1])
+            if w == u or w == v or not on_segment(vertices[w], vertices[u], vertices[v]):
+                continue
+            i, k = lonely[e]
+            if i in splits and splits[i][0] != k:
+                continue  # one edge per triangle and pass; the others in the next pass
+            splits.setdefault(i, (k, []))[1].append(w)
+        if not splits:
+            return triangles
         out: list[tuple[int, ...]] = []
-        changed = False
-        for tri in triangles:
-            split = None
-            for k in range(3):
-                u, v = tri[k], tri[(k + 1) % 3]
-                if (v, u) in directed:
-                    continue
-                box = shapely.box(*_bbox(vertices[u], vertices[v]))
-                inner = [
-                    w
-                    for w in sorted(tree.query(box).tolist())
-                    if w != u and w != v and on_segment(vertices[w], vertices[u], vertices[v])
-                ]
-                if inner:
-                    split = (k, inner)
-                    break
-            if split is None:
+        for i, tri in enumerate(triangles):
+            if i not in splits:
                 out.append(tri)
                 continue
-            changed = True
-            k, inner = split
+            k, inner = splits[i]
             u, v, c = tri[k], tri[(k + 1) % 3], tri[(k + 2) % 3]
             pu = vertices[u]
-            inner.sort(key=lambda w: (abs(vertices[w][0] - pu[0]) + abs(vertices[w][1] - pu[1])))
+            inner.sort(key=lambda w: abs(vertices[w][0] - pu[0]) + abs(vertices[w][1] - pu[1]))
             chain = [u, *inner, v]
-            out.extend((p, q, c) for p, q in zip(chain, chain[1:]))
+            out.extend((a, b, c) for a, b in zip(chain, chain[1:]))
         triangles = out
-        if not changed:
-            return triangles
 
 
 def _bbox(p: Point, q: Point) -> tuple[float, float, float, float]:
@@ -158,12 +167,22 @@ def _bbox(p: Point, q: Point) -> tuple[float, float, float, float]:
 
 
 def _pinch_fans(mesh: NavMesh) -> dict[int, list[list[int]]]:
-    around: dict[int, list[int]] = {}
+    # Every vertex is on the boundary (no vertex is added), so the triangles around a
+    # vertex form open fans: fans = triangles - edges through the vertex shared by two.
+    tris_at: dict[int, list[int]] = {}
     for t, tri in enumerate(mesh.polygons):
         for v in tri:
-            around.setdefault(v, []).append(t)
+            tris_at.setdefault(v, []).append(t)
+    shared_at: dict[int, int] = {}
+    for t, tri in enumerate(mesh.polygons):
+        for k in range(3):
+            if mesh.neighbours[t][k] > t:
+                for v in (tri[k], tri[(k + 1) % 3]):
+                    shared_at[v] = shared_at.get(v, 0) + 1
     pinches: dict[int, list[list[int]]] = {}
-    for v, tris in around.items():
+    for v, tris in tris_at.items():
+        if len(tris) - shared_at.get(v, 0) < 2:
+            continue
         members = set(tris)
         seen: set[int] = set()
         fans = []
@@ -182,6 +201,5 @@ def _pinch_fans(mesh: NavMesh) -> dict[int, list[list[int]]]:
                         seen.add(n)
                         stack.append(n)
             fans.append(sorted(fan))
-        if len(fans) > 1:
-            pinches[v] = sorted(fans)
+        pinches[v] = sorted(fans)
     return pinches

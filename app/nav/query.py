@@ -106,4 +106,3 @@ def check_polyline(
     if max_cost is not None and length > max_cost:
         return PolylineCheck(False, length, "too_long", None)
     return PolylineCheck(True, length)
-

@@ -83,7 +83,10 @@ def test_holes_touching_each_other_and_the_outline_are_accepted():
             "holes[0] overlaps holes[1]",
         ),
         (
-            {"outline": SQUARE, "holes": [[[1, 1], [5, 1], [5, 5], [1, 5]], [[2, 2], [3, 2], [3, 3]]]},
+            {
+                "outline": SQUARE,
+                "holes": [[[1, 1], [5, 1], [5, 5], [1, 5]], [[2, 2], [3, 2], [3, 3]]],
+            },
             "holes[0] overlaps holes[1]",
         ),
     ],
@@ -95,7 +98,9 @@ def test_refused_with_a_reason(doc, needle):
 def test_self_intersection_names_the_ring_and_a_vertex():
     bowtie = [[0, 0], [10, 10], [10, 0], [0, 10]]
     reason = refused({"outline": bowtie})
-    assert reason.startswith("outline is not a simple ring: it crosses itself at (5, 5), near vertex")
+    assert reason.startswith(
+        "outline is not a simple ring: it crosses itself at (5, 5), near vertex"
+    )
     reason = refused({"outline": SQUARE, "holes": [[[1, 1], [2, 1], [2, 2], [1, 2]], bowtie]})
     assert reason.startswith("holes[1] is not a simple ring")
 

@@ -75,7 +75,10 @@ def test_polyline_through_a_pinch_point():
     e = NavEngine(
         parse_nav(
             "m",
-            {"outline": SQUARE, "holes": [[[2, 2], [5, 2], [5, 5], [2, 5]], [[5, 5], [8, 5], [8, 8], [5, 8]]]},
+            {
+                "outline": SQUARE,
+                "holes": [[[2, 2], [5, 2], [5, 5], [2, 5]], [[5, 5], [8, 5], [8, 8], [5, 8]]],
+            },
         )
     )
     assert e.validate([(2, 8), (8, 2)]).valid
