@@ -41,7 +41,7 @@ from app.nav.polyanya import find_path
 from bench.machine import machine_info, machine_line
 from bench.movingai import DEFAULT_DATA, parse_scenarios, subsample
 
-DRAGON_AGE = ["arena", "brc202d", "den312d", "orz900d", "ost003d"]
+DRAGON_AGE = ["arena", "den312d", "ost003d", "brc202d", "orz900d"]
 PINCH = 1 / 64
 
 
@@ -216,6 +216,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"no such map: {path}", file=sys.stderr)
             return 2
         rows.append(run_map(path, args.limit, args.epf_max_vertices))
+        print(table(rows[-1:]).splitlines()[-1], file=sys.stderr)
     print(table(rows))
     print()
     print(machine_line(machine_info()))

@@ -2,7 +2,8 @@
 
 Every float is a dyadic rational, so the sign of an orientation determinant is computed
 exactly: first in floating point with Shewchuk's error bound (``ccwerrboundA``); only when
-the result is inside the bound is it recomputed with :class:`fractions.Fraction`. The
+the result is inside the bound is it recomputed exactly with integers (each float scaled
+to the common power-of-two denominator). The
 answer is the sign of the exact determinant, never an epsilon guess, so a point on an
 edge, collinear edges and a segment through a vertex are decided exactly.
 
@@ -14,7 +15,6 @@ again exact on the rounded values.
 from __future__ import annotations
 
 import math
-from fractions import Fraction
 
 Point = tuple[float, float]
 
@@ -38,10 +38,11 @@ def orient(a: Point, b: Point, c: Point) -> int:
 
 
 def _orient_exact(a: Point, b: Point, c: Point) -> int:
-    ax, ay = Fraction(a[0]), Fraction(a[1])
-    det = (Fraction(b[0]) - ax) * (Fraction(c[1]) - ay) - (Fraction(b[1]) - ay) * (
-        Fraction(c[0]) - ax
-    )
+    # Every float is n / 2**k: scale all six to the largest denominator and use integers.
+    ratios = [v.as_integer_ratio() for v in (a[0], a[1], b[0], b[1], c[0], c[1])]
+    d = max(q for _, q in ratios)
+    ax, ay, bx, by, cx, cy = (n * (d // q) for n, q in ratios)
+    det = (bx - ax) * (cy - ay) - (by - ay) * (cx - ax)
     return (det > 0) - (det < 0)
 
 
