@@ -15,6 +15,8 @@ points, and a query runs in the component holding its start.
 
 Both engines get the same polygons and points. Timed separately: our mesh build (with
 its memory, from tracemalloc), extremitypathfinder's graph preparation, and each query.
+Times are CPU time of this process (``time.process_time``), so that a shared, loaded
+machine slows both engines alike instead of adding its queueing to whichever runs.
 Every query's two lengths must agree within 1e-6 (exit status 1 otherwise). The table
 (Markdown) goes to stdout, progress to stderr.
 """
@@ -94,14 +96,14 @@ def run_map(map_path: Path, limit: int | None, epf_max_vertices: int) -> dict:
     name = map_path.stem
     grid = load_map(map_path, max_cells=1 << 26, max_bytes=1 << 30)
     scens = subsample(parse_scenarios(map_path.with_name(map_path.name + ".scen")), limit)
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     area = trace(grid.walkable)
-    trace_s = time.perf_counter() - t0
+    trace_s = time.process_time() - t0
     gc.collect()
     tracemalloc.start()
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     mesh = build_mesh(area)
-    build_s = time.perf_counter() - t0
+    build_s = time.process_time() - t0
     _, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
     n_vertices = vertex_count(area)
@@ -119,9 +121,9 @@ def run_map(map_path: Path, limit: int | None, epf_max_vertices: int) -> dict:
     for i, sc in enumerate(scens):
         s = (sc.start[0] + 0.5, sc.start[1] + 0.5)
         g = (sc.goal[0] + 0.5, sc.goal[1] + 0.5)
-        t0 = time.perf_counter()
+        t0 = time.process_time()
         r = find_path(mesh, s, g)
-        dt = time.perf_counter() - t0
+        dt = time.process_time() - t0
         ours.append(dt)
         expanded.append(r.expanded)
         if not use_epf:
@@ -133,7 +135,7 @@ def run_map(map_path: Path, limit: int | None, epf_max_vertices: int) -> dict:
 
             poly = orient(parts[c], sign=1.0)
             env = PolygonEnvironment()
-            t0 = time.perf_counter()
+            t0 = time.process_time()
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 env.store(
@@ -142,12 +144,12 @@ def run_map(map_path: Path, limit: int | None, epf_max_vertices: int) -> dict:
                     validate=False,
                 )
                 env.prepare()
-            prep_s += time.perf_counter() - t0
+            prep_s += time.process_time() - t0
             envs[c] = env
             print(f"{name}: extremitypathfinder prepared in {prep_s:.1f} s", file=sys.stderr)
-        t0 = time.perf_counter()
+        t0 = time.process_time()
         _, length = envs[c].find_shortest_path(s, g, verify=False)
-        dt2 = time.perf_counter() - t0
+        dt2 = time.process_time() - t0
         theirs.append(dt2)
         ratios.append(dt2 / dt)
         if length is None or r.cost is None or abs(length - r.cost) > 1e-6:

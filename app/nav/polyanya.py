@@ -83,6 +83,8 @@ def find_path(
     dead_ends = mesh.dead_ends
     root_g: dict[int, float] = {}
     heap: list = []
+    pending: list = []  # successors of the node being expanded, not yet queued
+    goal_queued = False
     seq = 0
     # An entry: (f, seq, g, root, root_vertex, left, right, left_ray, right_ray, left_v,
     # right_v, poly, chain). The interval's ends are where its boundary rays meet the edge;
@@ -92,16 +94,20 @@ def find_path(
     # path's turns. A goal entry has poly == -1 and carries the finished chain.
 
     def push(g, root, rv, left, right, lray, rray, lv, rvx, poly, chain):
-        nonlocal seq
         if poly < 0:
             return
         if poly in dead_ends and poly not in goal_polys:
             return  # entered through its only walkable edge, no pinch vertex: nothing beyond
-        h, _ = _h(root, left, right, goal)
-        seq += 1
-        heapq.heappush(
-            heap, (g + h, seq, g, root, rv, left, right, lray, rray, lv, rvx, poly, chain)
-        )
+        pending.append((g, root, rv, left, right, lray, rray, lv, rvx, poly, chain))
+
+    def flush() -> None:
+        nonlocal seq
+        for node in pending:
+            g, root, _, left, right = node[:5]
+            h, _ = _h(root, left, right, goal)
+            seq += 1
+            heapq.heappush(heap, (g + h, seq, *node))
+        pending.clear()
 
     def push_edge(g, p, pv, u, w, poly, chain):
         """The whole edge u-w (w on the left seen from p) into poly, seen from vertex p."""
@@ -140,40 +146,13 @@ def find_path(
                     push_fan_successors(v, g2, (verts[v], chain))
 
     def seq_goal(f: float, chain) -> None:
-        nonlocal seq
+        nonlocal seq, goal_queued
+        goal_queued = True
         seq += 1
         heapq.heappush(heap, (f, seq, f, goal, -1, goal, goal, None, None, -1, -1, -1, chain))
 
-    start_chain = (start, None)
-    for t in start_polys:
-        tri = polys[t]
-        for v in tri:
-            # Pinch vertices of the start's triangles are seen from the start.
-            if v in fans and verts[v] != start:
-                g2 = dist(start, verts[v])
-                if turn_at(v, g2):
-                    push_fan_successors(v, g2, (verts[v], start_chain))
-        for k in range(3):
-            u, w = tri[k], tri[(k + 1) % 3]
-            if orient(verts[u], verts[w], start) == 0:
-                continue  # start on this edge: the triangle beyond holds it too
-            push_edge(0.0, start, -1, u, w, nbrs[t][k], start_chain)
-
-    expanded = 0
-    while heap:
-        f, _, g, r, rv, a, b, lray, rray, lv, rvx, poly, chain = heapq.heappop(heap)
-        if poly == -1:
-            points = []
-            while chain is not None:
-                points.append(chain[0])
-                chain = chain[1]
-            points.reverse()
-            return NavPath(True, points, f, expanded)
-        if rv >= 0 and g > root_g.get(rv, g) + ROOT_SLACK * max(1.0, g):
-            continue
-        expanded += 1
-        if max_expanded and expanded > max_expanded:
-            return NavPath(False, [], None, expanded, "limit_reached")
+    def expand(g, r, rv, a, b, lray, rray, lv, rvx, poly, chain) -> None:
+        """Queue the successors of one node (into pending; goal entries straight to the heap)."""
         tri = polys[poly]
         nb = nbrs[poly]
         if tri[0] == lv and tri[1] == rvx:
@@ -210,7 +189,7 @@ def find_path(
             # All of the triangle is visible.
             push_edge(g, r, rv, i0, i1, n0, chain)
             push_edge(g, r, rv, i1, i2, n1, chain)
-            continue
+            return
 
         # Where the rays from r through b (right) and a (left) leave the triangle.
         side_r = orient(*rray, c1)  # > 0: c1 strictly left of the right ray
@@ -261,6 +240,50 @@ def find_path(
                     push(g2, a, i2, c2, left_hit, (a, c2), lray, i2, i1, n1, chain2)
                 if fans:
                     pinches_seen_from(a, i2, g2, chain2, tri)
+
+    start_chain = (start, None)
+    for t in start_polys:
+        tri = polys[t]
+        for v in tri:
+            # Pinch vertices of the start's triangles are seen from the start.
+            if v in fans and verts[v] != start:
+                g2 = dist(start, verts[v])
+                if turn_at(v, g2):
+                    push_fan_successors(v, g2, (verts[v], start_chain))
+        for k in range(3):
+            u, w = tri[k], tri[(k + 1) % 3]
+            if orient(verts[u], verts[w], start) == 0:
+                continue  # start on this edge: the triangle beyond holds it too
+            push_edge(0.0, start, -1, u, w, nbrs[t][k], start_chain)
+    flush()
+
+    expanded = 0
+    while heap:
+        f, _, g, r, rv, a, b, lray, rray, lv, rvx, poly, chain = heapq.heappop(heap)
+        if poly == -1:
+            points = []
+            while chain is not None:
+                points.append(chain[0])
+                chain = chain[1]
+            points.reverse()
+            return NavPath(True, points, f, expanded)
+        node = (g, r, rv, a, b, lray, rray, lv, rvx, poly, chain)
+        while True:
+            g, r, rv = node[0], node[1], node[2]
+            if rv >= 0 and g > root_g.get(rv, g) + ROOT_SLACK * max(1.0, g):
+                break
+            expanded += 1
+            if max_expanded and expanded > max_expanded:
+                return NavPath(False, [], None, expanded, "limit_reached")
+            goal_queued = False
+            expand(*node)
+            # Intermediate pruning (as in the paper): a lone successor with the same root,
+            # and no goal entry made, is expanded at once instead of going through the queue.
+            if len(pending) == 1 and pending[0][1] is r and not goal_queued:
+                node = pending.pop()
+                continue
+            flush()
+            break
     return NavPath(False, [], None, expanded, "unreachable")
 
 
