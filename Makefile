@@ -28,12 +28,14 @@ bench: $(VENV)/.installed
 	$(BIN)/python -m bench.memory
 
 ## bench-peers: our kernels against tcod, pyastar2d, python-pathfinding, networkx, heapq A*
+## (the chart goes to bench/out/)
 .PHONY: bench-peers
 bench-peers: $(VENV)/.installed
 	$(BIN)/python -m pip install --quiet -e '.[bench]'
 	$(BIN)/python -m bench.peers
 
-## bench-http: the real server under HTTP load on loopback (wrk + Python open-loop client)
+## bench-http: the real server under HTTP load on loopback (wrk + Python open-loop client),
+## against a bare FastAPI endpoint as the floor; the chart goes to bench/out/
 .PHONY: bench-http
 bench-http: $(VENV)/.installed
 	@command -v wrk >/dev/null 2>&1 || { \
@@ -45,7 +47,15 @@ bench-http: $(VENV)/.installed
 	@$(BIN)/python -c 'import matplotlib' 2>/dev/null || $(BIN)/python -m pip install --quiet matplotlib
 	@pids=$$(mktemp); \
 	trap 'for g in $$(cat "$$pids" 2>/dev/null); do kill -KILL "-$$g" 2>/dev/null; done; rm -f "$$pids"' EXIT INT TERM; \
-	$(BIN)/python -m bench.http_load --pid-file "$$pids" --chart bench/http_latency.png $(BENCH_HTTP_ARGS)
+	$(BIN)/python -m bench.http_load --pid-file "$$pids" $(BENCH_HTTP_ARGS)
+
+## bench-cluster: several server processes on one Redis: change propagation, Redis vs folder
+## store, one vs two processes (starts its own redis-server)
+.PHONY: bench-cluster
+bench-cluster: $(VENV)/.installed
+	@pids=$$(mktemp); \
+	trap 'for g in $$(cat "$$pids" 2>/dev/null); do kill -KILL "-$$g" 2>/dev/null; done; rm -f "$$pids"' EXIT INT TERM; \
+	$(BIN)/python -m bench.cluster --pid-file "$$pids" $(BENCH_CLUSTER_ARGS)
 
 ## warmup: compile the kernels into numba's on-disk cache
 warmup: $(VENV)/.installed

@@ -350,3 +350,37 @@ class MapDeleted(BaseModel):
     name: str
     deleted: bool
     revision: int
+
+
+# PUT /maps/{name}: the map file as the raw body (its format sniffed from the bytes), or a
+# form with the file and its sidecar (app.grid.upload). OpenAPI only: the route reads the
+# raw body itself.
+_BINARY = {"type": "string", "format": "binary"}
+UPLOAD_BODY = {
+    "required": True,
+    "content": {
+        "image/png": {"schema": {**_BINARY, "description": "A lossless image (JPEG refused)."}},
+        "text/plain": {"schema": {"type": "string", "description": "A Moving AI .map file."}},
+        "application/json": {"schema": {"type": "object", "description": "A Tiled .tmj map."}},
+        "application/xml": {"schema": {"type": "string", "description": "A Tiled .tmx map."}},
+        "multipart/form-data": {
+            "schema": {
+                "type": "object",
+                "required": ["map"],
+                "properties": {
+                    "map": {
+                        **_BINARY,
+                        "description": "The map file (PNG, .map, .tmj, .tmx); the file "
+                        "name's suffix names the format, else it is sniffed.",
+                    },
+                    "sidecar": {
+                        "type": "object",
+                        "description": "What a NAME.json sidecar holds: 'palette', "
+                        "'costs' and/or 'tiles' (see the README's Maps section).",
+                    },
+                },
+            },
+            "encoding": {"sidecar": {"contentType": "application/json"}},
+        },
+    },
+}

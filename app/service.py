@@ -61,9 +61,9 @@ class ServiceState:
             log.exception("start-up failed")
             self.startup_error = f"start-up failed: {exc}"
             return
-        # Start-up leaves ~160,000 long-lived objects (numba, pydantic, FastAPI); moving them
-        # out of the collector's sight keeps full collections (15-50 ms, during which the
-        # worker answers nothing) out of request latencies.
+        # Start-up leaves many long-lived objects (numba, pydantic, FastAPI); moving them out
+        # of the collector's sight keeps full collections (during which the worker answers
+        # nothing) out of request latencies (see bench/README.md, 'bench-http').
         gc.freeze()
         self.ready.set()
         log.info(
@@ -85,8 +85,8 @@ class ServiceState:
     async def run_search(self, work: Callable[..., T], *args: Any) -> T:
         """``work(*args)`` on a search thread, awaited from the event loop. The service's
         own pool, not the framework's: its threads are the searches' (``SEARCH_THREADS``,
-        each with a scratch to borrow), and the hop costs less (one-off: 83 µs against
-        112 µs for ``anyio.to_thread`` on this machine)."""
+        each with a scratch to borrow), and the hop costs less than ``anyio.to_thread``
+        (see bench/README.md, 'bench-http')."""
         return await asyncio.get_running_loop().run_in_executor(self.executor, work, *args)
 
     def close(self) -> None:
@@ -121,9 +121,8 @@ def release_large_frees(threshold: int = 1 << 20) -> bool:
     its own, returned to the OS when freed. By default glibc raises that threshold up to
     32 MiB as large blocks are freed, and then keeps freed map-sized temporaries (those of
     loading or editing a map) in the process's heap (``tests/api/test_service.py`` shows
-    both behaviours; in a one-off run, a loaded 4096 x 4096 map took 64 MB instead of its
-    33 MB of arrays). Returns False where the C library has no ``mallopt`` (not glibc):
-    nothing changes there."""
+    both behaviours; bench/README.md, 'bench.memory', has the figures). Returns False
+    where the C library has no ``mallopt`` (not glibc): nothing changes there."""
     with contextlib.suppress(OSError, AttributeError, TypeError):
         libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
         return bool(libc.mallopt(_M_MMAP_THRESHOLD, threshold))

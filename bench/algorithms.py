@@ -35,23 +35,22 @@ from pathlib import Path
 import numpy as np
 
 from app.errors import MapLoadError
-from app.grid import Grid, load_map
+from app.grid import Grid
 from app.search import Algorithm, Heuristic, PathResult, SearchOptions, SearchScratch, find_path
-from bench.machine import machine_line
-from bench.movingai import (
-    MAX_BYTES,
-    MAX_CELLS,
+from bench.common import (
     Failure,
     Progress,
     Scenario,
+    add_limit,
     begin,
-    check_map_matches,
+    header,
     is_optimal,
-    parse_scenarios,
+    load_scenarios,
+    machine_line,
     path_problem,
+    percent,
     report_failures,
     scenario_parser,
-    subsample,
 )
 
 DEFAULT_LIMIT = 100
@@ -199,14 +198,6 @@ def record(runs: Runs, scenario: Scenario, result: PathResult, elapsed_ns: int) 
 # --- running -----------------------------------------------------------------------------
 
 
-def load_scenarios(map_path: Path, limit: int | None) -> tuple[Grid, list[Scenario]]:
-    """A map and its (subsampled) scenarios, refusing a scenario file for another map."""
-    grid = load_map(map_path, max_cells=MAX_CELLS, max_bytes=MAX_BYTES)
-    scenarios = subsample(parse_scenarios(map_path.with_name(map_path.name + ".scen")), limit)
-    check_map_matches(grid, scenarios, map_path)
-    return grid, scenarios
-
-
 def ready_scratch(scratch: SearchScratch, cells: int) -> None:
     """Grow ``scratch`` to ``cells`` nodes and touch every page before anything is timed."""
     if scratch.capacity >= cells:
@@ -289,11 +280,6 @@ def summarise(label: str, configuration: str, runs: Sequence[Runs]) -> dict[str,
     }
 
 
-def percent(value: float) -> str:
-    """A share in %, exact 100 and 0 written as such."""
-    return f"{value:.0f}" if value in (0.0, 100.0) else f"{value:.1f}"
-
-
 MAP_COLUMNS = (
     "map",
     "configuration",
@@ -321,12 +307,6 @@ SUMMARY_COLUMNS = (
     "time vs astar",
     "failed checks",
 )
-
-
-def header(columns: Sequence[str], text_columns: int) -> str:
-    """Markdown header and alignment rows (the first ``text_columns`` left, numbers right)."""
-    align = ["---" if i < text_columns else "---:" for i in range(len(columns))]
-    return f"| {' | '.join(columns)} |\n|{'|'.join(align)}|"
 
 
 def figures(row: dict[str, float | int | str]) -> list[str]:
@@ -394,13 +374,8 @@ def write_json(
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = scenario_parser("python -m bench.algorithms", __doc__)
-    parser.add_argument(
-        "--limit",
-        type=int,
-        default=DEFAULT_LIMIT,
-        metavar="N",
-        help="at most N scenarios per map, spread evenly over the file "
-        "(default: %(default)s; 0: all)",
+    add_limit(
+        parser, DEFAULT_LIMIT, "at most N scenarios per map, spread evenly over the file; 0: all"
     )
     parser.add_argument("--json", type=Path, metavar="PATH", help="also write results as JSON")
     args = parser.parse_args(argv)

@@ -52,9 +52,7 @@ from app.search.find import terrain_table
 from app.search.options import CORNER_RULES, DEFAULT_OPTIONS, DIAGONAL_CODES, SearchOptions
 from app.search.validate import MAX_LISTED, validate_path
 from app.search.warmup import warm_up
-from bench.algorithms import load_scenarios
-from bench.machine import machine_info, machine_line
-from bench.movingai import DEFAULT_DATA, find_maps
+from bench.common import find_maps, load_scenarios, machine_info, machine_line, scenario_parser
 from bench.serialize import median_us
 
 SIZE = 1024
@@ -405,24 +403,7 @@ def movingai_paths(
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(
-        prog="python -m bench.authority",
-        description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    parser.add_argument(
-        "--data",
-        type=Path,
-        default=DEFAULT_DATA,
-        help="folder with X.map and X.map.scen files (default: %(default)s)",
-    )
-    parser.add_argument(
-        "--maps",
-        nargs="*",
-        metavar="NAME",
-        default=list(DEFAULT_MAPS),
-        help="Moving AI maps to validate on (default: %(default)s; none: only the random map)",
-    )
+    parser = scenario_parser("python -m bench.authority", __doc__, DEFAULT_MAPS)
     parser.add_argument(
         "--repeat",
         type=int,

@@ -74,9 +74,18 @@ from app.grid.jumps import build_jump_table
 from app.search import Algorithm, SearchOptions, SearchScratch, _jps, _kernels, find_path
 from app.search.warmup import warm_up
 from app.service import release_large_frees
-from bench.algorithms import load_scenarios, ready_scratch
-from bench.machine import machine_line
-from bench.movingai import Progress, Scenario, begin, path_problem, scenario_parser
+from bench.algorithms import ready_scratch
+from bench.common import (
+    Progress,
+    Scenario,
+    add_limit,
+    begin,
+    header,
+    load_scenarios,
+    machine_line,
+    path_problem,
+    scenario_parser,
+)
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 SIZE = 4096
@@ -282,7 +291,7 @@ class Outcome:
 @dataclass
 class MapRuns:
     """One map's table figures and per-query kernel times (``runs`` and ``failures`` as
-    :class:`bench.movingai.Progress` reads them)."""
+    :class:`bench.common.Progress` reads them)."""
 
     name: str
     width: int
@@ -450,8 +459,7 @@ JPS_COLUMNS = (
 
 
 def jps_table(rows: Sequence[dict[str, Any]], total: dict[str, Any]) -> str:
-    align = ["---" if i < 2 else "---:" for i in range(len(JPS_COLUMNS))]
-    lines = [f"| {' | '.join(JPS_COLUMNS)} |", f"|{'|'.join(align)}|"]
+    lines = [header(JPS_COLUMNS, 2)]
     for row in [*rows, total]:
         cells = [
             str(row["map"]),
@@ -525,13 +533,7 @@ def scratch_table(r: dict[str, Any]) -> str:
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = scenario_parser("python -m bench.memory", __doc__)
-    parser.add_argument(
-        "--limit",
-        type=int,
-        default=DEFAULT_LIMIT,
-        metavar="N",
-        help="scenarios per map for (c), spread evenly over the file (default: %(default)s)",
-    )
+    add_limit(parser, DEFAULT_LIMIT, "scenarios per map for (c), spread evenly over the file")
     parser.add_argument(
         "--size", type=int, default=SIZE, help="side of the random map of (a) and (b)"
     )

@@ -47,7 +47,6 @@ from __future__ import annotations
 import argparse
 import gc
 import heapq
-import math
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -58,30 +57,33 @@ from typing import Any
 import numpy as np
 
 from app.errors import MapLoadError
-from app.grid import Grid, load_map
+from app.grid import Grid
 from app.search import Algorithm, SearchOptions, SearchScratch, find_path
-from bench.machine import machine_line
-from bench.movingai import (
-    MAX_BYTES,
-    MAX_CELLS,
+from bench.common import (
+    SQRT2,
     Failure,
     Progress,
     Scenario,
+    add_limit,
     begin,
-    check_map_matches,
+    chart_path,
+    header,
     is_optimal,
-    parse_scenarios,
+    load_scenarios,
+    log,
+    machine_line,
     path_problem,
+    percent,
     report_failures,
+    row,
     scenario_parser,
     subsample,
+    times,
 )
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_LIMIT = 100
 DEFAULT_PEER_LIMIT = 20
-DEFAULT_CHART = REPO_ROOT / "bench" / "peers.png"
-SQRT2 = math.sqrt(2.0)
+CHART_NAME = "peers.png"
 TCOD_STRAIGHT, TCOD_DIAGONAL = 100_000, 141_421  # integer costs: 1 and sqrt 2 (rounded down)
 STRAIGHT_STEPS = ((1, 0), (-1, 0), (0, 1), (0, -1))
 DIAGONAL_STEPS = ((1, 1), (1, -1), (-1, 1), (-1, -1))
@@ -349,9 +351,7 @@ def rotated(solvers: Sequence[Solver], turn: int) -> list[Solver]:
 
 def run_map(map_path: Path, limit: int, peer_limit: int, progress: Progress) -> MapRun:
     """Every solver on one map's queries, round-robin per query."""
-    grid = load_map(map_path, max_cells=MAX_CELLS, max_bytes=MAX_BYTES)
-    scenarios = subsample(parse_scenarios(map_path.with_name(map_path.name + ".scen")), limit)
-    check_map_matches(grid, scenarios, map_path)
+    grid, scenarios = load_scenarios(map_path, limit)
     slow_queries = set(subsample(list(range(len(scenarios))), peer_limit))
     prepared = {s.name: s.prepare(grid) for s in SOLVERS}
     for solve, _ in prepared.values():  # one untimed call each: first-call costs
@@ -451,19 +451,6 @@ def common_queries(run: MapRun) -> list[int]:
     return sorted(set.intersection(*sets))
 
 
-def percent(value: float) -> str:
-    return f"{value:.0f}" if value in (0.0, 100.0) else f"{value:.1f}"
-
-
-def times(ratio: float) -> str:
-    return f"{ratio:,.2f}x" if ratio < 100 else f"{ratio:,.0f}x"
-
-
-def header(columns: Sequence[str], text_columns: int = 1) -> str:
-    align = ["---" if i < text_columns else "---:" for i in range(len(columns))]
-    return f"| {' | '.join(columns)} |\n|{'|'.join(align)}|"
-
-
 MAP_COLUMNS = (
     "solver",
     "queries",
@@ -485,6 +472,20 @@ def map_table(run: MapRun) -> str:
             f"{percent(r.optimal_pct)} | {percent(r.legal_pct)} | "
             f"{times(r.vs_astar)} | {times(r.vs_jps)} |"
         )
+    return "\n".join(lines)
+
+
+def by_map_table(runs: Sequence[MapRun]) -> str:
+    """One row per map: our two medians, and every peer's time over our A*'s (the median of
+    its per-query ratios; pure-Python peers on their subset of the queries)."""
+    peers = [s.name for s in SOLVERS if not s.ours]
+    columns = ("map", "size", "queries", "our A* median µs", "our JPS median µs")
+    lines = [header((*columns, *(f"{p} / our A*" for p in peers)), 2)]
+    for run in runs:
+        astar, jps = row_of(OURS_ASTAR, [run]), row_of(OURS_JPS, [run])
+        ratios = [times(row_of(p, [run]).vs_astar) for p in peers]
+        cells = [run.name, run.size, f"{astar.queries:,}", f"{astar.median_us:,.1f}"]
+        lines.append(row([*cells, f"{jps.median_us:,.1f}", *ratios]))
     return "\n".join(lines)
 
 
@@ -648,13 +649,10 @@ def draw_chart(runs: Sequence[MapRun], path: Path, subtitle: str) -> None:
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = scenario_parser("python -m bench.peers", __doc__)
-    parser.add_argument(
-        "--limit",
-        type=int,
-        default=DEFAULT_LIMIT,
-        metavar="N",
-        help="queries per map for our kernels, tcod and pyastar2d, spread "
-        "evenly over the scenario file (default: %(default)s)",
+    add_limit(
+        parser,
+        DEFAULT_LIMIT,
+        "queries per map for our kernels, tcod and pyastar2d, spread evenly over the file",
     )
     parser.add_argument(
         "--peer-limit",
@@ -667,9 +665,13 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--chart",
         type=Path,
-        default=DEFAULT_CHART,
         metavar="PATH",
-        help="write the chart here (default: bench/peers.png)",
+        help=f"write the chart here (default: bench/out/{CHART_NAME})",
+    )
+    parser.add_argument(
+        "--per-map-tables",
+        action="store_true",
+        help="also print every solver's figures per map (median, p95, %% optimal, ratios)",
     )
     args = parser.parse_args(argv)
     if args.limit < 1 or args.peer_limit < 1:
@@ -693,13 +695,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
 
     line = machine_line(info)
-    for run in runs:
-        print(
-            f"#### {run.name} ({run.size}): {len(run.scenarios)} queries, "
-            f"pure-Python peers on {len(common_queries(run))} of them\n"
-        )
-        print(map_table(run))
-        print()
+    if args.per_map_tables:
+        for run in runs:
+            print(
+                f"#### {run.name} ({run.size}): {len(run.scenarios)} queries, "
+                f"pure-Python peers on {len(common_queries(run))} of them\n"
+            )
+            print(map_table(run))
+            print()
+    print("#### By map: our medians, and each peer's time over our A*'s\n")
+    print(by_map_table(runs))
+    print()
     label = f"{len(runs)} map{'s' if len(runs) > 1 else ''}"
     print(f"#### Over all maps ({label})\n")
     print(summary_table(runs))
@@ -712,14 +718,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("\nAnswers that are not optimal legal paths, per solver:", file=sys.stderr)
         print("\n".join(problems), file=sys.stderr)
     report_failures([f for run in runs for f in run.failures])
-    if args.chart:
-        args.chart.parent.mkdir(parents=True, exist_ok=True)
-        draw_chart(
-            runs,
-            args.chart,
-            f"{info['date']} · commit {info['commit']} · {info['cpu']}, {info['cores']} cores",
-        )
-        print(f"\nchart: {args.chart}", file=sys.stderr)
+    chart = chart_path(args.chart, CHART_NAME)
+    draw_chart(
+        runs,
+        chart,
+        f"{info['date']} · commit {info['commit']} · {info['cpu']}, {info['cores']} cores",
+    )
+    log(f"\nchart: {chart}")
     return 1 if any(run.failures for run in runs) else 0
 
 

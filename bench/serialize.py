@@ -43,7 +43,7 @@ from app.config import Settings
 from app.grid import Grid
 from app.schemas import PathQuery, PathResponse
 from app.search import SearchScratch
-from bench.machine import machine_info, machine_line
+from bench.common import machine_info, machine_line
 
 LENGTHS = (10, 100, 1000, 10_000)
 STEPS = np.array([(dx, dy) for dx in (-1, 0, 1) for dy in (-1, 0, 1) if dx or dy], dtype=np.int32)

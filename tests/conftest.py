@@ -23,7 +23,7 @@ def make_grid(text: str, name: str = "test") -> Grid:
     return Grid.from_walkable(name, grid_from_ascii(text))
 
 
-def wait_ready(client: TestClient, timeout: float = 120.0) -> None:
+def wait_ready(client: TestClient, timeout: float = 600.0) -> None:
     deadline = time.monotonic() + timeout
     while client.get("/health").status_code != 200:
         if time.monotonic() > deadline:

@@ -1,7 +1,7 @@
 """Dependencies shared by the routers.
 
 They are ``async def`` on purpose: they only read state, and a plain ``def`` dependency is
-run in the thread pool, one more hop per request (bench/README.md, HTTP section).
+run in the thread pool, one more hop per request (see bench/README.md, 'bench-http').
 """
 
 from __future__ import annotations

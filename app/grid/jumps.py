@@ -25,9 +25,8 @@ JUMP_NE, JUMP_SE, JUMP_SW, JUMP_NW = 4, 5, 6, 7
 JUMP_TABLE_MAX_SIDE = 32_000  # entries are int16
 # Below this mean run (open cells a straight jump passes, over every walkable cell and the
 # four straight directions) jumps are so short that scanning the bytes is as fast as a
-# lookup in a table eight times the map's size: on Moving AI's 1-wide maze and 35%-random
-# maps (mean runs 1.1 and 1.0) the table made JPS 0.8-1.0x as fast; on the 10%-random map
-# (3.4) 1.2x, on game maps (7-53) 2-6x (python -m bench.memory). Such maps do without.
+# lookup in a table eight times the map's size (see bench/README.md, 'bench.memory': Moving
+# AI's 1-wide maze and 35%-random maps gain nothing from one). Such maps do without.
 # (estimate_mean_run runs build_jump_table's straight rule, _straight_entry, without
 # storing the entries; a test checks that both agree.)
 MIN_MEAN_RUN = 2.0
@@ -53,7 +52,7 @@ def jump_table_for(passable: np.ndarray, stride: int, width: int, height: int) -
         return None
     every = _sample_step(max(width, height))
     if estimate_mean_run(passable, stride, 1, every) < MIN_MEAN_RUN:
-        return None  # decided before paying for the table (10-60 ns per cell to build)
+        return None  # decided before paying for the table (bench/README.md, 'bench.memory')
     table = build_jump_table(passable, stride, 1)
     table.flags.writeable = False
     return table

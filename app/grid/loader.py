@@ -24,6 +24,9 @@ A sidecar ``NAME.json`` beside the map file may give:
   {"name": "water", "color": "#0000ff", "blocked": true}, ...]``: every pixel's RGB colour
   must be listed; it replaces the grey-level rule.
 * ``"costs"``: ``{"swamp": 5, "grey_200": 2.5}``: costs of existing classes.
+* ``"tiles"`` (Tiled maps): rules per tile gid, see :mod:`app.grid.tiled`.
+
+**Tiled maps** (``.tmj``, ``.tmx``) are read by :mod:`app.grid.tiled`.
 
 Every failure raises :class:`~app.errors.MapLoadError` with a reason a person can act on.
 """
@@ -58,7 +61,8 @@ IMAGE_SUFFIXES = frozenset(
         ".jpeg",
     }
 )
-MAP_SUFFIXES = MOVINGAI_SUFFIXES | IMAGE_SUFFIXES
+TILED_SUFFIXES = frozenset({".tmj", ".tmx"})  # app.grid.tiled
+MAP_SUFFIXES = MOVINGAI_SUFFIXES | IMAGE_SUFFIXES | TILED_SUFFIXES
 
 WALKABLE_THRESHOLD = 128  # luminance and alpha at or above this are walkable
 _MOVINGAI_PASSABLE = frozenset(b".GS")
@@ -89,12 +93,26 @@ def load_map(path: Path, *, name: str | None = None, max_cells: int, max_bytes: 
         data = path.read_bytes()
     except OSError as exc:
         raise MapLoadError(f"cannot read file: {exc.strerror or exc}") from exc
+    sidecar = read_sidecar(path.with_suffix(".json"))
+    if suffix in TILED_SUFFIXES:
+        from app.grid.tiled import load_tiled  # it imports this module
+
+        return load_tiled(
+            name,
+            data,
+            tmx=suffix == ".tmx",
+            max_cells=max_cells,
+            max_bytes=max_bytes,
+            sidecar=sidecar,
+            source=path.name,
+            tileset_dir=path.parent,
+        )
     return load_map_data(
         name,
         data,
         movingai=suffix in MOVINGAI_SUFFIXES,
         max_cells=max_cells,
-        sidecar=read_sidecar(path.with_suffix(".json")),
+        sidecar=sidecar,
         source=path.name,
     )
 
@@ -117,6 +135,8 @@ def load_map_data(
     sidecar = sidecar or {}
     if not data:
         raise MapLoadError("file is empty (0 bytes)")
+    if "tiles" in sidecar:
+        raise MapLoadError("sidecar: 'tiles' applies to Tiled maps only")
     if movingai:
         if "palette" in sidecar:
             raise MapLoadError("sidecar: 'palette' applies to bitmaps only")
@@ -148,19 +168,32 @@ def _cost(value: object, where: str) -> float:
 
 
 def read_sidecar(path: Path) -> dict:
-    """The optional ``NAME.json`` next to a map: ``palette`` and/or ``costs``."""
+    """The optional ``NAME.json`` next to a map: ``palette``, ``costs`` and/or ``tiles``."""
     if not path.is_file():
         return {}
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
         raise MapLoadError(f"sidecar {path.name} is not valid JSON: {exc}") from None
-    if not isinstance(data, dict) or set(data) - {"palette", "costs"}:
-        raise MapLoadError(f"sidecar {path.name} must be an object with 'palette' and/or 'costs'")
+    return parse_sidecar(text, path.name)
+
+
+def parse_sidecar(text: str | bytes, label: str) -> dict:
+    """A sidecar's JSON, checked (a ``NAME.json`` file, or the ``sidecar`` part of an upload)."""
+    try:
+        data = json.loads(text)
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
+        raise MapLoadError(f"sidecar {label} is not valid JSON: {exc}") from None
+    if not isinstance(data, dict) or set(data) - {"palette", "costs", "tiles"}:
+        raise MapLoadError(
+            f"sidecar {label} must be an object with 'palette', 'costs' and/or 'tiles'"
+        )
     if "costs" in data and not isinstance(data["costs"], dict):
-        raise MapLoadError(f"sidecar {path.name}: 'costs' must be an object of class: cost")
+        raise MapLoadError(f"sidecar {label}: 'costs' must be an object of class: cost")
     if "palette" in data and not (isinstance(data["palette"], list) and data["palette"]):
-        raise MapLoadError(f"sidecar {path.name}: 'palette' must be a non-empty list")
+        raise MapLoadError(f"sidecar {label}: 'palette' must be a non-empty list")
+    if "tiles" in data and not isinstance(data["tiles"], dict):
+        raise MapLoadError(f"sidecar {label}: 'tiles' must be an object of gid: rule")
     return data
 
 

@@ -39,8 +39,8 @@ from app.schemas import (
     PathRequest,
     ValidateRequest,
 )
-from tests.conftest import wait_ready
 from tests.api.test_api_admin import ADMIN, TOKEN, make_client, png_bytes
+from tests.conftest import wait_ready
 
 EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "0"))
 SLOW_REQUEST_S = 15.0  # far beyond any answer on the bundled maps: a hang, not a slow search

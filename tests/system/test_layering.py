@@ -10,7 +10,7 @@ from tests.conftest import ROOT
 
 def test_grid_and_search_import_no_web_stack():
     code = (
-        "import sys, app.grid, app.search, app.search.warmup\n"
+        "import sys, app.grid, app.grid.tiled, app.grid.upload, app.search, app.search.warmup\n"
         "bad = [m for m in ('fastapi', 'pydantic', 'starlette', 'uvicorn') if m in sys.modules]\n"
         "print(','.join(bad))\n"
     )

@@ -18,8 +18,16 @@ from app.api.deps import StateDep, StoreDep
 from app.errors import InvalidField, InvalidRequest, MapLoadError
 from app.grid import Grid, is_valid_map_name, persist
 from app.grid.edits import Edit, apply_edits
-from app.grid.loader import load_map_data, sniff_movingai
-from app.schemas import ErrorResponse, MapDeleted, MapInfo, MapList, MapPatch, TerrainInfo
+from app.grid.upload import load_upload
+from app.schemas import (
+    UPLOAD_BODY,
+    ErrorResponse,
+    MapDeleted,
+    MapInfo,
+    MapList,
+    MapPatch,
+    TerrainInfo,
+)
 from app.search import find_path, smooth
 from app.service import ServiceState
 
@@ -173,36 +181,27 @@ def patch_map(name: str, patch: MapPatch, state: StateDep, store: StoreDep) -> M
     status_code=200,
     responses={**_ADMIN_ERRORS, 201: {"model": MapInfo, "description": "Created."}},
     dependencies=[Depends(require_admin)],
-    openapi_extra={
-        "requestBody": {
-            "content": {
-                "image/png": {"schema": {"type": "string", "format": "binary"}},
-                "text/plain": {
-                    "schema": {"type": "string", "description": "A Moving AI .map file."}
-                },
-            },
-            "required": True,
-        }
-    },
+    openapi_extra={"requestBody": UPLOAD_BODY},
 )
 async def put_map(
     name: str, request: Request, state: StateDep, store: StoreDep, if_revision: int | None = None
 ) -> Response:
-    """Create or replace a map from a PNG (or another Pillow image) or a Moving AI ``.map``
-    body. The same size limits as at start-up apply; a bad file changes nothing."""
+    """Create or replace a map from a PNG (or another lossless image), a Moving AI ``.map``
+    or a Tiled map, as the body or as a form with a ``sidecar`` (palette, costs, tiles).
+    The same size limits as at start-up apply; a bad file changes nothing."""
     _check_name(name)
     data = await request.body()  # the size limit is enforced before this is read
     settings = state.settings
-    movingai = sniff_movingai(data)
+    content_type = request.headers.get("content-type", "")
 
     def parse() -> Grid:
         try:
-            return load_map_data(
+            return load_upload(
                 name,
                 data,
-                movingai=movingai,
+                content_type,
                 max_cells=settings.max_map_cells,
-                source=f"{name}{'.map' if movingai else '.png'}",
+                max_bytes=settings.max_map_bytes,
             )
         except MapLoadError as exc:
             raise InvalidField("map_data", f"cannot load the uploaded map: {exc.reason}") from None
@@ -212,7 +211,7 @@ async def put_map(
     def build(revision: int) -> Grid:
         grid = dataclasses.replace(parsed, revision=revision)
         if settings.maps_writable:
-            persist.save_bytes(settings.maps_dir, name, ".map" if movingai else ".png", data, None)
+            persist.save(settings.maps_dir, grid)  # canonical files, the sidecar included
         return grid
 
     grid, replaced = await run_in_threadpool(store.replace, build, name, if_revision)

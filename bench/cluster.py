@@ -1,0 +1,555 @@
+"""Cluster benchmark: several gridpath processes sharing one map store, over HTTP only.
+
+Run from the repository root (``make bench-cluster`` runs this)::
+
+    python -m bench.cluster                    # everything, about 3 minutes
+    python -m bench.cluster --quick            # small counts and short runs (a smoke test)
+    python -m bench.cluster --only store scale
+
+It starts its own ``redis-server`` (``--save '' --appendonly no``, a free loopback port, a
+temporary folder; a fresh, empty one for every experiment) and its own server processes
+(:mod:`bench.server`: ``uvicorn app.main:app``, one worker each, ``MAP_STORE=redis://...``
+or the folder store, ``MAPS_DIR`` the Moving AI folder, ``ADMIN_TOKEN`` set), and stops
+them all at the end. Experiments (``--only`` picks some):
+
+1. ``propagation`` (Redis): with 2 and with 3 processes, ``--changes`` map changes, each a
+   ``PATCH /maps/arena`` through the processes in turn (toggling one cell, blocked then
+   walkable). From the moment the PATCH is acknowledged (its answer read, with revision
+   N) every process is polled with ``GET /maps/arena`` (keep-alive connections, round
+   robin) until it reports revision N or later; the propagation time of a change is the
+   time until the last process did. The hash every process reports for N must match the
+   writer's.
+2. ``store``: short-query throughput (wrk, 8 connections, closed loop, Moving AI scenarios
+   shorter than 32 cells) of one process with the Redis store and one with the folder
+   store, both up, loaded in turn; reads never touch Redis, so they should not differ.
+3. ``scale``: the same load on one process (8 connections) and on two processes at once
+   (two load generators of 4 connections each, as a balancer in front of two replicas
+   would spread them), with the Redis store (the folder store where Redis is missing);
+   the runs alternate.
+
+Tables go to stdout as Markdown, progress to stderr; ``--json`` writes every figure. The
+Redis experiments are skipped, saying why, when ``redis-server`` is not installed or the
+app has no ``MAP_STORE`` setting yet.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import http.client
+import json
+import os
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from bench.common import (
+    DEFAULT_DATA,
+    header,
+    log,
+    machine_info,
+    machine_line,
+    ms,
+    parse_scenarios,
+    percentile,
+    row,
+    subsample,
+)
+from bench.http_report import errors_text
+from bench.load import add_run_options, closed_run, wrk_available
+from bench.server import HOST, PidFile, Server, ServerSpec, free_port, running
+
+EXPERIMENTS = ("propagation", "store", "scale")
+ADMIN_TOKEN = "bench-cluster-admin"
+EDITED_MAP = "arena"
+SHORT_QUERY_MAX = 32.0  # published optimal length: bench.http_load's "short" class
+PROPAGATION_TIMEOUT_S = 5.0  # a change not seen everywhere by then counts as lost
+
+
+def redis_supported() -> str | None:
+    """None if the app can use Redis as its map store; otherwise why not."""
+    from app.config import Settings
+
+    if "map_store" not in Settings.model_fields:
+        return "the app has no MAP_STORE setting yet"
+    if shutil.which("redis-server") is None:
+        return "redis-server is not installed (Debian package redis-server)"
+    return None
+
+
+# --- Redis -------------------------------------------------------------------------------
+
+
+def redis_ping(port: int, timeout: float = 1.0) -> bool:
+    """Whether a Redis server answers PING on ``port`` of 127.0.0.1."""
+    try:
+        with socket.create_connection((HOST, port), timeout=timeout) as s:
+            s.sendall(b"PING\r\n")
+            return s.recv(16).startswith(b"+PONG")
+    except OSError:
+        return False
+
+
+@contextlib.contextmanager
+def redis_server(pids: PidFile, timeout: float = 10.0) -> Iterator[str]:
+    """A fresh, empty, non-persistent ``redis-server`` on a free loopback port, in its own
+    process group and temporary folder; yields its ``redis://`` URL and stops it after."""
+    with tempfile.TemporaryDirectory(prefix="gridpath-redis-") as folder:
+        port = free_port()
+        command = [
+            "redis-server", "--port", str(port), "--bind", HOST, "--save", "",
+            "--appendonly", "no", "--dir", folder,
+        ]  # fmt: skip
+        process = subprocess.Popen(
+            command,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+        pids.add(process.pid)
+        try:
+            deadline = time.monotonic() + timeout
+            while not redis_ping(port):
+                if process.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError(f"redis-server did not start on port {port}")
+                time.sleep(0.02)
+            yield f"redis://{HOST}:{port}/0"
+        finally:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGTERM)
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                os.killpg(process.pid, signal.SIGKILL)
+                process.wait(timeout=5)
+            pids.remove(process.pid)
+
+
+# --- HTTP --------------------------------------------------------------------------------
+
+
+class Client:
+    """One keep-alive connection to one server process."""
+
+    def __init__(self, server: Server) -> None:
+        self.conn = http.client.HTTPConnection(HOST, server.port, timeout=10)
+
+    def call(self, method: str, path: str, body: dict | None = None) -> tuple[int, dict]:
+        headers = {"Authorization": f"Bearer {ADMIN_TOKEN}"}
+        data = None
+        if body is not None:
+            data = json.dumps(body).encode()
+            headers["Content-Type"] = "application/json"
+        self.conn.request(method, path, body=data, headers=headers)
+        response = self.conn.getresponse()
+        return response.status, json.loads(response.read() or b"null")
+
+    def close(self) -> None:
+        self.conn.close()
+
+
+# --- experiments -------------------------------------------------------------------------
+
+
+@dataclass
+class Plan:
+    data: Path
+    changes: int
+    process_counts: tuple[int, ...]
+    duration: float
+    warmup: float
+    rounds: int
+    connections: int
+    max_requests: int
+    ready_timeout: float
+    use_wrk: bool
+    experiments: tuple[str, ...]
+    state_root: Path  # temporary: the folder store's lock and revision records go below
+
+    def spec(self, store_url: str | None) -> ServerSpec:
+        """One gridpath process (one worker) on the Moving AI maps; ``store_url``: Redis.
+        Its folder-store state (``MAP_STATE_DIR``) is a fresh folder of its own, so runs
+        share nothing with each other or with other servers of the same maps."""
+        state = tempfile.mkdtemp(dir=self.state_root)
+        env = {"MAPS_DIR": str(self.data), "ADMIN_TOKEN": ADMIN_TOKEN, "MAP_STATE_DIR": state}
+        if store_url is not None:
+            env["MAP_STORE"] = store_url
+        return ServerSpec(env=env)
+
+
+def toggled_cell(data: Path) -> list[int]:
+    """A walkable cell of the edited map, away from its border."""
+    from app.grid import load_map
+
+    grid = load_map(data / f"{EDITED_MAP}.map", max_cells=10**7, max_bytes=10**8)
+    h, w = grid.walkable.shape
+    for y in range(h // 2, h):
+        for x in range(w // 2, w):
+            if grid.walkable[y, x]:
+                return [x, y]
+    raise ValueError(f"no walkable cell in the lower right quarter of {EDITED_MAP}")
+
+
+def measure_propagation(plan: Plan, processes: int, pids: PidFile) -> dict[str, Any]:
+    """``plan.changes`` PATCHes through the processes in turn; per change, the time from its
+    acknowledgement until every process reports its revision."""
+    cell = toggled_cell(plan.data)
+    path = f"/maps/{EDITED_MAP}"
+    acks_us, spread_us, lost, mismatched, refused = [], [], 0, 0, {}
+    poll_us: list[float] = []
+    with redis_server(pids) as url:
+        specs = [plan.spec(url) for _ in range(processes)]
+        with running(specs, plan.ready_timeout, pids) as servers:
+            clients = [Client(s) for s in servers]
+            try:
+                for i in range(plan.changes):
+                    writer = clients[i % processes]
+                    value = "blocked" if i % 2 == 0 else "walkable"
+                    edit = {"set": [{"cells": [cell], "value": value}]}
+                    sent = time.perf_counter()
+                    status, answer = writer.call("PATCH", path, edit)
+                    acked = time.perf_counter()
+                    if status != 200:
+                        refused[status] = refused.get(status, 0) + 1
+                        continue
+                    acks_us.append((acked - sent) * 1e6)
+                    revision, digest = answer["revision"], answer["sha256"]
+                    pending = set(range(processes))
+                    deadline = acked + PROPAGATION_TIMEOUT_S
+                    while pending and time.perf_counter() < deadline:
+                        for k in sorted(pending):
+                            began = time.perf_counter()
+                            _, info = clients[k].call("GET", path)
+                            poll_us.append((time.perf_counter() - began) * 1e6)
+                            if info["revision"] >= revision:
+                                pending.discard(k)
+                                mismatched += info["revision"] == revision and (
+                                    info["sha256"] != digest
+                                )
+                    if pending:
+                        lost += 1
+                    else:
+                        spread_us.append((time.perf_counter() - acked) * 1e6)
+                    if (i + 1) % max(1, plan.changes // 10) == 0:
+                        log(f"propagation, {processes} processes: {i + 1}/{plan.changes}")
+            finally:
+                for client in clients:
+                    client.close()
+    spread_us.sort()
+    return {
+        "processes": processes,
+        "changes": plan.changes,
+        "acknowledged": len(acks_us),
+        "refused": refused,
+        "ack_p50_us": statistics.median(acks_us) if acks_us else 0.0,
+        "p50_us": percentile(spread_us, 50),
+        "p99_us": percentile(spread_us, 99),
+        "max_us": spread_us[-1] if spread_us else 0.0,
+        "lost": lost,
+        "hash_mismatches": int(mismatched),
+        "poll_us": statistics.median(poll_us) if poll_us else 0.0,
+    }
+
+
+def short_bodies(data: Path, directory: Path, per_map: int = 40) -> Path:
+    """A file of ``/path`` bodies (a line each): short Moving AI queries of every map."""
+    lines = []
+    for scen in sorted(data.glob("*.map.scen"), key=lambda p: p.name.lower()):
+        name = scen.name.removesuffix(".map.scen")
+        short = [s for s in parse_scenarios(scen) if s.optimal < SHORT_QUERY_MAX]
+        for s in subsample(short, per_map):
+            body = {"map": name, "start": list(s.start), "goal": list(s.goal)}
+            lines.append(json.dumps(body, separators=(",", ":")))
+    path = directory / "short.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def closed_load(
+    plan: Plan, server: Server, bodies: Path, duration: float, connections: int
+) -> dict[str, Any]:
+    """One closed-loop run (wrk, or the Python client without wrk)."""
+    return closed_run(plan.use_wrk, server.port, bodies, duration, plan.max_requests, connections)
+
+
+def pooled(results: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """Several simultaneous runs (one per process) as one: requests summed over the longest
+    duration, latency percentiles the worst of them."""
+    duration = max(r["duration_s"] for r in results)
+    requests = sum(r["requests"] for r in results)
+    errors: dict[str, int] = {}
+    for r in results:
+        for kind, n in r["errors"].items():
+            errors[kind] = errors.get(kind, 0) + n
+    latency = {k: max(r["latency_us"][k] for r in results) for k in ("p50", "p90", "p99", "max")}
+    return {
+        "duration_s": duration,
+        "requests": requests,
+        "rps": requests / duration if duration else 0.0,
+        "errors": errors,
+        "error_count": sum(errors.values()),
+        "latency_us": latency,
+    }
+
+
+def load_together(plan: Plan, servers: Sequence[Server], bodies: Path) -> dict[str, Any]:
+    """``plan.connections`` connections split over ``servers``, loaded at the same time."""
+    share = max(1, plan.connections // len(servers))
+    results: list[dict[str, Any]] = [{} for _ in servers]
+
+    def one(k: int) -> None:
+        results[k] = closed_load(plan, servers[k], bodies, plan.duration, share)
+
+    threads = [threading.Thread(target=one, args=(k,)) for k in range(len(servers))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    if any(not r for r in results):
+        raise RuntimeError("a load generator failed")
+    return pooled(results)
+
+
+def alternate(
+    plan: Plan, labelled: Sequence[tuple[str, Sequence[Server]]], bodies: Path, what: str
+) -> list[dict[str, Any]]:
+    """Each labelled group of servers loaded in turn, ``plan.rounds`` times (the order
+    reversed every other round), after a warm-up."""
+    for _, servers in labelled:
+        for server in servers:
+            closed_load(plan, server, bodies, plan.warmup, plan.connections)
+    runs = []
+    for turn in range(1, plan.rounds + 1):
+        # ABBA: each variant runs first as often as second, so a drift of the machine
+        # (or a first-run effect) does not favour one
+        for label, servers in labelled if turn % 2 else labelled[::-1]:
+            log(f"{what}: {label}, round {turn}, {plan.duration:.0f} s")
+            runs.append({"label": label, "round": turn, **load_together(plan, servers, bodies)})
+    return runs
+
+
+def ratio(runs: Sequence[dict[str, Any]], label: str, base: str) -> float:
+    """Pooled requests/s of ``label`` over that of ``base``."""
+
+    def rate(name: str) -> float:
+        mine = [r for r in runs if r["label"] == name]
+        return sum(r["requests"] for r in mine) / sum(r["duration_s"] for r in mine)
+
+    return rate(label) / rate(base)
+
+
+def bench_store(plan: Plan, bodies: Path, pids: PidFile) -> dict[str, Any]:
+    """One process on Redis and one on the folder store, short queries, in turn."""
+    with redis_server(pids) as url:
+        specs = [plan.spec(None), plan.spec(url)]
+        with running(specs, plan.ready_timeout, pids) as (folder, redis):
+            labelled = [("folder store", [folder]), ("Redis store", [redis])]
+            runs = alternate(plan, labelled, bodies, "store")
+    return {"runs": runs, "ratio": ratio(runs, "Redis store", "folder store")}
+
+
+def bench_scale(plan: Plan, bodies: Path, pids: PidFile, redis: bool) -> dict[str, Any]:
+    """One process against two, the same connections in all, in turn."""
+    with contextlib.ExitStack() as stack:
+        url = stack.enter_context(redis_server(pids)) if redis else None
+        servers = stack.enter_context(running([plan.spec(url)] * 2, plan.ready_timeout, pids))
+        labelled = [("1 process", servers[:1]), ("2 processes", servers)]
+        runs = alternate(plan, labelled, bodies, "scale")
+    store = "Redis" if redis else "folder"
+    return {"store": store, "runs": runs, "ratio": ratio(runs, "2 processes", "1 process")}
+
+
+# --- report ------------------------------------------------------------------------------
+
+
+def propagation_table(rows: Sequence[dict[str, Any]]) -> str:
+    columns = (
+        "processes", "changes", "acknowledged", "PATCH answer p50 ms", "propagation p50 ms",
+        "p99 ms", "max ms", f"not everywhere in {PROPAGATION_TIMEOUT_S:.0f} s",
+        "hash mismatches", "poll p50 ms",
+    )  # fmt: skip
+    lines = [header(columns, 0)]
+    for r in rows:
+        refused = sum(r["refused"].values())
+        acknowledged = f"{r['acknowledged']:,}" + (f" ({refused} refused)" if refused else "")
+        lines.append(
+            row(
+                [
+                    r["processes"],
+                    f"{r['changes']:,}",
+                    acknowledged,
+                    ms(r["ack_p50_us"]),
+                    ms(r["p50_us"]),
+                    ms(r["p99_us"]),
+                    ms(r["max_us"]),
+                    r["lost"],
+                    r["hash_mismatches"],
+                    ms(r["poll_us"]),
+                ]
+            )  # fmt: skip
+        )
+    return "\n".join(lines)
+
+
+def runs_table(runs: Sequence[dict[str, Any]], first: str) -> str:
+    columns = (first, "run", "requests", "req/s", "p50 ms", "p90 ms", "p99 ms", "max ms", "errors")
+    lines = [header(columns, 1)]
+    for r in runs:
+        lat = r["latency_us"]
+        lines.append(
+            row(
+                [
+                    r["label"],
+                    r["round"],
+                    f"{r['requests']:,}",
+                    f"{r['rps']:,.0f}",
+                    ms(lat["p50"]),
+                    ms(lat["p90"]),
+                    ms(lat["p99"]),
+                    ms(lat["max"]),
+                    errors_text(r),
+                ]
+            )  # fmt: skip
+        )
+    return "\n".join(lines)
+
+
+def print_report(results: dict[str, Any]) -> None:
+    plan = results["plan"]
+    tool = "wrk" if plan["use_wrk"] else "the Python client (no wrk)"
+    load = f"{tool}, {plan['connections']} connections in all, closed loop"
+    for reason in results["skipped"]:
+        print(f"Skipped: {reason}.\n")
+    if results.get("propagation"):
+        print(
+            "Change propagation (Redis store; PATCH through each process in turn, then "
+            "`GET /maps/arena` on every process until it reports the new revision):\n"
+        )
+        print(propagation_table(results["propagation"]), end="\n\n")
+    if results.get("store"):
+        store = results["store"]
+        print(f"Short queries, one process per store, runs alternating ({load}):\n")
+        print(runs_table(store["runs"], "store"))
+        print(f"\nRedis store / folder store: **{store['ratio']:.2f}x** requests/s.\n")
+    if results.get("scale"):
+        scale = results["scale"]
+        print(
+            f"Short queries, one process against two ({scale['store']} store; {load}, "
+            "split evenly over the processes; runs alternating):\n"
+        )
+        print(runs_table(scale["runs"], "processes"))
+        print(f"\n2 processes / 1 process: **{scale['ratio']:.2f}x** requests/s.\n")
+    print(results["machine_line"])
+    print(f"\nRun time {results['elapsed_s']:.0f} s.")
+
+
+# --- main --------------------------------------------------------------------------------
+
+
+def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        prog="python -m bench.cluster",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "--data",
+        type=Path,
+        default=DEFAULT_DATA,
+        help="Moving AI folder, served as MAPS_DIR (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--changes", type=int, default=200, help="changes per propagation run (default 200)"
+    )
+    parser.add_argument(
+        "--processes",
+        type=int,
+        nargs="+",
+        default=[2, 3],
+        help="process counts of the propagation runs (default 2 3)",
+    )
+    parser.add_argument(
+        "--duration", type=float, default=5.0, help="seconds per throughput run (default 5)"
+    )
+    parser.add_argument("--rounds", type=int, default=2, help="runs per variant (default 2)")
+    add_run_options(parser, EXPERIMENTS)
+    parser.add_argument("--quick", action="store_true", help="20 changes, 2 s runs, 1 round")
+    args = parser.parse_args(argv)
+    if args.changes < 1 or args.rounds < 1 or min(args.processes) < 1:
+        parser.error("--changes, --rounds and --processes must be at least 1")
+    return args
+
+
+def make_plan(args: argparse.Namespace, state_root: Path) -> Plan:
+    use_wrk = wrk_available(args.no_wrk)
+    quick = args.quick
+    return Plan(
+        data=args.data.resolve(),
+        changes=min(args.changes, 20) if quick else args.changes,
+        process_counts=tuple(args.processes),
+        duration=2.0 if quick else args.duration,
+        warmup=1.0 if quick else 2.0,
+        rounds=1 if quick else args.rounds,
+        connections=args.connections,
+        max_requests=args.max_requests,
+        ready_timeout=args.ready_timeout,
+        use_wrk=use_wrk,
+        experiments=tuple(e for e in EXPERIMENTS if e in args.only),
+        state_root=state_root,
+    )
+
+
+def run_all(plan: Plan, pids: PidFile) -> dict[str, Any]:
+    """The chosen experiments; the figures, with the machine and what was skipped."""
+    began = time.perf_counter()
+    info = machine_info()
+    results: dict[str, Any] = {
+        "machine": info,
+        "machine_line": machine_line(info),
+        "plan": {k: str(v) if isinstance(v, Path) else v for k, v in vars(plan).items()},
+        "skipped": [],
+    }
+    missing = redis_supported()
+    redis_needed = {"propagation", "store"} & set(plan.experiments)
+    if missing and redis_needed:
+        results["skipped"].append(f"{' and '.join(sorted(redis_needed))}: {missing}")
+    bodies = short_bodies(plan.data, plan.state_root)
+    if "propagation" in plan.experiments and not missing:
+        results["propagation"] = [measure_propagation(plan, n, pids) for n in plan.process_counts]
+    if "store" in plan.experiments and not missing:
+        results["store"] = bench_store(plan, bodies, pids)
+    if "scale" in plan.experiments:
+        results["scale"] = bench_scale(plan, bodies, pids, redis=missing is None)
+    results["elapsed_s"] = time.perf_counter() - began
+    return results
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parse_args(argv)
+    if not args.data.is_dir():
+        log(f"no Moving AI data in {args.data}")
+        return 2
+    for sig in (signal.SIGTERM, signal.SIGHUP):  # unwind, so every process is stopped
+        signal.signal(sig, lambda signum, _frame: sys.exit(128 + signum))
+    with tempfile.TemporaryDirectory(prefix="gridpath-cluster-") as tmp:
+        results = run_all(make_plan(args, Path(tmp)), PidFile(args.pid_file))
+    print_report(results)
+    if args.json:
+        args.json.write_text(json.dumps(results, indent=2))
+    failed = any(r["lost"] or r["hash_mismatches"] for r in results.get("propagation", []))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

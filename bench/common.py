@@ -1,0 +1,399 @@
+"""What every benchmark shares: the data and output folders, the Moving AI scenarios and
+their loading, the ``--data``/``--maps``/``--limit`` options, progress on stderr, the
+machine line under every table, and Markdown table formatting (tables go to stdout)."""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import platform
+import subprocess
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from app.grid import Grid
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+DEFAULT_DATA = REPO_ROOT.parent / "shared" / "benchmarks" / "movingai"
+# Charts and other generated files (ignored by git): the bench commands write them here.
+OUT_DIR = REPO_ROOT / "bench" / "out"
+MAX_CELLS = 4096 * 4096  # the service's default MAX_MAP_CELLS
+MAX_BYTES = 256 * 1024 * 1024  # the service's default MAX_MAP_BYTES
+SQRT2 = math.sqrt(2.0)
+PROGRESS_WIDTH = 30
+
+
+def log(message: str) -> None:
+    """Progress on stderr (stdout carries the tables)."""
+    print(message, file=sys.stderr, flush=True)
+
+
+# --- the machine line ------------------------------------------------------------------
+
+
+def cpu_model() -> str:
+    """The CPU model name from /proc/cpuinfo (the platform's processor string elsewhere)."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown CPU"
+
+
+def core_count() -> int:
+    """CPUs this process may run on (``os.cpu_count()`` where affinity is unknown)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+def code_version() -> str:
+    """The repository commit benchmarked, ``+dirty`` if ``app/`` has uncommitted changes."""
+
+    def git(*args: str) -> str:
+        return subprocess.run(
+            ["git", *args], cwd=REPO_ROOT, capture_output=True, text=True, check=True, timeout=10
+        ).stdout.strip()
+
+    try:
+        commit = git("rev-parse", "--short", "HEAD")
+        dirty = git("status", "--porcelain", "--", "app")
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+    return f"{commit}+dirty" if dirty else commit
+
+
+def machine_info() -> dict[str, str | int]:
+    """Date, code commit, interpreter/library versions and CPU."""
+    import numba
+
+    return {
+        "date": datetime.now().astimezone().isoformat(timespec="seconds"),
+        "commit": code_version(),
+        "python": platform.python_version(),
+        "numba": numba.__version__,
+        "numpy": np.__version__,
+        "cpu": cpu_model(),
+        "cores": core_count(),
+    }
+
+
+def machine_line(info: dict[str, str | int]) -> str:
+    """``info`` as one line of text: the line under every table."""
+    return (
+        f"{info['date']} · commit {info['commit']} · Python {info['python']}, "
+        f"numba {info['numba']}, numpy {info['numpy']} · {info['cpu']}, "
+        f"{info['cores']} cores"
+    )
+
+
+# --- Moving AI scenarios ---------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """One query of a ``.map.scen`` file; ``line`` is its 1-based line number."""
+
+    line: int
+    map_file: str
+    width: int
+    height: int
+    start: tuple[int, int]
+    goal: tuple[int, int]
+    optimal: float
+
+
+def parse_scenarios(path: Path) -> list[Scenario]:
+    """Read a ``.map.scen`` file (``version 1`` header, tab-separated lines, blanks skipped)."""
+    scenarios: list[Scenario] = []
+    lines = path.read_text(encoding="utf-8").splitlines()
+    if not lines or not lines[0].strip().startswith("version"):
+        raise ValueError(f"{path}: first line must be 'version 1'")
+    for number, line in enumerate(lines[1:], start=2):
+        if not line.strip():
+            continue
+        fields = line.rstrip("\r").split("\t")
+        if len(fields) != 9:
+            raise ValueError(f"{path}:{number}: expected 9 tab-separated fields, got {len(fields)}")
+        _, map_file, width, height, sx, sy, gx, gy, optimal = fields
+        scenarios.append(
+            Scenario(
+                number,
+                Path(map_file).name,
+                int(width),
+                int(height),
+                (int(sx), int(sy)),
+                (int(gx), int(gy)),
+                float(optimal),
+            )
+        )
+    return scenarios
+
+
+def subsample(items: list, limit: int | None) -> list:
+    """At most ``limit`` items, spread evenly over the list (all when ``limit`` is None)."""
+    n = len(items)
+    if limit is None or limit >= n:
+        return items
+    return [items[i * n // limit] for i in range(limit)]
+
+
+def find_maps(data: Path, names: Sequence[str] | None) -> list[Path]:
+    """The ``.map`` files to run: all in ``data`` (by name), or the ones named, in order."""
+    if not names:
+        return sorted(data.glob("*.map"), key=lambda p: p.name.lower())
+    paths = [data / (name if name.endswith(".map") else f"{name}.map") for name in names]
+    missing = [p.name for p in paths if not p.is_file()]
+    if missing:
+        raise FileNotFoundError(f"no such map in {data}: {', '.join(missing)}")
+    return paths
+
+
+def select_maps(data: Path, names: Sequence[str] | None) -> list[Path] | None:
+    """The maps to run, or None after saying on stderr why there are none."""
+    try:
+        maps = find_maps(data, names)
+    except FileNotFoundError as exc:
+        log(f"error: {exc}")
+        return None
+    if not maps:
+        log(f"error: no .map files in {data}")
+        return None
+    return maps
+
+
+def check_map_matches(grid: Grid, scenarios: Sequence[Scenario], map_path: Path) -> None:
+    """Refuse a scenario file written for another map (name or size differs)."""
+    for s in scenarios:
+        if s.map_file != map_path.name or (s.width, s.height) != (grid.width, grid.height):
+            raise ValueError(
+                f"{map_path.name}.scen:{s.line} is for {s.map_file} "
+                f"{s.width}x{s.height}, map is {grid.width}x{grid.height}"
+            )
+
+
+def load_scenarios(map_path: Path, limit: int | None) -> tuple[Grid, list[Scenario]]:
+    """A map (loaded as the service loads it) and its scenarios, at most ``limit`` spread
+    evenly over the file, refusing a scenario file for another map."""
+    from app.grid import load_map
+
+    grid = load_map(map_path, max_cells=MAX_CELLS, max_bytes=MAX_BYTES)
+    scenarios = subsample(parse_scenarios(map_path.with_name(map_path.name + ".scen")), limit)
+    check_map_matches(grid, scenarios, map_path)
+    return grid, scenarios
+
+
+@dataclass(frozen=True)
+class Failure:
+    """A scenario whose result was wrong (not found, not optimal, or an illegal path)."""
+
+    map: str
+    line: int
+    start: tuple[int, int]
+    goal: tuple[int, int]
+    expected: float
+    got: float | None
+    problem: str
+
+
+def report_failures(failures: Sequence[Failure]) -> None:
+    """Every failed scenario, on stderr."""
+    if not failures:
+        return
+    log(f"\n{len(failures)} scenario(s) FAILED:")
+    for f in failures:
+        got = "None" if f.got is None else f"{f.got:.8f}"
+        log(
+            f"  {f.map}.map.scen line {f.line}: start {list(f.start)} goal {list(f.goal)} "
+            f"expected {f.expected} got {got}: {f.problem}"
+        )
+
+
+def is_optimal(cost: float, published: float) -> bool:
+    """The benchmark's tolerance: printed lengths carry about six significant digits."""
+    return abs(cost - published) <= max(1e-4, 1e-5 * published)
+
+
+def path_problem(grid: Grid, path: np.ndarray, scenario: Scenario, cost: float) -> str | None:
+    """Why ``path`` is not a legal path of length ``cost`` for ``scenario``; None if it is."""
+    if path.shape[0] == 0:
+        return "empty path"
+    if tuple(path[0]) != scenario.start or tuple(path[-1]) != scenario.goal:
+        return f"path runs {path[0].tolist()} -> {path[-1].tolist()}"
+    xs, ys = path[:, 0].astype(np.int64) + 1, path[:, 1].astype(np.int64) + 1  # padded coords
+    if not grid.passable[ys, xs].all():
+        return "path visits a blocked cell"
+    dx, dy = np.diff(xs), np.diff(ys)
+    if (np.abs(dx) > 1).any() or (np.abs(dy) > 1).any() or ((dx == 0) & (dy == 0)).any():
+        return "path has a step that is not to an 8-neighbour"
+    diag = (dx != 0) & (dy != 0)
+    x0, y0 = xs[:-1][diag], ys[:-1][diag]
+    if not (grid.passable[y0, x0 + dx[diag]].all() and grid.passable[y0 + dy[diag], x0].all()):
+        return "path cuts a corner"
+    n_diag = int(diag.sum())
+    length = (len(dx) - n_diag) + n_diag * SQRT2
+    if abs(length - cost) > 1e-9 * max(1.0, cost):
+        return f"path length {length:.6f} differs from reported cost {cost:.6f}"
+    return None
+
+
+# --- options -----------------------------------------------------------------------------
+
+
+def scenario_parser(
+    prog: str, description: str | None, default_maps: Sequence[str] | None = None
+) -> argparse.ArgumentParser:
+    """An argument parser with the options every Moving AI benchmark shares (``--data``,
+    ``--maps``: all maps by default, or ``default_maps``, which ``--maps`` alone empties);
+    :func:`add_limit` adds ``--limit``."""
+    parser = argparse.ArgumentParser(
+        prog=prog, description=description, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--data",
+        type=Path,
+        default=DEFAULT_DATA,
+        help="folder with X.map and X.map.scen files (default: %(default)s)",
+    )
+    if default_maps is None:
+        parser.add_argument(
+            "--maps",
+            nargs="+",
+            metavar="NAME",
+            help="only these maps (file stems, e.g. arena maze512-1-0)",
+        )
+    else:
+        parser.add_argument(
+            "--maps",
+            nargs="*",
+            metavar="NAME",
+            default=list(default_maps),
+            help="these maps (file stems; default: %(default)s; none: no Moving AI map)",
+        )
+    return parser
+
+
+def add_limit(parser: argparse.ArgumentParser, default: int | None, help_text: str) -> None:
+    """``--limit N``: scenarios per map, spread evenly over the scenario file."""
+    shown = " (default: %(default)s)" if default is not None else ""
+    parser.add_argument("--limit", type=int, default=default, metavar="N", help=help_text + shown)
+
+
+def begin(args: argparse.Namespace) -> tuple[list[Path], dict] | None:
+    """The maps to run (None after saying why there are none) and the machine line's facts,
+    taken before the kernels are warmed up (the code version is the one that gets loaded);
+    prints the warm-up time."""
+    from app.search.warmup import warm_up
+
+    maps = select_maps(args.data, args.maps)
+    if maps is None:
+        return None
+    info = machine_info()
+    print(f"Kernel warm-up (numba compile or cache load): {warm_up():.2f} s", flush=True)
+    return maps, info
+
+
+def chart_path(path: Path | None, default_name: str) -> Path:
+    """Where a chart goes: ``path``, or ``default_name`` in :data:`OUT_DIR` (created)."""
+    target = path if path is not None else OUT_DIR / default_name
+    target.parent.mkdir(parents=True, exist_ok=True)
+    return target
+
+
+# --- progress ----------------------------------------------------------------------------
+
+
+class Progress:
+    """A one-line progress bar per map on stderr (one plain line per map if not a TTY)."""
+
+    def __init__(self, maps: int) -> None:
+        self.maps = maps
+        self.index = 0
+        self.name = ""
+        self.total = 0
+        self.step = 1
+        self.began = 0.0
+        self.live = sys.stderr.isatty()
+
+    def start(self, name: str, total: int) -> None:
+        self.index += 1
+        self.name, self.total = name, total
+        self.step = max(1, total // 100)
+        self.began = time.perf_counter()
+        self._draw(0)
+
+    def update(self, done: int) -> None:
+        if self.live and (done % self.step == 0 or done == self.total):
+            self._draw(done)
+
+    def finish(self, result: Any) -> None:
+        """``result`` has ``runs`` (a count) and ``failures`` (a list)."""
+        elapsed = time.perf_counter() - self.began
+        failures = len(result.failures)
+        status = "ok" if not failures else f"{failures} FAILED"
+        end = "\r\033[K" if self.live else ""
+        log(
+            f"{end}[{self.index}/{self.maps}] {self.name}: {result.runs} scenarios "
+            f"in {elapsed:.1f} s, {status}"
+        )
+
+    def _draw(self, done: int) -> None:
+        if not self.live:
+            return
+        filled = PROGRESS_WIDTH * done // max(1, self.total)
+        bar = "#" * filled + "." * (PROGRESS_WIDTH - filled)
+        print(
+            f"\r[{self.index}/{self.maps}] {self.name:<20} [{bar}] {done}/{self.total}",
+            end="",
+            file=sys.stderr,
+            flush=True,
+        )
+
+
+# --- Markdown tables ---------------------------------------------------------------------
+
+
+def header(columns: Sequence[str], text_columns: int = 1) -> str:
+    """Markdown header and alignment rows (the first ``text_columns`` left, numbers right)."""
+    align = ["---" if i < text_columns else "---:" for i in range(len(columns))]
+    return f"| {' | '.join(columns)} |\n|{'|'.join(align)}|"
+
+
+def row(cells: Sequence[object]) -> str:
+    """One Markdown table row."""
+    return f"| {' | '.join(str(c) for c in cells)} |"
+
+
+def percent(value: float) -> str:
+    """A share in %, exact 100 and 0 written as such."""
+    return f"{value:.0f}" if value in (0.0, 100.0) else f"{value:.1f}"
+
+
+def times(ratio: float) -> str:
+    """A ratio, ``2.53x`` (``781x`` from 100 up)."""
+    return f"{ratio:,.2f}x" if ratio < 100 else f"{ratio:,.0f}x"
+
+
+def ms(us: float) -> str:
+    """µs as ms with two decimals."""
+    return f"{us / 1000:,.2f}"
+
+
+def percentile(sorted_values: Sequence[float], p: float) -> float:
+    """Nearest-rank percentile of an ascending sequence (0 when empty)."""
+    if not sorted_values:
+        return 0.0
+    rank = max(1, math.ceil(p / 100 * len(sorted_values)))
+    return float(sorted_values[rank - 1])

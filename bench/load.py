@@ -1,0 +1,537 @@
+"""Load generators for the HTTP benchmarks, each in a process of its own so that it has
+its own GIL and its CPU use can be told apart from the server's:
+
+* ``run_wrk``: wrk (closed loop) with ``bench/wrk/path.lua``, which POSTs the JSON bodies
+  of a file (one a line) to ``/path`` and counts a 200 without ``"found":true`` as a bad
+  answer;
+* ``run_python_load``: ``python -m bench.load``, a minimal HTTP/1.1 client on asyncio
+  (uvloop when installed), closed loop (what wrk does, when wrk is missing) or **open
+  loop**: requests due at fixed times whatever happened to the earlier ones, latency from
+  the due time (no coordinated omission; Debian has no wrk2);
+* ``HealthProbe``: ``GET /health`` at a fixed interval, a new connection each time, as an
+  orchestrator's probe does.
+
+Every run is bounded in time and in requests. Results are dicts of one form (``mode``,
+``rps``, ``requests``, ``errors``, ``latency_us`` percentiles, ...), whatever the tool.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import shutil
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from bench.common import REPO_ROOT, percentile
+from bench.server import HOST
+
+WRK_SCRIPT = REPO_ROOT / "bench" / "wrk" / "path.lua"
+PERCENTILES = (50, 90, 99)
+
+
+def latency_summary(latencies_us: Sequence[float]) -> dict[str, float]:
+    """p50/p90/p99/max and mean of latencies in µs."""
+    values = sorted(latencies_us)
+    summary = {f"p{p}": percentile(values, p) for p in PERCENTILES}
+    summary["max"] = float(values[-1]) if values else 0.0
+    summary["mean"] = sum(values) / len(values) if values else 0.0
+    return summary
+
+
+def read_bodies(path: Path) -> list[bytes]:
+    bodies = [line.encode() for line in path.read_text(encoding="utf-8").splitlines() if line]
+    if not bodies:
+        raise ValueError(f"no request bodies in {path}")
+    return bodies
+
+
+class HttpError(Exception):
+    """A response that could not be read (closed connection, bad framing)."""
+
+
+class Connection:
+    """One keep-alive HTTP/1.1 connection; one request at a time."""
+
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.reader = reader
+        self.writer = writer
+
+    @classmethod
+    async def open(cls, port: int) -> Connection:
+        reader, writer = await asyncio.open_connection(HOST, port)
+        writer.transport.get_extra_info("socket").setsockopt(
+            socket.IPPROTO_TCP, socket.TCP_NODELAY, 1
+        )
+        return cls(reader, writer)
+
+    async def post(self, path: str, body: bytes) -> tuple[int, bytes]:
+        head = (
+            f"POST {path} HTTP/1.1\r\nHost: {HOST}\r\nContent-Type: application/json\r\n"
+            f"Content-Length: {len(body)}\r\n\r\n"
+        ).encode()
+        self.writer.write(head + body)
+        try:
+            header = await self.reader.readuntil(b"\r\n\r\n")
+        except (asyncio.IncompleteReadError, asyncio.LimitOverrunError) as exc:
+            raise HttpError(f"no response head: {exc}") from None
+        lines = header.split(b"\r\n")
+        try:
+            status = int(lines[0].split(b" ", 2)[1])
+        except (IndexError, ValueError):
+            raise HttpError(f"bad status line {lines[0]!r}") from None
+        length = None
+        for line in lines[1:]:
+            name, _, value = line.partition(b":")
+            if name.strip().lower() == b"content-length":
+                length = int(value)
+        if length is None:
+            raise HttpError("response without Content-Length")
+        return status, await self.reader.readexactly(length)
+
+    def close(self) -> None:
+        self.writer.close()
+
+
+@dataclass
+class LoadResult:
+    """What one load run measured (latencies in µs)."""
+
+    mode: str
+    offered_rps: float | None
+    duration_s: float
+    sent: int = 0
+    latencies_us: list[float] = field(default_factory=list)
+    errors: dict[str, int] = field(default_factory=dict)
+    max_send_lag_ms: float = 0.0
+
+    def error(self, kind: str) -> None:
+        self.errors[kind] = self.errors.get(kind, 0) + 1
+
+    def as_dict(self) -> dict[str, Any]:
+        completed = len(self.latencies_us)
+        return {
+            "mode": self.mode,
+            "offered_rps": self.offered_rps,
+            "duration_s": self.duration_s,
+            "sent": self.sent,
+            "requests": completed,
+            "rps": completed / self.duration_s if self.duration_s else 0.0,
+            "errors": self.errors,
+            "error_count": sum(self.errors.values()),
+            "latency_us": latency_summary(self.latencies_us),
+            "max_send_lag_ms": self.max_send_lag_ms,
+        }
+
+
+async def _exchange(
+    conn: Connection, body: bytes, timeout: float, result: LoadResult
+) -> tuple[bool, bool]:
+    """One request; (succeeded, connection still usable). Failures are counted by kind."""
+    try:
+        status, answer = await asyncio.wait_for(conn.post("/path", body), timeout)
+    except asyncio.TimeoutError:
+        result.error("timeout")
+        return False, False
+    except (HttpError, OSError) as exc:
+        result.error(type(exc).__name__)
+        return False, False
+    if status != 200:
+        result.error(f"status_{status}")
+        return False, True
+    if b'"found":true' not in answer:
+        result.error("bad_answer")
+        return False, True
+    return True, True
+
+
+async def open_loop(
+    port: int,
+    bodies: Sequence[bytes],
+    rate: float,
+    duration: float,
+    max_requests: int,
+    connections: int,
+    timeout: float,
+) -> LoadResult:
+    """Send ``rate`` requests per second at fixed times for ``duration`` seconds.
+
+    Request ``i`` is due at ``t0 + i / rate`` whatever happened to the earlier ones; its
+    latency runs from that due time to the end of its response, so time spent waiting for
+    a free connection, or a late send by this client, counts against the server's figure
+    instead of being hidden (no coordinated omission).
+    """
+    total = min(max_requests, int(rate * duration))
+    result = LoadResult("open", rate, duration)
+    idle: asyncio.Queue[Connection] = asyncio.Queue()
+    for _ in range(connections):
+        idle.put_nowait(await Connection.open(port))
+    opened = connections
+    tasks: set[asyncio.Task] = set()
+
+    async def one(due: float, body: bytes) -> None:
+        nonlocal opened
+        try:
+            conn = idle.get_nowait()
+        except asyncio.QueueEmpty:
+            if opened < connections * 4:  # a bounded number of extra connections
+                opened += 1
+                try:
+                    conn = await Connection.open(port)
+                except OSError:
+                    result.error("connect")
+                    opened -= 1
+                    return
+            else:
+                conn = await idle.get()
+        ok, reusable = await _exchange(conn, body, timeout, result)
+        if ok:
+            result.latencies_us.append((time.perf_counter() - due) * 1e6)
+        if reusable:
+            idle.put_nowait(conn)
+        else:
+            conn.close()
+            opened -= 1
+
+    loop_start = time.perf_counter() + 0.05
+    sent = 0
+    while sent < total:
+        now = time.perf_counter()
+        while sent < total and loop_start + sent / rate <= now:
+            due = loop_start + sent / rate
+            result.max_send_lag_ms = max(result.max_send_lag_ms, (now - due) * 1e3)
+            task = asyncio.create_task(one(due, bodies[sent % len(bodies)]))
+            tasks.add(task)
+            task.add_done_callback(tasks.discard)
+            sent += 1
+        if sent < total:
+            await asyncio.sleep(max(0.0, loop_start + sent / rate - time.perf_counter()))
+    result.sent = sent
+    if tasks:
+        _, pending = await asyncio.wait(tasks, timeout=timeout + 1)
+        for task in pending:
+            task.cancel()
+            result.error("unfinished")
+    # from the first due time to the last answer: a server that falls behind stretches it
+    result.duration_s = time.perf_counter() - loop_start
+    while not idle.empty():
+        idle.get_nowait().close()
+    return result
+
+
+async def closed_loop(
+    port: int,
+    bodies: Sequence[bytes],
+    duration: float,
+    max_requests: int,
+    connections: int,
+    timeout: float,
+) -> LoadResult:
+    """``connections`` clients, each sending its next request when the last one answered
+    (what wrk does; used only when wrk is not installed)."""
+    result = LoadResult("closed", None, duration)
+    began = time.perf_counter()
+    deadline = began + duration
+    counter = iter(range(max_requests))
+
+    async def client(offset: int) -> None:
+        conn = await Connection.open(port)
+        try:
+            for i in counter:
+                if time.perf_counter() >= deadline:
+                    break
+                sent = time.perf_counter()
+                result.sent += 1
+                ok, reusable = await _exchange(
+                    conn, bodies[(offset + i) % len(bodies)], timeout, result
+                )
+                if ok:
+                    result.latencies_us.append((time.perf_counter() - sent) * 1e6)
+                if not reusable:
+                    conn.close()
+                    conn = await Connection.open(port)
+        finally:
+            conn.close()
+
+    await asyncio.gather(*(client(k * 7919) for k in range(connections)))
+    result.duration_s = time.perf_counter() - began
+    return result
+
+
+def run_async(coroutine: Any) -> Any:
+    """Run on uvloop when it is installed (it comes with uvicorn[standard]), else asyncio."""
+    try:
+        import uvloop
+    except ImportError:
+        return asyncio.run(coroutine)
+    return uvloop.run(coroutine)
+
+
+def run_python_load(
+    port: int,
+    bodies: Path,
+    duration: float,
+    max_requests: int,
+    connections: int,
+    rate: float | None = None,
+    timeout: float = 10.0,
+) -> dict[str, Any]:
+    """The ``load`` subcommand in a separate process (so it has its own GIL and core time)."""
+    command = [
+        sys.executable, "-m", "bench.load", "--port", str(port),
+        "--bodies", str(bodies), "--duration", str(duration),
+        "--max-requests", str(max_requests), "--connections", str(connections),
+        "--timeout", str(timeout),
+    ]  # fmt: skip
+    if rate:
+        command += ["--rate", str(rate)]
+    done = subprocess.run(
+        command,
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=duration + 4 * timeout + 60,
+        check=False,
+    )
+    if done.returncode != 0:
+        raise RuntimeError(f"load generator failed: {done.stderr.strip()[-2000:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+# --- wrk ---------------------------------------------------------------------------------
+
+
+def run_wrk(
+    url: str,
+    bodies: Path,
+    duration: float,
+    max_requests: int,
+    connections: int,
+    threads: int = 1,
+    timeout: float = 10.0,
+) -> dict[str, Any]:
+    """wrk (closed loop) with ``bench/wrk/path.lua``; its figures in the load result form."""
+    command = [
+        "wrk", f"-t{threads}", f"-c{connections}", f"-d{max(1, round(duration))}s",
+        f"--timeout={round(timeout)}s", "-s", str(WRK_SCRIPT), url,
+        "--", str(bodies), str(max_requests), str(threads),
+    ]  # fmt: skip
+    done = subprocess.run(
+        command, capture_output=True, text=True, timeout=duration + timeout + 60, check=False
+    )
+    lines = [line for line in done.stdout.splitlines() if line.startswith("WRK_JSON ")]
+    if done.returncode != 0 or not lines:
+        raise RuntimeError(f"wrk failed ({done.returncode}): {done.stderr}{done.stdout}")
+    raw = json.loads(lines[-1].removeprefix("WRK_JSON "))
+    duration_s = raw["duration_us"] / 1e6
+    errors = {k: v for k, v in raw["errors"].items() if v}
+    return {
+        "mode": "closed",
+        "offered_rps": None,
+        "duration_s": duration_s,
+        "sent": raw["requests"],
+        "requests": raw["requests"],
+        "rps": raw["requests"] / duration_s if duration_s else 0.0,
+        "errors": errors,
+        "error_count": sum(errors.values()),
+        "latency_us": {k: float(v) for k, v in raw["latency_us"].items()},
+        "max_send_lag_ms": 0.0,
+    }
+
+
+# --- /health probe -----------------------------------------------------------------------
+
+
+class HealthProbe(threading.Thread):
+    """``GET /health`` every ``interval`` seconds, each on a new connection (as an
+    orchestrator's probe does), timed from connect to the end of the answer."""
+
+    def __init__(self, port: int, interval: float = 0.05, limit: int = 10_000) -> None:
+        super().__init__(name="health-probe", daemon=True)
+        self.port = port
+        self.interval = interval
+        self.limit = limit
+        self.latencies_us: list[float] = []
+        self.failures = 0
+        self._stop_event = threading.Event()
+
+    def probe(self) -> float | None:
+        """One probe's latency in µs, or None if it failed or did not answer 200."""
+        began = time.perf_counter()
+        try:
+            with socket.create_connection((HOST, self.port), timeout=2.0) as s:
+                s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+                s.sendall(f"GET /health HTTP/1.1\r\nHost: {HOST}\r\n\r\n".encode())
+                data = b""
+                while b"\r\n\r\n" not in data:
+                    chunk = s.recv(4096)
+                    if not chunk:
+                        return None
+                    data += chunk
+                head, _, body = data.partition(b"\r\n\r\n")
+                length = 0
+                for line in head.split(b"\r\n")[1:]:
+                    name, _, value = line.partition(b":")
+                    if name.strip().lower() == b"content-length":
+                        length = int(value)
+                while len(body) < length:
+                    chunk = s.recv(4096)
+                    if not chunk:
+                        return None
+                    body += chunk
+        except OSError:
+            return None
+        if head.split(b" ", 2)[1] != b"200":
+            return None
+        return (time.perf_counter() - began) * 1e6
+
+    def run(self) -> None:
+        next_due = time.perf_counter()
+        while not self._stop_event.is_set() and len(self.latencies_us) + self.failures < self.limit:
+            latency = self.probe()
+            if latency is None:
+                self.failures += 1
+            else:
+                self.latencies_us.append(latency)
+            next_due += self.interval
+            self._stop_event.wait(max(0.0, next_due - time.perf_counter()))
+
+    def stop(self) -> dict[str, Any]:
+        self._stop_event.set()
+        self.join(timeout=5)
+        return {
+            "probes": len(self.latencies_us) + self.failures,
+            "failures": self.failures,
+            "latency_us": latency_summary(self.latencies_us),
+        }
+
+
+def idle_health(port: int, count: int = 20) -> dict[str, Any]:
+    """``/health`` latency on an idle server, as a baseline."""
+    probe = HealthProbe(port)
+    latencies = [probe.probe() for _ in range(count)]
+    ok = [x for x in latencies if x is not None]
+    return {
+        "probes": count,
+        "failures": count - len(ok),
+        "latency_us": latency_summary(ok),
+    }
+
+
+def closed_run(
+    use_wrk: bool,
+    port: int,
+    bodies: Path,
+    duration: float,
+    max_requests: int,
+    connections: int,
+) -> dict[str, Any]:
+    """One closed-loop run on ``127.0.0.1:port``: wrk, or the Python client without it."""
+    if use_wrk:
+        return run_wrk(f"http://{HOST}:{port}", bodies, duration, max_requests, connections)
+    return run_python_load(port, bodies, duration, max_requests, connections)
+
+
+def wrk_available(refused: bool) -> bool:
+    """Whether the closed-loop runs use wrk (installed, and not ``--no-wrk``)."""
+    found = shutil.which("wrk") is not None
+    if not found and not refused:
+        print(
+            "wrk not found: closed-loop runs use the Python client (apt-get install wrk)",
+            file=sys.stderr,
+        )
+    return found and not refused
+
+
+def add_run_options(parser: argparse.ArgumentParser, experiments: Sequence[str]) -> None:
+    """The options every HTTP benchmark shares: which experiments, request cap, closed-loop
+    connections, readiness timeout, wrk or not, the pid file and the JSON output."""
+    parser.add_argument(
+        "--only",
+        nargs="+",
+        choices=experiments,
+        default=list(experiments),
+        help="run only these experiments (default: all)",
+    )
+    parser.add_argument(
+        "--max-requests",
+        type=int,
+        default=100_000,
+        help="request cap of every run (default 100,000)",
+    )
+    parser.add_argument(
+        "--connections", type=int, default=8, help="closed-loop connections (default 8)"
+    )
+    parser.add_argument(
+        "--ready-timeout",
+        type=float,
+        default=300.0,
+        help="seconds to wait for /health 200 (default 300)",
+    )
+    parser.add_argument(
+        "--no-wrk",
+        action="store_true",
+        help="closed loop with the Python client, even with wrk installed",
+    )
+    parser.add_argument(
+        "--pid-file", type=Path, help="running servers' process groups, for a shell trap"
+    )
+    parser.add_argument("--json", type=Path, help="also write every figure here")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of one Python load run."""
+    parser.add_argument("--port", type=int, required=True, help="server port on 127.0.0.1")
+    parser.add_argument(
+        "--bodies", type=Path, required=True, help="file of JSON bodies, a line each"
+    )
+    parser.add_argument(
+        "--rate", type=float, default=0.0, help="requests/s, open loop (default 0: closed loop)"
+    )
+    parser.add_argument("--duration", type=float, default=10.0, help="seconds (default 10)")
+    parser.add_argument("--max-requests", type=int, default=100_000, help="request cap")
+    parser.add_argument("--connections", type=int, default=32, help="keep-alive connections")
+    parser.add_argument("--timeout", type=float, default=10.0, help="seconds per request")
+
+
+def load_main(args: argparse.Namespace) -> int:
+    """One Python load run; its result as one JSON line on stdout."""
+    bodies = read_bodies(args.bodies)
+    if args.rate:
+        coroutine = open_loop(
+            args.port,
+            bodies,
+            args.rate,
+            args.duration,
+            args.max_requests,
+            args.connections,
+            args.timeout,
+        )
+    else:
+        coroutine = closed_loop(
+            args.port, bodies, args.duration, args.max_requests, args.connections, args.timeout
+        )
+    result = run_async(coroutine)
+    print(json.dumps(result.as_dict()))
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m bench.load",
+        description="One load run against POST /path on 127.0.0.1 (JSON result on stdout).",
+    )
+    add_arguments(parser)
+    return load_main(parser.parse_args(argv))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

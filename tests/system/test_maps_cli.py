@@ -1,0 +1,70 @@
+"""The map tools as a user runs them: `python -m app.maps` and the `gridpath-maps` script."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from PIL import Image
+
+from tests.conftest import MAPS_DIR, ROOT
+from tests.grid.test_tiled import TMX
+
+
+def run(*argv: str, env: dict | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "app.maps", *argv],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, **(env or {})},
+    )
+
+
+def test_check_exit_status_for_ci(tmp_path):
+    ok = run("check", str(MAPS_DIR))
+    assert ok.returncode == 0, ok.stderr
+    bundled = len([p for p in MAPS_DIR.iterdir() if p.suffix in (".png", ".map", ".tmx")])
+    assert f"{bundled} ok, 0 failed" in ok.stderr and "village.tmx: 24x16" in ok.stdout
+    (tmp_path / "level.tmx").write_text(TMX.replace('infinite="0"', 'infinite="1"'))
+    failed = run("check", str(MAPS_DIR), str(tmp_path / "level.tmx"))
+    assert failed.returncode == 1
+    assert f"FAIL {tmp_path / 'level.tmx'}: infinite maps are not supported" in failed.stdout
+
+
+def test_check_applies_the_servers_limits_from_the_environment():
+    small = run("check", str(MAPS_DIR / "arena.png"), env={"MAX_MAP_CELLS": "100"})
+    assert small.returncode == 1
+    assert "image is 64x64 = 4096 cells, over the limit of 100" in small.stdout
+
+
+def test_console_script_convert_and_render(tmp_path):
+    script = Path(sys.executable).parent / "gridpath-maps"
+    if not script.exists():
+        pytest.fail(f"{script} missing: reinstall the project (make .venv/.installed-dev)")
+    (tmp_path / "level.tmx").write_text(TMX)
+    subprocess.run(
+        [str(script), "convert", str(tmp_path / "level.tmx"), str(tmp_path / "level.png")],
+        check=True,
+        timeout=120,
+    )
+    assert (tmp_path / "level.json").exists()  # the palette sidecar: road and swamp kept
+    out = tmp_path / "path.png"
+    drawn = run("render", str(tmp_path / "level.png"), str(out), "--path", "0,0", "3,0")
+    assert drawn.returncode == 0, drawn.stderr
+    assert "path: 4 cells" in drawn.stdout
+    assert Image.open(out).format == "PNG"
+
+
+def test_push_is_dispatched_or_explained():
+    result = run("push", "--help")
+    if importlib.util.find_spec("app.store") and importlib.util.find_spec("app.store.push"):
+        assert result.returncode == 0, result.stderr  # app.store.push printed its own help
+    else:
+        assert result.returncode == 2
+        assert "not available in this version" in result.stderr
