@@ -37,11 +37,9 @@ import numpy as np
 import shapely
 from shapely.geometry.polygon import orient
 
-from app.grid import load_map
 from app.nav.mesh import build_mesh
 from app.nav.polyanya import find_path
-from bench.machine import machine_info, machine_line
-from bench.movingai import DEFAULT_DATA, parse_scenarios, subsample
+from bench.common import DEFAULT_DATA, load_scenarios, log, machine_info, machine_line
 
 DRAGON_AGE = ["arena", "den312d", "ost003d", "brc202d", "orz900d"]
 PINCH = 1 / 64
@@ -94,8 +92,7 @@ def vertex_count(area: shapely.Geometry) -> int:
 
 def run_map(map_path: Path, limit: int | None, epf_max_vertices: int) -> dict:
     name = map_path.stem
-    grid = load_map(map_path, max_cells=1 << 26, max_bytes=1 << 30)
-    scens = subsample(parse_scenarios(map_path.with_name(map_path.name + ".scen")), limit)
+    grid, scens = load_scenarios(map_path, limit)
     t0 = time.process_time()
     area = trace(grid.walkable)
     trace_s = time.process_time() - t0
@@ -107,10 +104,9 @@ def run_map(map_path: Path, limit: int | None, epf_max_vertices: int) -> dict:
     _, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
     n_vertices = vertex_count(area)
-    print(
+    log(
         f"{name}: {n_vertices} vertices, {len(mesh.polygons)} triangles, traced in "
-        f"{trace_s:.2f} s, mesh in {build_s:.2f} s",
-        file=sys.stderr,
+        f"{trace_s:.2f} s, mesh in {build_s:.2f} s"
     )
     parts = components(area)
     tree = shapely.STRtree(parts)
@@ -146,7 +142,7 @@ def run_map(map_path: Path, limit: int | None, epf_max_vertices: int) -> dict:
                 env.prepare()
             prep_s += time.process_time() - t0
             envs[c] = env
-            print(f"{name}: extremitypathfinder prepared in {prep_s:.1f} s", file=sys.stderr)
+            log(f"{name}: extremitypathfinder prepared in {prep_s:.1f} s")
         t0 = time.process_time()
         _, length = envs[c].find_shortest_path(s, g, verify=False)
         dt2 = time.process_time() - t0
@@ -154,9 +150,9 @@ def run_map(map_path: Path, limit: int | None, epf_max_vertices: int) -> dict:
         ratios.append(dt2 / dt)
         if length is None or r.cost is None or abs(length - r.cost) > 1e-6:
             mismatches += 1
-            print(f"{name} line {sc.line}: ours {r.cost} theirs {length}", file=sys.stderr)
+            log(f"{name} line {sc.line}: ours {r.cost} theirs {length}")
         if (i + 1) % 25 == 0:
-            print(f"{name}: {i + 1}/{len(scens)}", file=sys.stderr)
+            log(f"{name}: {i + 1}/{len(scens)}")
     return {
         "map": name,
         "size": f"{grid.width}x{grid.height}",
@@ -215,10 +211,10 @@ def main(argv: list[str] | None = None) -> int:
     for name in args.maps:
         path = args.data / f"{name}.map"
         if not path.is_file():
-            print(f"no such map: {path}", file=sys.stderr)
+            log(f"no such map: {path}")
             return 2
         rows.append(run_map(path, args.limit, args.epf_max_vertices))
-        print(table(rows[-1:]).splitlines()[-1], file=sys.stderr)
+        log(table(rows[-1:]).splitlines()[-1])
     print(table(rows))
     print()
     print(machine_line(machine_info()))

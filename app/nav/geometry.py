@@ -39,10 +39,23 @@ def orient(a: Point, b: Point, c: Point) -> int:
 
 def _orient_exact(a: Point, b: Point, c: Point) -> int:
     # Every float is n / 2**k: scale all six to the largest denominator and use integers.
-    ratios = [v.as_integer_ratio() for v in (a[0], a[1], b[0], b[1], c[0], c[1])]
-    d = max(q for _, q in ratios)
-    ax, ay, bx, by, cx, cy = (n * (d // q) for n, q in ratios)
-    det = (bx - ax) * (cy - ay) - (by - ay) * (cx - ax)
+    na, qa = a[0].as_integer_ratio()
+    nb, qb = a[1].as_integer_ratio()
+    nc, qc = b[0].as_integer_ratio()
+    nd, qd = b[1].as_integer_ratio()
+    ne, qe = c[0].as_integer_ratio()
+    nf, qf = c[1].as_integer_ratio()
+    d = max(qa, qb, qc, qd, qe, qf)
+    if d != 1:
+        na, nb, nc, nd, ne, nf = (
+            na * (d // qa),
+            nb * (d // qb),
+            nc * (d // qc),
+            nd * (d // qd),
+            ne * (d // qe),
+            nf * (d // qf),
+        )
+    det = (nc - na) * (nf - nb) - (nd - nb) * (ne - na)
     return (det > 0) - (det < 0)
 
 
