@@ -39,6 +39,7 @@ from shapely.geometry.polygon import orient
 
 from app.nav.mesh import build_mesh
 from app.nav.polyanya import find_path
+from app.nav.query import check_polyline
 from bench.common import DEFAULT_DATA, load_scenarios, log, machine_info, machine_line
 
 DRAGON_AGE = ["arena", "den312d", "ost003d", "brc202d", "orz900d"]
@@ -114,6 +115,7 @@ def run_map(map_path: Path, limit: int | None, epf_max_vertices: int) -> dict:
     prep_s = 0.0
     use_epf = n_vertices <= epf_max_vertices
     ours, theirs, ratios, mismatches, expanded = [], [], [], 0, []
+    epf_illegal = 0
     for i, sc in enumerate(scens):
         s = (sc.start[0] + 0.5, sc.start[1] + 0.5)
         g = (sc.goal[0] + 0.5, sc.goal[1] + 0.5)
@@ -144,13 +146,18 @@ def run_map(map_path: Path, limit: int | None, epf_max_vertices: int) -> dict:
             envs[c] = env
             log(f"{name}: extremitypathfinder prepared in {prep_s:.1f} s")
         t0 = time.process_time()
-        _, length = envs[c].find_shortest_path(s, g, verify=False)
+        their_path, length = envs[c].find_shortest_path(s, g, verify=False)
         dt2 = time.process_time() - t0
         theirs.append(dt2)
         ratios.append(dt2 / dt)
         if length is None or r.cost is None or abs(length - r.cost) > 1e-6:
-            mismatches += 1
-            log(f"{name} line {sc.line}: ours {r.cost} theirs {length}")
+            # A shorter path of theirs that leaves the walkable area is their error, not ours.
+            illegal = length is not None and not check_polyline(area, their_path).valid
+            if illegal and r.cost is not None and r.cost > length:
+                epf_illegal += 1
+            else:
+                mismatches += 1
+            log(f"{name} line {sc.line}: ours {r.cost} theirs {length} illegal {illegal}")
         if (i + 1) % 25 == 0:
             log(f"{name}: {i + 1}/{len(scens)}")
     return {
@@ -170,6 +177,7 @@ def run_map(map_path: Path, limit: int | None, epf_max_vertices: int) -> dict:
         "ratio_geomean": math.exp(statistics.fmean(map(math.log, ratios))) if ratios else None,
         "ratio_min": min(ratios) if ratios else None,
         "mismatches": mismatches if use_epf else None,
+        "epf_illegal": epf_illegal,
     }
 
 
@@ -181,16 +189,17 @@ def table(rows: list[dict]) -> str:
     head = (
         "| map | size | vertices | triangles | queries | mesh build s | mesh MB | EPF prepare s "
         "| ours median ms | EPF median ms | ratio median | ratio geomean | ratio min "
-        "| expanded median | length mismatches |"
+        "| expanded median | length mismatches | EPF paths leaving the area |"
     )
-    lines = [head, "|" + "---|" * 15]
+    lines = [head, "|" + "---|" * 16]
     for r in rows:
         lines.append(
             f"| {r['map']} | {r['size']} | {r['vertices']} | {r['triangles']} | {r['queries']} "
             f"| {r['mesh_s']:.2f} | {r['mesh_mb']:.1f} | {fmt(r['prep_s'], '.1f')} "
             f"| {r['ours_ms']:.2f} | {fmt(r['theirs_ms'], '.2f')} "
             f"| {fmt(r['ratio_median'], '.1f')}× | {fmt(r['ratio_geomean'], '.1f')}× "
-            f"| {fmt(r['ratio_min'], '.1f')}× | {r['expanded']:.0f} | {fmt(r['mismatches'], 'd')} |"
+            f"| {fmt(r['ratio_min'], '.1f')}× | {r['expanded']:.0f} | {fmt(r['mismatches'], 'd')} "
+            f"| {r['epf_illegal']} |"
         )
     return "\n".join(lines)
 
