@@ -13,7 +13,8 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1 \
     PIP_ROOT_USER_ACTION=ignore \
     MAPS_DIR=/app/maps \
-    NUMBA_CACHE_DIR=/app/.numba-cache
+    NUMBA_CACHE_DIR=/app/.numba-cache \
+    LOG_FORMAT=json
 
 # The service runs as this unprivileged user; a numeric USER below lets orchestrators
 # (e.g. Kubernetes runAsNonRoot) verify that without looking the name up.
@@ -52,6 +53,11 @@ RUN python -m app.search.warmup
 # host's ./maps over this folder instead.
 COPY maps /app/maps
 
+# The commit in /health and gridpath_build_info: docker build --build-arg GIT_COMMIT=$(git rev-parse HEAD)
+# (last, so a new commit rebuilds no other layer).
+ARG GIT_COMMIT=unknown
+ENV GIT_COMMIT=${GIT_COMMIT}
+
 EXPOSE 8000
 
 # Ready (200) only once the maps are loaded and the kernels warm; /health answers 503 before,
@@ -60,5 +66,9 @@ HEALTHCHECK --interval=30s --timeout=5s --start-period=60s --retries=3 \
     CMD ["python", "-c", "import urllib.request; urllib.request.urlopen('http://127.0.0.1:8000/health', timeout=4)"]
 
 # One process. `--workers N` runs N processes instead, each loading its own copy of every map
-# (memory grows N times) and each with its own SEARCH_THREADS searches at once.
-CMD ["uvicorn", "app.main:app", "--host", "0.0.0.0", "--port", "8000"]
+# (memory grows N times) and each with its own SEARCH_THREADS searches at once; then set
+# PROMETHEUS_MULTIPROC_DIR (e.g. /tmp/gridpath-metrics) so /metrics sums the workers.
+# `python -m app` is `uvicorn app.main:app` that exits 0 after a graceful stop: on SIGTERM it
+# stops accepting and lets in-flight requests finish for up to 25 s (below the 30 s that
+# Kubernetes and the compose file give before SIGKILL).
+CMD ["python", "-m", "app", "--host", "0.0.0.0", "--port", "8000", "--timeout-graceful-shutdown", "25"]

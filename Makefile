@@ -4,12 +4,14 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 HOST   ?= 127.0.0.1
 PORT   ?= 8000
+# Seconds a SIGTERM waits for in-flight requests before closing them (then exit 0).
+GRACEFUL_TIMEOUT ?= 25
 
 .PHONY: run test test-quick bench install dev warmup clean
 
 ## run: create .venv, install, serve the maps in maps/ on $(HOST):$(PORT)
 run: $(VENV)/.installed
-	$(BIN)/uvicorn app.main:app --host $(HOST) --port $(PORT)
+	$(BIN)/python -m app --host $(HOST) --port $(PORT) --timeout-graceful-shutdown $(GRACEFUL_TIMEOUT)
 
 ## test: create .venv, install the dev extras, run the whole suite
 test: $(VENV)/.installed-dev

@@ -6,12 +6,14 @@ Each field's variable is its name in upper case (``maps_dir`` is ``MAPS_DIR``). 
 
 from __future__ import annotations
 
-import os
 from functools import lru_cache
 from pathlib import Path
+from typing import Literal
 
 from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from app.cpu import available_cpus
 
 
 class Settings(BaseSettings):
@@ -22,7 +24,7 @@ class Settings(BaseSettings):
     max_map_bytes: int = Field(256 * 1024 * 1024, ge=1)
     max_expanded: int = Field(16_000_000, ge=1)
     max_body_bytes: int = Field(1024 * 1024, ge=256)
-    search_threads: int = Field(default_factory=lambda: os.cpu_count() or 1, ge=1)
+    search_threads: int = Field(default_factory=available_cpus, ge=1)  # the CPU quota
     search_nice: int = Field(10, ge=0, le=19)
     max_blocked: int = Field(4096, ge=0)
     max_goals: int = Field(256, ge=1)
@@ -40,6 +42,18 @@ class Settings(BaseSettings):
     api_token: SecretStr | None = None
     maps_writable: bool = False
     log_level: str = "info"
+    # The browser page (app/web): origins allowed to call the API from another site,
+    # comma-separated (e.g. "https://tools.studio.lan"); empty: same origin only.
+    cors_origins: str = ""
+
+    # Observability and overload (README: "Observability", "Overload fails fast").
+    search_queue: int = Field(64, ge=0)
+    short_search_expansions: int = Field(65_536, ge=0)
+    max_search_ms: int = Field(10_000, ge=1)
+    search_expansions_per_ms: int = Field(2_000, ge=1)
+    metrics_enabled: bool = True
+    log_format: Literal["text", "json"] = "text"
+    access_log: bool = True
 
 
 @lru_cache

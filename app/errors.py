@@ -13,6 +13,7 @@ class ServiceError(Exception):
 
     code: str = "error"
     status: int = 400
+    headers: dict[str, str] | None = None  # sent with the error response
 
     def __init__(self, message: str) -> None:
         super().__init__(message)
@@ -32,6 +33,15 @@ class InvalidField(ServiceError):
     def __init__(self, field: str, message: str) -> None:
         super().__init__(message)
         self.code = f"invalid_{field}"
+
+
+class InvalidOption(InvalidField):
+    """A search option value that cannot be used (raised by the search layer, on its own
+    or against a map's terrain classes); ``field`` names the option: ``invalid_<field>``."""
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(field, message)
+        self.field = field
 
 
 class AlgorithmUnsupported(ServiceError):
@@ -94,6 +104,14 @@ class StorageError(ServiceError):
 class NotReady(ServiceError):
     code = "not_ready"
     status = 503
+
+
+class Overloaded(ServiceError):
+    """Every search thread busy and ``SEARCH_QUEUE`` searches waiting: refused at once."""
+
+    code = "overloaded"
+    status = 503
+    headers = {"Retry-After": "1"}
 
 
 class MapLoadError(Exception):

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
@@ -10,18 +9,23 @@ from fastapi import Depends, FastAPI
 
 from app import __version__
 from app.api.auth import require_api_token
-from app.api.errors import install_error_handlers
+from app.api.errors import install_error_handlers, internal_error
 from app.api.limits import BodySizeLimit
-from app.api.routes import flowfield, health, maps, paths, validate
+from app.api.routes import cells, flowfield, health, maps, paths, validate
+from app.api.routes import metrics as metrics_route
 from app.config import Settings, get_settings
+from app.observability import metrics
+from app.observability.build import git_commit
+from app.observability.logs import configure_logging
+from app.observability.requests import RequestObservation
 from app.service import ServiceState
+from app.web import install_web
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or get_settings()
-    logging.basicConfig(
-        level=settings.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s"
-    )
+    configure_logging(settings.log_level, settings.log_format)
+    metrics.configure(settings.metrics_enabled, __version__, git_commit())
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -38,6 +42,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         version=__version__,
         summary="Authoritative grid pathfinding for multiplayer game servers.",
         lifespan=lifespan,
+        docs_url=None,  # served by app.web without a CDN
+        redoc_url=None,
     )
     app.add_middleware(
         BodySizeLimit, max_bytes=settings.max_body_bytes, upload_bytes=settings.max_upload_bytes
@@ -50,6 +56,15 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(validate.router, dependencies=guarded)
     app.include_router(flowfield.router, dependencies=guarded)
     app.include_router(maps.router, dependencies=guarded)
+    if settings.metrics_enabled:
+        app.include_router(metrics_route.router, dependencies=guarded)
+    app.include_router(cells.router, dependencies=guarded)
+    install_web(app, settings)  # GET /, /static, /docs (open), CORS
+    # Added last, so outermost: every response (CORS preflights and refusals by the size
+    # limit included) gets X-Request-ID and is counted.
+    app.add_middleware(
+        RequestObservation, internal_error=internal_error, access_log_enabled=settings.access_log
+    )
     return app
 
 

@@ -12,6 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt
 
 from app.grid.model import MAP_NAME_PATTERN, MAX_TERRAIN_COST
 from app.search.options import Algorithm, CostModel, Diagonal, Heuristic
+from app.search.registry import algorithm_description
 
 Cell = Annotated[
     tuple[StrictInt, StrictInt],
@@ -84,9 +85,7 @@ class PathOptions(MovementRules):
 
     algorithm: Algorithm = Field(
         Algorithm.AUTO,
-        description="auto (default: jps where it applies, else astar), jps "
-        "(jump point search: uniform cost, 8-connected, no corner cutting), astar, dijkstra, "
-        "bfs (fewest steps; ignores terrain), greedy (greedy best-first: fast, NOT optimal).",
+        description=algorithm_description(),  # from the registry of algorithms
     )
     heuristic: Heuristic | None = Field(
         None,
@@ -101,6 +100,13 @@ class PathOptions(MovementRules):
     )
     max_cost: FiniteFloat | None = Field(
         None, ge=0, description="Do not extend routes costing more than this."
+    )
+    time_budget_ms: StrictInt | None = Field(
+        None,
+        ge=1,
+        description="Work budget in milliseconds (capped by the server's MAX_SEARCH_MS): "
+        "converted to an expansion budget at SEARCH_EXPANSIONS_PER_MS, so the answer stays "
+        "deterministic; past it the search ends with reason limit_reached.",
     )
     closest: StrictBool = Field(
         False,
@@ -286,6 +292,19 @@ class Health(BaseModel):
     status: Literal["ok", "starting"]
     maps: list[str]
     errors: list[LoadError]
+    version: str
+    commit: str = Field(description="Git commit of the build, or 'unknown'.")
+
+
+class Liveness(BaseModel):
+    status: Literal["alive"]
+
+
+class Readiness(BaseModel):
+    status: Literal["ready", "not_ready"]
+    checks: dict[str, str] = Field(
+        description="Why the service is not ready, by check (maps, store, ...); empty when ready."
+    )
 
 
 class ValidateRequest(MovementRules):
@@ -350,6 +369,20 @@ class MapDeleted(BaseModel):
     name: str
     deleted: bool
     revision: int
+
+
+class MapCells(BaseModel):
+    """Every cell of a map in one array, for the browser page (``GET /maps/{name}/cells``)."""
+
+    map: str
+    revision: int
+    width: int
+    height: int
+    terrain: list[TerrainInfo] = Field(description="Terrain classes, in class-index order.")
+    cells: EncodedArray = Field(
+        description="uint8 (uint16 with 256 classes) [height, width]: 0 blocked, k >= 1 "
+        "walkable with terrain class k - 1 (an index into `terrain`)."
+    )
 
 
 # PUT /maps/{name}: the map file as the raw body (its format sniffed from the bytes), or a

@@ -15,15 +15,16 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Callable, Iterator
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, TypeVar
 
 from app.cache import LRUCache
 from app.config import Settings
 from app.errors import NotReady
-from app.grid import MapStore, jumps
-from app.search import ScratchPool, SearchScratch
+from app.grid import MapStore
+from app.observability import metrics
+from app.scheduler import SearchScheduler
+from app.search import ScratchPool, SearchScratch, jump_table
 from app.search.warmup import warm_up
 
 log = logging.getLogger(__name__)
@@ -35,12 +36,19 @@ class ServiceState:
         release_large_frees()
         self.settings = settings
         self.pool = ScratchPool(settings.search_threads)
-        # Runs the queries of a batch in parallel (the kernels release the GIL).
-        self.executor = ThreadPoolExecutor(settings.search_threads, thread_name_prefix="search")
+        # SEARCH_THREADS threads run the searches (in parallel: the kernels release the GIL);
+        # at most SEARCH_QUEUE wait, past that requests are refused (app/scheduler.py).
+        self.scheduler = SearchScheduler(
+            settings.search_threads, settings.search_queue, settings.short_search_expansions
+        )
         self.flowfields = LRUCache(settings.flowfield_cache, settings.flowfield_cache_bytes)
         self.store = MapStore()
         self.ready = threading.Event()
         self.startup_error: str | None = None
+        # Extra conditions of GET /health/ready, by name: each returns None when fine, else
+        # why not (e.g. the shared store: "unreachable"). Called on the event loop: they
+        # must answer at once (report a state kept up to date elsewhere, do no I/O).
+        self.readiness_checks: dict[str, Callable[[], str | None]] = {}
 
     def start(self) -> threading.Thread:
         """Load maps and warm the kernels in a background thread."""
@@ -52,10 +60,11 @@ class ServiceState:
         began = time.perf_counter()
         try:
             s = self.settings
-            jumps.configure(s.jump_table_max_cells)
             self.store = MapStore.from_dir(
                 s.maps_dir, max_cells=s.max_map_cells, max_bytes=s.max_map_bytes
             )
+            for grid in self.store.all():  # per-revision JPS+ tables, at load, not on a query
+                jump_table(grid, s.jump_table_max_cells)
             compile_s = warm_up()
         except Exception as exc:  # never leave the service hanging in "starting"
             log.exception("start-up failed")
@@ -65,6 +74,7 @@ class ServiceState:
         # of the collector's sight keeps full collections (during which the worker answers
         # nothing) out of request latencies (see bench/README.md, 'bench-http').
         gc.freeze()
+        self.refresh_gauges()
         self.ready.set()
         log.info(
             "ready in %.2f s: %d maps loaded, %d failed, kernels warm in %.2f s",
@@ -82,15 +92,44 @@ class ServiceState:
         with self.pool.borrow() as scratch:
             yield scratch
 
-    async def run_search(self, work: Callable[..., T], *args: Any) -> T:
+    async def run_search(self, work: Callable[..., T], *args: Any, cost: int = 0) -> T:
         """``work(*args)`` on a search thread, awaited from the event loop. The service's
-        own pool, not the framework's: its threads are the searches' (``SEARCH_THREADS``,
-        each with a scratch to borrow), and the hop costs less than ``anyio.to_thread``
-        (see bench/README.md, 'bench-http')."""
-        return await asyncio.get_running_loop().run_in_executor(self.executor, work, *args)
+        own threads, not the framework's: they are the searches' (``SEARCH_THREADS``, each
+        with a scratch to borrow), and the hop costs less than ``anyio.to_thread`` (see
+        bench/README.md, 'bench-http'). ``cost`` is the search's worst case in expansions
+        (cheapest waits least); raises ``Overloaded`` at once when the queue is full."""
+        return await asyncio.wrap_future(self.scheduler.submit(work, *args, cost=cost))
+
+    async def run_batch(
+        self, work: Callable[..., T], calls: Sequence[tuple], cost: int = 0
+    ) -> list[T]:
+        """``work(*args)`` for each ``args`` of ``calls``, spread over the search threads;
+        admitted as one request (``SearchScheduler.submit_all``)."""
+        futures = self.scheduler.submit_all(work, calls, cost)
+        return list(await asyncio.gather(*(asyncio.wrap_future(f) for f in futures)))
+
+    def readiness(self) -> dict[str, str]:
+        """Why the service is not ready to serve, by check; empty when it is."""
+        problems = {}
+        if not self.ready.is_set():
+            problems["maps"] = self.startup_error or "loading maps and compiling the kernels"
+        for name, check in self.readiness_checks.items():
+            try:
+                problem = check()
+            except Exception as exc:  # a broken check is a failing check, never a 500
+                problem = f"check failed: {exc}"
+            if problem:
+                problems[name] = problem
+        return problems
+
+    def refresh_gauges(self) -> None:
+        """The gauges read from state (maps, search queue), brought up to date: at start-up
+        and at each scrape."""
+        metrics.set_maps((g.name, g.revision, g.nbytes) for g in self.store.all())
+        self.scheduler.sample_gauges()
 
     def close(self) -> None:
-        self.executor.shutdown(wait=False, cancel_futures=True)
+        self.scheduler.close()
 
     def require_ready(self) -> MapStore:
         if not self.ready.is_set():

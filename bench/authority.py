@@ -47,10 +47,11 @@ from numba.core.dispatcher import Dispatcher
 from app.errors import MapLoadError
 from app.grid import Grid
 from app.grid.edits import Edit, apply_edits
-from app.search import SearchScratch, _validate, find_path, smooth
+from app.search import SearchScratch, find_path, smooth
+from app.search import validate as validation
 from app.search.find import terrain_table
-from app.search.options import CORNER_RULES, DEFAULT_OPTIONS, DIAGONAL_CODES, SearchOptions
-from app.search.validate import MAX_LISTED, validate_path
+from app.search.options import DEFAULT_OPTIONS, SearchOptions
+from app.search.validate import validate_path
 from app.search.warmup import warm_up
 from bench.common import find_maps, load_scenarios, machine_info, machine_line, scenario_parser
 from bench.serialize import median_us
@@ -167,45 +168,9 @@ def kernel_call(
     """The compiled validation kernel bound to the arrays ``validate_path`` would pass it
     (no per-request blocked cells: ``marks=None``)."""
     options = options.resolved()
-    class_cost, uniform, min_cost = terrain_table(grid, options)
-    orth_w, diag_w = options.step_weights
-    out_index = np.empty(MAX_LISTED, dtype=np.int64)
-    out_code = np.empty(MAX_LISTED, dtype=np.int64)
-    first = np.full(len(_validate.VIOLATION_CODES), -1, dtype=np.int64)
-    if mode == "cells":
-        return lambda: _validate.validate_cells(
-            grid.flat,
-            grid.stride,
-            grid.width,
-            grid.height,
-            options.clearance,
-            grid.terrain_flat,
-            class_cost,
-            uniform,
-            None,
-            -1,
-            DIAGONAL_CODES[options.diagonal],
-            orth_w,
-            diag_w,
-            points,
-            out_index,
-            out_code,
-            first,
-        )
-    return lambda: _validate.validate_waypoints(
-        grid.flat,
-        grid.stride,
-        grid.width,
-        grid.height,
-        options.clearance,
-        None,
-        -1,
-        CORNER_RULES[options.diagonal],
-        orth_w * min_cost,
-        points,
-        out_index,
-        out_code,
-        first,
+    terrain = terrain_table(grid, options)
+    return validation.kernel_call(
+        grid, points, mode, options, terrain, None, -1, validation.new_report()
     )
 
 

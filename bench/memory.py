@@ -16,7 +16,7 @@ walkable array is gone by the third, so growth from the second would leave its b
 out). The grid's arrays are listed with their ``nbytes`` and their resident bytes
 (``mincore``): ``terrain`` is zero-filled and never written on a one-class map, so it
 should take no memory. Two children: the default jump-table limit
-(``JUMP_TABLE_MAX_CELLS``, below 4096², so no table), and ``jumps.configure(1 << 25)``
+(``JUMP_TABLE_MAX_CELLS``, below 4096², so no table), and a limit of ``1 << 25``
 first with ``jumps.MIN_MEAN_RUN`` set to 0 (table built and kept: the random map's runs
 are too short for the service to keep one); the latter also times ``build_jump_table``
 alone (median of 3).
@@ -38,7 +38,7 @@ the search wrote (what would be resident with base pages only).
 calls of ``build_jump_table``) and size; then, on the same (evenly subsampled) scenarios,
 three kernels alternate per scenario (round-robin, starting one further along each time):
 ``_jps.jps`` scanning (``table=None``), ``_jps.jps`` with ``grid.jump_table`` (JPS+), and
-``_kernels.astar_octile``. Only the kernel call is timed (``perf_counter_ns``), each with
+``_astar.astar_octile``. Only the kernel call is timed (``perf_counter_ns``), each with
 its own scratch generation. All three must return the same status and the same optimal
 (straight, diagonal) step counts, and JPS's ``expand_jumps`` paths must be legal with
 those counts (JPS+ prunes intermediate jump points, so it expands fewer nodes than scanning
@@ -69,9 +69,21 @@ from typing import Any
 import numpy as np
 
 from app.errors import MapLoadError
-from app.grid import Grid, jumps
-from app.grid.jumps import build_jump_table
-from app.search import Algorithm, SearchOptions, SearchScratch, _jps, _kernels, find_path
+from app.grid import Grid
+from app.search import (
+    Algorithm,
+    SearchOptions,
+    SearchScratch,
+    _astar,
+    _jps,
+    _records,
+    find_path,
+    jump_table,
+)
+from app.search import _frontier as _kernels
+from app.search import _jumps as jumps
+from app.search._jumps import build_jump_table
+from app.search.runners.jps import DEFAULT_JUMP_TABLE_MAX_CELLS
 from app.search.warmup import warm_up
 from app.service import release_large_frees
 from bench.algorithms import ready_scratch
@@ -168,13 +180,13 @@ def child_grid(size: int, seed: int, max_cells: int | None) -> dict[str, Any]:
     release_large_frees()  # as the service does at start-up
     warm_up()
     if max_cells is not None:
-        jumps.configure(max_cells)
         jumps.MIN_MEAN_RUN = 0.0  # keep the table even though this random map's runs are short
     gc.collect()
     before = rss_bytes()
     walkable = random_walkable(size, seed)
     with_walkable = rss_bytes()
     grid = Grid.from_walkable("big", walkable)
+    jump_table(grid, max_cells or DEFAULT_JUMP_TABLE_MAX_CELLS)  # as the service does on load
     del walkable
     gc.collect()
     after = rss_bytes()
@@ -319,20 +331,15 @@ def kernels(grid: Grid, scratch: SearchScratch, table: np.ndarray) -> dict[str, 
     """The three kernels on ``grid``, as ``(start, goal, generation) -> (status, expanded)``,
     with ``find_path``'s arguments for the default options (costs 1 and √2); JPS+ reads
     ``table``."""
-    flat, stride, limit = grid.flat, grid.stride, grid.cell_count
-    nodes, frontier = scratch.nodes, scratch.frontier
+    records = (_records.grid_record(grid), _records.rules_record(max_expanded=grid.cell_count))
 
     def jps(table: np.ndarray | None) -> Kernel:
-        return lambda s, g, gen: _jps.jps(
-            flat, stride, 1, table, s, g, limit, 1.0, SQRT2, nodes, frontier, gen
-        )
+        return lambda s, g, gen: _jps.jps(*records, scratch.record(gen), table, s, g)
 
     return {
         "scan": jps(None),
         "table": jps(table),
-        "astar": lambda s, g, gen: _kernels.astar_octile(
-            flat, stride, s, g, limit, 1.0, SQRT2, nodes, frontier, gen
-        ),
+        "astar": lambda s, g, gen: _astar.astar_octile(*records, scratch.record(gen), s, g),
     }
 
 
@@ -383,7 +390,8 @@ def table_build_ms(grid: Grid) -> tuple[float, np.ndarray]:
         began = time.perf_counter_ns()
         table = build_jump_table(grid.flat, grid.stride, 1)
         times.append((time.perf_counter_ns() - began) / 1e6)
-        if grid.jump_table is not None and not np.array_equal(table, grid.jump_table):
+        kept = jump_table(grid)
+        if kept is not None and not np.array_equal(table, kept):
             raise AssertionError(f"{grid.name}: build_jump_table differs from the grid's table")
     return statistics.median(times), table
 
@@ -391,11 +399,11 @@ def table_build_ms(grid: Grid) -> tuple[float, np.ndarray]:
 def run_map(map_path: Path, limit: int, progress: Progress) -> MapRuns:
     """Build time, table size, and the three kernels on the map's subsampled scenarios."""
     grid, scenarios = load_scenarios(map_path, limit)
-    if not jumps.wants_jump_table(grid.width, grid.height):
+    if not jumps.wants_jump_table(grid.width, grid.height, DEFAULT_JUMP_TABLE_MAX_CELLS):
         raise ValueError(f"{grid.name}: too large for a jump table ({grid.cell_count:,} cells)")
     build_ms, table = table_build_ms(grid)  # also where the grid declined it: to show why
     run = jumps.mean_run(table, grid.flat)
-    kept = grid.jump_table is not None
+    kept = jump_table(grid) is not None
     runs = MapRuns(grid.name, grid.width, grid.height, build_ms, table.nbytes, run, kept)
     scratch = SearchScratch()
     ready_scratch(scratch, grid.flat.size)
@@ -556,8 +564,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     size, seed = args.size, args.seed
     configurations = [
-        (f"default ({jumps._max_cells:,} cells)", None),
-        (f"`configure(1 << 25)` ({BIG_TABLE_LIMIT:,} cells)", BIG_TABLE_LIMIT),
+        (f"default ({DEFAULT_JUMP_TABLE_MAX_CELLS:,} cells)", None),
+        (f"`1 << 25` ({BIG_TABLE_LIMIT:,} cells)", BIG_TABLE_LIMIT),
     ]
     try:
         grid_rows = []

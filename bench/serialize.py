@@ -4,7 +4,7 @@ Run from the repository root::
 
     python -m bench.serialize
 
-The response body is the one the endpoint builds (``app.api.routes.paths.answer`` run on a
+The response body is the one the endpoint builds (``app.api.path_body.answer`` run on a
 tiny map, so every field of the current schema is there), with its ``path`` and
 ``waypoints`` replaced by arrays of 10, 100, 1000 and 10000 cells (a seeded random walk,
 as an ``(n, 2)`` int32 array, and a waypoint array a tenth as long). It times producing
@@ -38,7 +38,7 @@ import numpy as np
 import orjson
 import pydantic
 
-from app.api.routes.paths import answer
+from app.api.path_body import answer
 from app.config import Settings
 from app.grid import Grid
 from app.schemas import PathQuery, PathResponse

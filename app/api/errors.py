@@ -11,6 +11,7 @@ from fastapi.responses import Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from app.errors import ServiceError
+from app.observability import note_error
 
 log = logging.getLogger(__name__)
 
@@ -23,9 +24,12 @@ _HTTP_CODES = {
 }
 
 
-def error_response(status: int, code: str, message: str) -> Response:
+def error_response(
+    status: int, code: str, message: str, headers: dict[str, str] | None = None
+) -> Response:
+    note_error(code)  # the request's log line and gridpath_rejected_requests_total
     body = orjson.dumps({"error": {"code": code, "message": message}})
-    return Response(body, status_code=status, media_type="application/json")
+    return Response(body, status_code=status, media_type="application/json", headers=headers)
 
 
 # Option fields whose bad values get a code naming the field (``invalid_<field>``); the
@@ -40,6 +44,7 @@ OPTION_FIELDS = frozenset(
         "cost_model",
         "max_expanded",
         "max_cost",
+        "time_budget_ms",
         "closest",
         "blocked",
         "goals",
@@ -91,7 +96,7 @@ def describe_errors(errors: list[dict]) -> str:
 
 async def _service_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, ServiceError)
-    return error_response(exc.status, exc.code, exc.message)
+    return error_response(exc.status, exc.code, exc.message, exc.headers)
 
 
 async def _validation_error(request: Request, exc: Exception) -> Response:
@@ -111,9 +116,15 @@ async def _http_error(request: Request, exc: Exception) -> Response:
     return error_response(exc.status_code, code, message)
 
 
-async def _unexpected_error(request: Request, exc: Exception) -> Response:
-    log.exception("unexpected error on %s %s", request.method, request.url.path)
+def internal_error(method: str, path: str) -> Response:
+    """The 500 answer to an unexpected exception (call it while handling the exception: the
+    traceback is logged)."""
+    log.exception("unexpected error on %s %s", method, path)
     return error_response(500, "internal_error", "internal error; the incident was logged")
+
+
+async def _unexpected_error(request: Request, exc: Exception) -> Response:
+    return internal_error(request.method, request.url.path)
 
 
 def install_error_handlers(app: FastAPI) -> None:

@@ -91,7 +91,7 @@ def apply_edits(grid: Grid, edits: Sequence[Edit], revision: int) -> Grid:
                 f'set[{index}].value must be "blocked", "walkable" or a cost '
                 f"({TERRAIN_COST_RULE}), got {value!r}",
             )
-    return Grid.from_walkable(
+    edited = Grid.from_walkable(
         grid.name,
         walkable,
         terrain=terrain,
@@ -99,3 +99,4 @@ def apply_edits(grid: Grid, edits: Sequence[Edit], revision: int) -> Grid:
         source=grid.source,
         revision=revision,
     )
+    return edited.derive_like(grid)  # its tables (JPS+) rebuilt now, as the map's were

@@ -17,14 +17,15 @@ import hashlib
 import math
 import re
 import threading
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import Any
 
 import numpy as np
 
 from app.grid.clearance import clearance_map
 from app.grid.components import Components, label_components
-from app.grid.jumps import jump_table_for
 
 MAP_NAME_PATTERN = r"^[A-Za-z0-9_-]{1,64}$"
 _MAP_NAME_RE = re.compile(MAP_NAME_PATTERN)
@@ -83,21 +84,43 @@ class Grid:
     source: str = ""
     flat: np.ndarray = field(init=False, repr=False)  # passable.ravel(), a read-only view
     terrain_flat: np.ndarray = field(init=False, repr=False)
-    # JPS+ jump table (app.grid.jumps) for units of size 1, or None (costly terrain, too big,
-    # or jumps too short to gain from it)
-    jump_table: np.ndarray | None = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "flat", self.passable.reshape(-1))
         object.__setattr__(self, "_component_cache", {})
-        object.__setattr__(self, "_component_lock", threading.Lock())
+        object.__setattr__(self, "_component_lock", threading.RLock())
         # the common labels, at load/edit time rather than on a query
         object.__setattr__(self, "_components", label_components(self.flat, self.stride))
         object.__setattr__(self, "terrain_flat", self.terrain.reshape(-1))
-        table = None
-        if self.uniform:
-            table = jump_table_for(self.flat, self.stride, self.width, self.height)
-        object.__setattr__(self, "jump_table", table)
+        object.__setattr__(self, "_derived", {})
+
+    def derived(self, key: Hashable, build: Callable[[Grid], Any]) -> Any:
+        """A value computed from this revision by another layer, built on first use and
+        kept with the snapshot (like the component labels): the hook through which the
+        search layer keeps per-revision tables here without this package importing it
+        (the JPS+ jump table: :func:`app.search.runners.jps.jump_table`). ``build(grid)``
+        runs once per key, under the snapshot's lock; arrays it returns count in
+        :attr:`nbytes`, and :meth:`derive_like` builds them again for a later revision."""
+        with self._component_lock:
+            if key not in self._derived:
+                self._derived[key] = (build(self), build)
+            return self._derived[key][0]
+
+    def derive_like(self, earlier: Grid) -> Grid:
+        """Build now every value ``earlier`` derived (an edit's new revision gets its tables
+        when it is made, not on its first query); returns this grid."""
+        with earlier._component_lock:
+            builders = [(key, build) for key, (_, build) in earlier._derived.items()]
+        for key, build in builders:
+            self.derived(key, build)
+        return self
+
+    @property
+    def jump_table(self) -> np.ndarray | None:
+        """The JPS+ jump table built for this revision, if the search layer built one."""
+        with self._component_lock:
+            tables = (t for k, (t, _) in self._derived.items() if k[0] == "jump_table")
+            return next((t for t in tables if t is not None), None)
 
     @classmethod
     def from_walkable(
@@ -181,13 +204,12 @@ class Grid:
     @property
     def nbytes(self) -> int:
         """Bytes this snapshot holds: clearance, component labels (every rule and unit size
-        asked so far), the jump table, and terrain classes on a map with several (a
-        one-class map's terrain array is never written, so it takes no memory)."""
+        asked so far), derived tables (the jump table), and terrain classes on a map with
+        several (a one-class map's terrain array is never written, so it takes no memory)."""
         with self._component_lock:
             labels = sum(c.nbytes for c in self._component_cache.values())
+            labels += sum(t.nbytes for t, _ in self._derived.values() if t is not None)
         total = self.passable.nbytes + self._components.nbytes + labels
-        if self.jump_table is not None:
-            total += self.jump_table.nbytes
         if len(self.terrain_classes) > 1:
             total += self.terrain.nbytes
         return total

@@ -78,7 +78,7 @@ def draw_explored(png: bytes, explored: np.ndarray, path: np.ndarray, scale: int
 
 
 def run(args) -> int:
-    from app.api.routes.maps import render_map  # the server's picture
+    from app.api.png import render_map  # the server's picture
 
     try:
         grid = load(args.map)

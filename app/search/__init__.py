@@ -1,7 +1,8 @@
 """Search: pure computation on :class:`~app.grid.Grid` maps (numpy + numba, no HTTP).
 
 Public surface: :func:`find_path`, :func:`smooth`, :func:`line_of_sight`,
-:func:`turning_points`, :class:`PathResult`, and the scratch pool.
+:func:`turning_points`, :class:`PathResult`, :func:`jump_table` (a map revision's
+JPS+ table), and the scratch pool. Kernel modules (``_*.py``) are internal.
 """
 
 from app.search.find import PathResult, find_path
@@ -13,6 +14,7 @@ from app.search.options import (
     InvalidOption,
     SearchOptions,
 )
+from app.search.runners.jps import jump_table
 from app.search.scratch import ScratchPool, SearchScratch
 from app.search.smooth import line_of_sight, smooth, turning_points
 
@@ -27,6 +29,7 @@ __all__ = [
     "SearchOptions",
     "SearchScratch",
     "find_path",
+    "jump_table",
     "line_of_sight",
     "smooth",
     "turning_points",

@@ -1,11 +1,12 @@
 """The option-rich grid search kernel: every algorithm, heuristic, movement rule and cost
 model of ``POST /path`` in one compiled loop.
 
-Same conventions as :mod:`app.search._kernels` (padded flat grid, generation-stamped
-scratch, the same frontier order and neighbour order). Differences from the default
-fast kernel: ``g`` is a float64 per cell (terrain costs and weights make costs
-non-integral), per-request blocked cells and goal cells are stamped into ``marks``,
-and several goals may be searched at once.
+Same conventions as :mod:`app.search._astar` (padded flat grid, generation-stamped
+scratch, the same frontier order and neighbour order; the records of
+:mod:`app.search._records`). Differences from the default fast kernel: ``g`` is a
+float64 per cell (terrain costs and weights make costs non-integral), per-request
+blocked cells and goal cells are stamped into ``marks``, and several goals may be
+searched at once.
 """
 
 from __future__ import annotations
@@ -15,22 +16,27 @@ import math
 import numpy as np
 from numba import njit
 
-from app.search._kernels import (
+from app.search._frontier import (
     CAME_FROM,
     CELL,
     FOUND,
     GOAL,
     HEAP_POS,
     LIMIT_REACHED,
-    SQRT2,
     STATE,
     TIE_REL,
     UNREACHABLE,
     F,
     G,
-    _open,
-    _pop,
-    _sift_up,
+    pop,
+    sift_up,
+)
+from app.search._records import (
+    DIAGONAL_NEVER,
+    NO_CORNER_CUT,
+    ONE_FREE,
+    SQRT2,
+    is_open,
 )
 
 # Algorithms.
@@ -45,12 +51,6 @@ MANHATTAN = 1
 EUCLIDEAN = 2
 CHEBYSHEV = 3
 ZERO = 4
-
-# Diagonal rules (connectivity 4 is DIAGONAL_NEVER).
-DIAGONAL_NEVER = 0
-NO_CORNER_CUT = 1
-ONE_FREE = 2
-ALWAYS = 3
 
 
 @njit(nogil=True, cache=True, inline="always")
@@ -92,28 +92,13 @@ def _step_cost(terrain, class_cost, uniform, a, b, length):
 
 
 @njit(nogil=True, cache=True, inline="always")
-def _offer(
-    node,
-    x,
-    y,
-    g,
-    current,
-    algorithm,
-    heuristic,
-    h_factor,
-    goal_xy,
-    orth_w,
-    diag_w,
-    max_cost,
-    nodes,
-    g_cost,
-    frontier,
-    size,
-    open_mark,
-    closed_mark,
-):
+def _offer(search, size, node, x, y, g, current):
     """Offer the route ``current -> node`` (search states) of cost ``g``, the node lying at
-    cell ``(x, y)``; returns (new size, pruned)."""
+    cell ``(x, y)``; returns (new size, pruned). ``search`` is the working set, one tuple:
+    ``(nodes, g_cost, frontier, open_mark, closed_mark, algorithm, heuristic, h_factor,
+    goal_xy, orth_w, diag_w, max_cost)``."""
+    (nodes, g_cost, frontier, open_mark, closed_mark, algorithm, heuristic, h_factor, goal_xy,
+     orth_w, diag_w, max_cost) = search  # fmt: skip
     s = nodes[node, STATE]
     if s == closed_mark:
         return size, False
@@ -141,46 +126,67 @@ def _offer(
     frontier[i, F] = f
     frontier[i, G] = g
     frontier[i, CELL] = node
-    _sift_up(frontier, nodes, i, TIE_REL)
+    sift_up(frontier, nodes, i, TIE_REL)
     return size, False
 
 
+@njit(nogil=True, cache=True, inline="always")
+def _open_origin(search, origin):
+    """Put the search's first node alone on the frontier; returns the heap size."""
+    nodes, g_cost, frontier, open_mark = search[0], search[1], search[2], search[3]
+    nodes[origin, STATE] = open_mark
+    nodes[origin, CAME_FROM] = -1
+    nodes[origin, HEAP_POS] = 0
+    g_cost[origin] = 0.0
+    frontier[0, F] = 0.0
+    frontier[0, G] = 0.0
+    frontier[0, CELL] = origin
+    return 1
+
+
+@njit(nogil=True, cache=True, inline="always")
+def _neighbour(k, here, x, y, stride, sides, diagonal):
+    """Neighbour ``k`` (N, E, S, W, NE, SE, SW, NW) of padded cell ``here`` at ``(x, y)``:
+    ``(allowed so far, cell, its x, its y)``. ``sides`` says which of N, E, S, W are open;
+    a straight step is allowed when its cell is, a diagonal one when the ``diagonal`` rule
+    allows it by its two sides (the caller still checks the diagonal cell itself)."""
+    n_ok, e_ok, s_ok, w_ok = sides
+    if k == 0:
+        return n_ok, here - stride, x, y - 1
+    if k == 1:
+        return e_ok, here + 1, x + 1, y
+    if k == 2:
+        return s_ok, here + stride, x, y + 1
+    if k == 3:
+        return w_ok, here - 1, x - 1, y
+    if k == 4:
+        side_a, side_b, cell, nx, ny = n_ok, e_ok, here - stride + 1, x + 1, y - 1
+    elif k == 5:
+        side_a, side_b, cell, nx, ny = s_ok, e_ok, here + stride + 1, x + 1, y + 1
+    elif k == 6:
+        side_a, side_b, cell, nx, ny = s_ok, w_ok, here + stride - 1, x - 1, y + 1
+    else:
+        side_a, side_b, cell, nx, ny = n_ok, w_ok, here - stride - 1, x - 1, y - 1
+    if diagonal == NO_CORNER_CUT:
+        return side_a and side_b, cell, nx, ny
+    if diagonal == ONE_FREE:
+        return side_a or side_b, cell, nx, ny
+    return True, cell, nx, ny
+
+
 @njit(nogil=True, cache=True)
-def search_grid(
-    passable,
-    stride,
-    unit,
-    terrain,
-    class_cost,
-    uniform,
-    start,
-    goal_xy,
-    algorithm,
-    heuristic,
-    h_factor,
-    closest_kind,
-    diagonal,
-    orth_w,
-    diag_w,
-    max_expanded,
-    max_cost,
-    turn_penalty,
-    nodes,
-    marks,
-    g_cost,
-    frontier,
-    generation,
-    explored,
-):
+def search_grid(grid, rules, strategy, scratch, query):
     """Search from ``start`` to the nearest of the goals stamped in ``marks[:, GOAL]``.
 
-    ``goal_xy`` holds the goals' padded ``(x, y)`` for the heuristic. ``h_factor`` scales
-    the heuristic (minimum terrain cost x weight). ``terrain`` gives each cell's class and
-    ``class_cost`` each class's cost (ignored when ``uniform``). BFS counts steps (every
-    step costs 1) and ignores terrain. Cells blocked for this search are stamped in
-    ``marks[:, BLOCKED]``; a unit of size ``unit`` > 1 keeps to cells whose clearance is at
-    least ``unit``.
-    Expanded cells are written to ``explored`` in order, as many as fit.
+    Records (:mod:`app.search._records`): ``grid``, ``rules``, ``scratch``; ``strategy`` is
+    ``(algorithm, heuristic, h_factor, closest_kind)`` and ``query`` is ``(start, goal_xy,
+    explored)``. ``goal_xy`` holds the goals' padded ``(x, y)`` for the heuristic.
+    ``h_factor`` scales the heuristic (minimum terrain cost x weight). ``terrain`` gives
+    each cell's class and ``class_cost`` each class's cost (ignored when ``uniform``). BFS
+    counts steps (every step costs 1) and ignores terrain. Cells blocked for this search
+    are stamped in ``marks[:, BLOCKED]``; a unit of size ``unit`` > 1 keeps to cells whose
+    clearance is at least ``unit``. Expanded cells are written to ``explored`` in order, as
+    many as fit.
 
     With ``turn_penalty`` > 0 the search runs over (cell, heading) states: node
     ``cell * 9 + heading``, heading 0-7 the direction of the step that entered the cell (N,
@@ -191,9 +197,18 @@ def search_grid(
     node found (or -1); ``closest`` the expanded node nearest a goal by ``closest_kind``
     distance (ties: smaller g, then smaller index), for partial paths.
     """
+    passable, stride, terrain = grid
+    unit, diagonal, orth_w, diag_w, class_cost, uniform, max_expanded, max_cost, turn_penalty = (
+        rules
+    )
+    algorithm, heuristic, h_factor, closest_kind = strategy
+    nodes, frontier, g_cost, marks, generation = scratch
+    start, goal_xy, explored = query
     dirs = 9 if turn_penalty > 0 else 1
     open_mark = np.int32(2 * generation)
     closed_mark = np.int32(2 * generation + 1)
+    search = (nodes, g_cost, frontier, open_mark, closed_mark, algorithm, heuristic, h_factor,
+              goal_xy, orth_w, diag_w, max_cost)  # fmt: skip
     if algorithm == BFS:
         orth_len = 1.0
         diag_len = 1.0
@@ -202,14 +217,7 @@ def search_grid(
         diag_len = diag_w
 
     origin = start * dirs + (dirs - 1)  # heading "none" (8) when tracking headings
-    nodes[origin, STATE] = open_mark
-    nodes[origin, CAME_FROM] = -1
-    nodes[origin, HEAP_POS] = 0
-    g_cost[origin] = 0.0
-    frontier[0, F] = 0.0
-    frontier[0, G] = 0.0
-    frontier[0, CELL] = origin
-    size = 1
+    size = _open_origin(search, origin)
     expanded = 0
     n_explored = 0
     pruned = False
@@ -218,7 +226,7 @@ def search_grid(
     closest_g = 0.0
 
     while size > 0:
-        current, size = _pop(frontier, nodes, size, TIE_REL)
+        current, size = pop(frontier, nodes, size, TIE_REL)
         nodes[current, STATE] = closed_mark
         expanded += 1
         if dirs == 1:
@@ -243,40 +251,17 @@ def search_grid(
         if expanded >= max_expanded:
             return LIMIT_REACHED, expanded, -1, closest, n_explored
 
-        north = here - stride
-        south = here + stride
-        n_ok = _open(passable, unit, marks, generation, north)
-        e_ok = _open(passable, unit, marks, generation, here + 1)
-        s_ok = _open(passable, unit, marks, generation, south)
-        w_ok = _open(passable, unit, marks, generation, here - 1)
+        n_ok = is_open(passable, unit, marks, generation, here - stride)
+        e_ok = is_open(passable, unit, marks, generation, here + 1)
+        s_ok = is_open(passable, unit, marks, generation, here + stride)
+        w_ok = is_open(passable, unit, marks, generation, here - 1)
+        sides = (n_ok, e_ok, s_ok, w_ok)
         # N, E, S, W, then NE, SE, SW, NW.
-        for k in range(8):
-            if k == 0:
-                ok, cell, nx, ny, length = n_ok, north, x, y - 1, orth_len
-            elif k == 1:
-                ok, cell, nx, ny, length = e_ok, here + 1, x + 1, y, orth_len
-            elif k == 2:
-                ok, cell, nx, ny, length = s_ok, south, x, y + 1, orth_len
-            elif k == 3:
-                ok, cell, nx, ny, length = w_ok, here - 1, x - 1, y, orth_len
-            else:
-                if diagonal == DIAGONAL_NEVER:
-                    break
-                if k == 4:
-                    side_a, side_b, cell, nx, ny = n_ok, e_ok, north + 1, x + 1, y - 1
-                elif k == 5:
-                    side_a, side_b, cell, nx, ny = s_ok, e_ok, south + 1, x + 1, y + 1
-                elif k == 6:
-                    side_a, side_b, cell, nx, ny = s_ok, w_ok, south - 1, x - 1, y + 1
-                else:
-                    side_a, side_b, cell, nx, ny = n_ok, w_ok, north - 1, x - 1, y - 1
-                if diagonal == NO_CORNER_CUT:
-                    ok = side_a and side_b
-                elif diagonal == ONE_FREE:
-                    ok = side_a or side_b
-                else:
-                    ok = True
-                ok = ok and _open(passable, unit, marks, generation, cell)
+        for k in range(8 if diagonal != DIAGONAL_NEVER else 4):
+            ok, cell, nx, ny = _neighbour(k, here, x, y, stride, sides, diagonal)
+            length = orth_len
+            if k >= 4:
+                ok = ok and is_open(passable, unit, marks, generation, cell)
                 length = diag_len
             if not ok:
                 continue
@@ -290,9 +275,7 @@ def search_grid(
                 node = cell * 9 + k
                 if heading != 8 and heading != k:
                     step += turn_penalty
-            size, cut = _offer(node, nx, ny, g + step, current, algorithm, heuristic, h_factor,
-                               goal_xy, orth_w, diag_w, max_cost, nodes, g_cost, frontier, size,
-                               open_mark, closed_mark)  # fmt: skip
+            size, cut = _offer(search, size, node, nx, ny, g + step, current)
             pruned = pruned or cut
     if pruned:
         return LIMIT_REACHED, expanded, -1, closest, n_explored

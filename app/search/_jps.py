@@ -14,7 +14,7 @@ Pruning rules for this variant (as in PathFinding.js's "only when no obstacles" 
   or north from it finds one; the diagonal continues only if both orthogonal neighbours
   in its direction are open.
 
-JPS+ (Rabin's "jump point search plus"): the map's jump table (:mod:`app.grid.jumps`)
+JPS+ (Rabin's "jump point search plus"): the map's jump table (:mod:`app.search._jumps`)
 holds, per cell and direction, how far a jump goes before it meets a jump point or a
 wall, ignoring the goal. With it a jump is a lookup plus an O(1) test of whether the goal
 lies on the way. Pass ``table=None`` to scan.
@@ -36,7 +36,18 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from app.grid.jumps import (
+from app.search._astar import open_start, pair_search, relax
+from app.search._frontier import (
+    CAME_FROM,
+    COST_DIAG,
+    COST_ORTH,
+    FOUND,
+    LIMIT_REACHED,
+    STATE,
+    UNREACHABLE,
+    pop,
+)
+from app.search._jumps import (
     JUMP_EAST,
     JUMP_NE,
     JUMP_NORTH,
@@ -47,19 +58,7 @@ from app.grid.jumps import (
     JUMP_WEST,
     forced,
 )
-from app.grid.jumps import room as _room
-from app.search._kernels import (
-    CAME_FROM,
-    COST_DIAG,
-    COST_ORTH,
-    FOUND,
-    LIMIT_REACHED,
-    STATE,
-    UNREACHABLE,
-    _open_start,
-    _pop,
-    _relax,
-)
+from app.search._jumps import room as _room
 from app.search._prefetch import prefetch
 
 # Every jump is given the cell, its coordinates and a direction (dx, dy), and returns
@@ -196,35 +195,17 @@ def _arrival(dx, dy):
 
 
 @njit(nogil=True, cache=True, inline="always")
-def _offer_diagonal(
-    table,
-    stride,
-    current,
-    x,
-    y,
-    dx,
-    dy,
-    a,
-    d,
-    goal,
-    goal_x,
-    goal_y,
-    orth_w,
-    diag_w,
-    nodes,
-    frontier,
-    size,
-    open_mark,
-    closed_mark,
-):
+def _offer_diagonal(search, size, table, stride, current, x, y, dx, dy, a, d):
     """JPS+ with intermediate points pruned: walk the diagonal (dx, dy) from ``current``
     from one intermediate jump point to the next, and at each offer the goal (if it is
     that point) or the end points of the straight jumps along dx and dy, all linked to
-    ``current``. Returns the new frontier size."""
+    ``current``. ``search`` is the pair search's tuple (:mod:`app.search._astar`).
+    Returns the new frontier size."""
+    goal_x, goal_y = search[4], search[5]
+    goal = goal_y * stride + goal_x
     cell = current
     steps = 0  # diagonal steps from current
     while True:
-        # fmt: off
         k = _lookup_diagonal(table, stride, cell, x, y, dx, dy, goal_x, goal_y)
         if k < 0:
             return size
@@ -234,52 +215,37 @@ def _offer_diagonal(
         steps += k
         prefetch(table, cell + dx + dy * stride)  # often the next intermediate point
         if cell == goal:
-            return _relax(cell, x, y, a, d + steps, current, goal_x, goal_y, orth_w, diag_w,
-                          nodes, frontier, size, open_mark, closed_mark)
+            return relax(search, size, cell, x, y, a, d + steps, current)
         k = _lookup_straight(table, cell, x, y, dx, 0, goal_x, goal_y)
         if k > 0:
             prefetch(table, cell + k * dx)  # its row is read when it is expanded
-            size = _relax(cell + k * dx, x + k * dx, y, a + k, d + steps, current, goal_x,
-                          goal_y, orth_w, diag_w, nodes, frontier, size, open_mark, closed_mark)
+            size = relax(search, size, cell + k * dx, x + k * dx, y, a + k, d + steps, current)
         k = _lookup_straight(table, cell, x, y, 0, dy, goal_x, goal_y)
         if k > 0:
             prefetch(table, cell + k * dy * stride)
-            size = _relax(cell + k * dy * stride, x, y + k * dy, a + k, d + steps, current,
-                          goal_x, goal_y, orth_w, diag_w, nodes, frontier, size, open_mark,
-                          closed_mark)
-        # fmt: on
+            size = relax(
+                search, size, cell + k * dy * stride, x, y + k * dy, a + k, d + steps, current
+            )
 
 
 @njit(nogil=True, cache=True)
-def jps(
-    passable,
-    stride,
-    unit,
-    table,
-    start,
-    goal,
-    max_expanded,
-    orth_w,
-    diag_w,
-    nodes,
-    frontier,
-    generation,
-):
-    """Jump point search from ``start`` to ``goal``; same returns as ``astar_octile``
-    (``expanded`` counts jump points). ``came_from`` links jump points: expand them with
-    :func:`expand_jumps`. ``table``: the map's jump table for this ``unit`` (JPS+), or
-    None to scan the grid; both give the same answer."""
-    open_mark = np.int32(2 * generation)
-    closed_mark = np.int32(2 * generation + 1)
-    goal_x = goal % stride
-    goal_y = goal // stride
-    size = _open_start(nodes, frontier, start, stride, goal_x, goal_y, orth_w, diag_w, open_mark)
+def jps(grid, rules, scratch, table, start, goal):
+    """Jump point search from ``start`` to ``goal``; same records and returns as
+    :func:`app.search._astar.astar_octile` (``expanded`` counts jump points; the unit size
+    comes from ``rules``). ``came_from`` links jump points: expand them with
+    :func:`expand_jumps`. ``table``: the map's jump table for this unit (JPS+), or None to
+    scan the grid; both give the same answer."""
+    passable, stride, _terrain = grid
+    unit, _diagonal, orth_w, diag_w, _costs, _uniform, max_expanded, _max_cost, _turn = rules
+    search = pair_search(scratch, goal, stride, orth_w, diag_w)
+    nodes, frontier, _open_mark, closed_mark, goal_x, goal_y, _ow, _dw = search
+    size = open_start(search, start, stride)
     expanded = 0
     # The directions to try from the node being expanded, in order: (dx, dy) pairs.
     dirs = np.empty((8, 2), dtype=np.int64)
 
     while size > 0:
-        current, size = _pop(frontier, nodes, size, 0.0)
+        current, size = pop(frontier, nodes, size, 0.0)
         nodes[current, STATE] = closed_mark
         expanded += 1
         if current == goal:
@@ -321,24 +287,18 @@ def jps(
         for i in range(n):
             dx = dirs[i, 0]
             dy = dirs[i, 1]
-            # fmt: off
             if table is not None and dx != 0 and dy != 0:
-                size = _offer_diagonal(table, stride, current, x, y, dx, dy, a, d, goal,
-                                       goal_x, goal_y, orth_w, diag_w, nodes, frontier, size,
-                                       open_mark, closed_mark)
+                size = _offer_diagonal(search, size, table, stride, current, x, y, dx, dy, a, d)
                 continue
-            k = _jump(passable, unit, table, stride, current, x, y, dx, dy, goal_x, goal_y,
-                      goal)
+            k = _jump(passable, unit, table, stride, current, x, y, dx, dy, goal_x, goal_y, goal)
             if k < 0:
                 continue
             if dx != 0 and dy != 0:
                 a_next, d_next = a, d + k
             else:
                 a_next, d_next = a + k, d
-            size = _relax(current + k * (dx + dy * stride), x + k * dx, y + k * dy, a_next,
-                          d_next, current, goal_x, goal_y, orth_w, diag_w, nodes, frontier, size,
-                          open_mark, closed_mark)
-            # fmt: on
+            cell = current + k * (dx + dy * stride)
+            size = relax(search, size, cell, x + k * dx, y + k * dy, a_next, d_next, current)
     return UNREACHABLE, expanded
 
 

@@ -16,9 +16,11 @@ import numpy as np
 from numba import njit
 
 from app.grid.model import Grid
-from app.search import _general, _kernels
+from app.search import _general
+from app.search._frontier import BLOCKED, CAME_FROM, STATE
+from app.search._records import grid_record
 from app.search.find import check_cell, terrain_table
-from app.search.options import DEFAULT_OPTIONS, DIAGONAL_CODES, InvalidOption, SearchOptions
+from app.search.options import DEFAULT_OPTIONS, InvalidOption, SearchOptions, kernel_rules
 from app.search.overlay import blocked_cells, stamp
 from app.search.scratch import SearchScratch, thread_scratch
 
@@ -26,6 +28,8 @@ from app.search.scratch import SearchScratch, thread_scratch
 DIRECTIONS = ("N", "E", "S", "W", "NE", "SE", "SW", "NW")
 _OFFSETS = ((0, -1), (1, 0), (0, 1), (-1, 0), (1, -1), (1, 1), (-1, 1), (-1, -1))
 UNREACHABLE_COST = -1.0
+_NO_GOALS = np.empty((0, 2), dtype=np.int64)
+_NO_EXPLORED = np.empty(0, dtype=np.int32)
 
 
 @dataclass(frozen=True)
@@ -45,12 +49,12 @@ def _extract(nodes, g_cost, generation, stride, height, width, cost, step):
     for y in range(height):
         for x in range(width):
             cell = (y + 1) * stride + x + 1
-            if nodes[cell, _kernels.STATE] != closed:
+            if nodes[cell, STATE] != closed:
                 cost[y, x] = UNREACHABLE_COST
                 step[y, x] = -1
                 continue
             cost[y, x] = g_cost[cell]
-            parent = nodes[cell, _kernels.CAME_FROM]
+            parent = nodes[cell, CAME_FROM]
             if parent < 0:
                 step[y, x] = -1
                 continue
@@ -80,36 +84,12 @@ def flow_field(
     class_cost, uniform, _ = terrain_table(grid, options)
     scratch = scratch or thread_scratch()
     generation = scratch.begin(grid.flat.size)
-    marks = scratch.marks
-    stamp(grid, blocked_set, marks, _kernels.BLOCKED, generation)
-    orth_w, diag_w = options.step_weights
-    no_goals = np.empty((0, 2), dtype=np.int64)
-    _, expanded, _, _, _ = _general.search_grid(
-        grid.flat,
-        grid.stride,
-        options.clearance,
-        grid.terrain_flat,
-        class_cost,
-        uniform,
-        grid.index(*goal),
-        no_goals,
-        _general.DIJKSTRA,
-        _general.ZERO,
-        0.0,
-        _general.OCTILE,
-        DIAGONAL_CODES[options.diagonal],
-        orth_w,
-        diag_w,
-        grid.cell_count + 1,
-        np.inf,
-        0.0,
-        scratch.nodes,
-        marks,
-        scratch.g_cost,
-        scratch.frontier,
-        generation,
-        np.empty(0, dtype=np.int32),
-    )
+    stamp(grid, blocked_set, scratch.marks, BLOCKED, generation)
+    rules = kernel_rules(options, class_cost, uniform, grid.cell_count + 1)
+    dijkstra = (_general.DIJKSTRA, _general.ZERO, 0.0, _general.OCTILE)
+    query = (grid.index(*goal), _NO_GOALS, _NO_EXPLORED)  # no goal: every reachable cell
+    records = (grid_record(grid), rules, dijkstra, scratch.record(generation, costs=True))
+    _, expanded, _, _, _ = _general.search_grid(*records, query)
     cost = np.empty((grid.height, grid.width), dtype=np.float64)
     step = np.empty((grid.height, grid.width), dtype=np.int8)
     _extract(

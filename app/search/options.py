@@ -24,9 +24,18 @@ from dataclasses import dataclass, replace
 from enum import Enum
 from functools import cached_property, lru_cache
 
+from app.errors import InvalidOption
 from app.grid.model import TERRAIN_COST_RULE, is_terrain_cost
 from app.search import _general
-from app.search._kernels import CORNER_BOTH, CORNER_NONE, CORNER_ONE, SQRT2
+from app.search._records import (
+    ALWAYS,
+    DIAGONAL_NEVER,
+    NO_CORNER_CUT,
+    ONE_FREE,
+    SQRT2,
+    rules_record,
+)
+from app.search._sight import CORNER_BOTH, CORNER_NONE, CORNER_ONE
 
 
 class Algorithm(str, Enum):
@@ -72,10 +81,10 @@ HEURISTIC_CODES = {
     Heuristic.ZERO: _general.ZERO,
 }
 DIAGONAL_CODES = {
-    Diagonal.NEVER: _general.DIAGONAL_NEVER,
-    Diagonal.NO_CORNER_CUT: _general.NO_CORNER_CUT,
-    Diagonal.ONE_FREE: _general.ONE_FREE,
-    Diagonal.ALWAYS: _general.ALWAYS,
+    Diagonal.NEVER: DIAGONAL_NEVER,
+    Diagonal.NO_CORNER_CUT: NO_CORNER_CUT,
+    Diagonal.ONE_FREE: ONE_FREE,
+    Diagonal.ALWAYS: ALWAYS,
 }
 # Line of sight at an exact grid corner follows the diagonal rule; 4-connected movement
 # (and "never") uses the strict rule, so a sight line never crosses between diagonal walls.
@@ -85,15 +94,6 @@ CORNER_RULES = {
     Diagonal.ONE_FREE: CORNER_ONE,
     Diagonal.ALWAYS: CORNER_NONE,
 }
-
-
-class InvalidOption(ValueError):
-    """An option value that cannot be used; ``field`` names the option."""
-
-    def __init__(self, field: str, message: str) -> None:
-        super().__init__(message)
-        self.field = field
-        self.message = message
 
 
 @dataclass(frozen=True)
@@ -110,6 +110,7 @@ class SearchOptions:
     terrain_costs: tuple[tuple[str, float], ...] = ()  # per-request class cost overrides
     turn_penalty: float = 0.0  # extra cost per change of direction
     clearance: int = 1  # unit size in cells: keeps to cells with clearance >= this
+    smooth: bool = False  # waypoints by string pulling (else the turning points)
 
     def __post_init__(self) -> None:
         if not 1 <= self.clearance <= 255:
@@ -178,39 +179,18 @@ class SearchOptions:
 
     @cached_property
     def optimal(self) -> bool:
-        """The returned cost is the minimum under the cost model."""
-        if self.algorithm == Algorithm.DIJKSTRA:
-            return True
-        if self.algorithm in (Algorithm.ASTAR, Algorithm.AUTO, Algorithm.JPS):
-            return self.admissible and self.heuristic_weight == 1
-        if self.algorithm == Algorithm.BFS:  # fewest steps is cheapest only if steps cost alike
-            return not self.diagonals
-        return False
+        """The returned cost is the minimum under the cost model (on uniform terrain; the
+        algorithm registry, :mod:`app.search.registry`, says so per algorithm)."""
+        from app.search.registry import ALGORITHMS  # the registry imports the options
+
+        return ALGORITHMS[self.algorithm].optimal(self)
 
     @cached_property
     def bounded_suboptimal(self) -> bool:
         """Weighted A* with an admissible heuristic: cost <= heuristic_weight x optimal."""
-        return (
-            self.algorithm in (Algorithm.ASTAR, Algorithm.AUTO)
-            and self.admissible
-            and self.heuristic_weight > 1
-        )
+        from app.search.registry import ALGORITHMS
 
-    @cached_property
-    def is_fast_path(self) -> bool:
-        """Served by the exact default kernel (A*, octile, no corner cutting, weight 1) when
-        the terrain is uniform."""
-        r = self.resolved()
-        return (
-            r.algorithm in (Algorithm.ASTAR, Algorithm.AUTO)
-            and r.heuristic == Heuristic.OCTILE
-            and r.heuristic_weight == 1
-            and r.diagonal == Diagonal.NO_CORNER_CUT
-            and r.max_cost is None
-            and not r.closest
-            and r.turn_penalty == 0
-            and r.clearance == 1
-        )
+        return ALGORITHMS[self.algorithm].bounded_suboptimal(self)
 
 
 @lru_cache(maxsize=1024)
@@ -227,25 +207,19 @@ def _resolve(options: SearchOptions) -> SearchOptions:
 DEFAULT_OPTIONS = SearchOptions()
 
 
-def jps_blocker(
-    options: SearchOptions, *, uniform: bool, blocked: bool, goals: int, explored: bool
-) -> str | None:
-    """Why jump point search cannot serve this query (None: it can)."""
-    r = options.resolved()
-    if not (r.connectivity == 8 and r.diagonal == Diagonal.NO_CORNER_CUT):
-        return "it needs 8-connected movement without corner cutting (diagonal no_corner_cut)"
-    if not uniform:
-        return "it needs uniform terrain costs"
-    if r.turn_penalty:
-        return "it does not support turn_penalty"
-    if r.heuristic != Heuristic.OCTILE or r.heuristic_weight != 1:
-        return "it uses the octile heuristic with weight 1"
-    if blocked:
-        return "it does not support per-request blocked cells"
-    if goals != 1:
-        return "it searches for a single goal"
-    if r.closest or r.max_cost is not None:
-        return "it does not support closest or max_cost"
-    if explored:
-        return "it does not report explored cells"
-    return None
+def kernel_rules(
+    options: SearchOptions, class_cost, uniform: bool, max_expanded: int, **limits: float
+) -> tuple:
+    """The kernels' rules record (:mod:`app.search._records`) for resolved ``options`` on
+    terrain priced by ``class_cost`` (``limits``: ``max_cost``, ``turn_penalty``)."""
+    orth_w, diag_w = options.step_weights
+    return rules_record(
+        unit=options.clearance,
+        diagonal=DIAGONAL_CODES[options.diagonal],
+        orth_w=orth_w,
+        diag_w=diag_w,
+        class_cost=class_cost,
+        uniform=uniform,
+        max_expanded=max_expanded,
+        **limits,
+    )

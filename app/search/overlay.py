@@ -13,7 +13,7 @@ import numpy as np
 
 from app.errors import OutOfBounds
 from app.grid.model import Grid
-from app.search import _kernels
+from app.search._frontier import BLOCKED
 
 Cell = tuple[int, int]
 
@@ -45,5 +45,5 @@ def overlay(grid: Grid, blocked: Iterable[Cell], scratch):
     if not cells:
         return None, -1
     generation = scratch.begin(grid.flat.size)
-    stamp(grid, cells, scratch.marks, _kernels.BLOCKED, generation)
+    stamp(grid, cells, scratch.marks, BLOCKED, generation)
     return scratch.marks, generation

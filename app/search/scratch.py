@@ -15,9 +15,11 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from app.search._kernels import FRONTIER_COLUMNS, MARK_COLUMNS, NODE_COLUMNS, STATE
+from app.search._frontier import FRONTIER_COLUMNS, MARK_COLUMNS, NODE_COLUMNS, STATE
 
 _MAX_GENERATION = (2**31 - 2) // 2  # state marks 2*gen and 2*gen+1 must fit in int32
+_NO_COSTS = np.empty(0, dtype=np.float64)
+_NO_MARKS = np.empty((0, MARK_COLUMNS), dtype=np.int32)
 
 
 class SearchScratch:
@@ -59,6 +61,14 @@ class SearchScratch:
     def nbytes(self) -> int:
         extra = sum(a.nbytes for a in (self._g_cost, self._marks) if a is not None)
         return self.nodes.nbytes + self.frontier.nbytes + extra
+
+    def record(self, generation: int, *, costs: bool = False) -> tuple:
+        """The kernels' scratch record ``(nodes, frontier, g_cost, marks, generation)``
+        (:mod:`app.search._records`). Without ``costs`` the float costs and the marks, which
+        the exact-pair kernels never read, are empty placeholders (not allocated)."""
+        if costs:
+            return (self.nodes, self.frontier, self.g_cost, self.marks, int(generation))
+        return (self.nodes, self.frontier, _NO_COSTS, _NO_MARKS, int(generation))
 
     def begin(self, cells: int) -> int:
         """Prepare for a search over ``cells`` padded cells; returns its generation."""

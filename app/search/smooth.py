@@ -15,7 +15,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from app.grid.model import Grid
-from app.search import _kernels
+from app.search import _sight
+from app.search._records import grid_record
 from app.search.options import CORNER_RULES, Diagonal
 from app.search.overlay import overlay
 from app.search.scratch import SearchScratch, thread_scratch
@@ -40,20 +41,9 @@ def line_of_sight(
     if not (grid.in_bounds(*a) and grid.in_bounds(*b)):
         return False
     marks, mark = overlay(grid, blocked, scratch or thread_scratch())
-    return bool(
-        _kernels.line_of_sight(
-            grid.flat,
-            grid.stride,
-            clearance,
-            marks,
-            mark,
-            CORNER_RULES[diagonal],
-            int(a[0]),
-            int(a[1]),
-            int(b[0]),
-            int(b[1]),
-        )
-    )
+    sight = (int(clearance), CORNER_RULES[diagonal])
+    ends = (int(a[0]), int(a[1])), (int(b[0]), int(b[1]))
+    return bool(_sight.line_of_sight(grid_record(grid), sight, marks, mark, *ends))
 
 
 def smooth(
@@ -71,11 +61,8 @@ def smooth(
     if path.shape[0] == 0:
         return path
     marks, mark = overlay(grid, blocked, scratch or thread_scratch())
-    return path[
-        _kernels.smooth_path(
-            grid.flat, grid.stride, clearance, marks, mark, CORNER_RULES[diagonal], path
-        )
-    ]
+    sight = (int(clearance), CORNER_RULES[diagonal])
+    return path[_sight.smooth_path(grid_record(grid), sight, marks, mark, path)]
 
 
 def turning_points(path: np.ndarray) -> np.ndarray:
@@ -83,4 +70,4 @@ def turning_points(path: np.ndarray) -> np.ndarray:
     path = np.ascontiguousarray(path, dtype=np.int32)
     if path.shape[0] == 0:
         return path
-    return path[_kernels.turning_points(path)]
+    return path[_sight.turning_points(path)]

@@ -15,7 +15,7 @@ Modes:
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -23,14 +23,15 @@ import numpy as np
 from app.errors import ServiceError
 from app.grid.model import Grid
 from app.search import _validate
+from app.search._records import grid_record
 from app.search.find import find_path, terrain_table
 from app.search.options import (
     CORNER_RULES,
     DEFAULT_OPTIONS,
-    DIAGONAL_CODES,
     Algorithm,
     CostModel,
     SearchOptions,
+    kernel_rules,
 )
 from app.search.overlay import overlay
 from app.search.scratch import SearchScratch, thread_scratch
@@ -69,6 +70,39 @@ def _message(code: str, i: int, path: np.ndarray, grid: Grid, unit: int) -> str:
     }[code]
 
 
+def new_report() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The validation kernels' violation report ``(out_index, out_code, first)``."""
+    out_index = np.empty(MAX_LISTED, dtype=np.int64)
+    out_code = np.empty(MAX_LISTED, dtype=np.int64)
+    first = np.full(len(_validate.VIOLATION_CODES), -1, dtype=np.int64)
+    return out_index, out_code, first
+
+
+def kernel_call(
+    grid: Grid,
+    cells: np.ndarray,
+    mode: str,
+    options: SearchOptions,
+    terrain: tuple[np.ndarray, bool, float],
+    marks: np.ndarray | None,
+    block_mark: int,
+    report: tuple,
+) -> Callable[[], tuple[float, int]]:
+    """The validation kernel of ``mode`` with its records ready: call it for ``(cost,
+    violations found)``. ``options`` resolved; ``terrain`` is :func:`terrain_table`'s
+    answer; ``marks``, ``block_mark`` as :func:`overlay` gives them; ``report`` from
+    :func:`new_report`."""
+    class_cost, uniform, min_cost = terrain
+    orth_w, diag_w = options.step_weights
+    if mode == "cells":
+        rules = kernel_rules(options, class_cost, uniform, 0)
+        args = (grid_record(grid), rules, marks, block_mark, cells, report)
+        return lambda: _validate.validate_cells(*args)
+    sight = (int(options.clearance), CORNER_RULES[options.diagonal], float(orth_w * min_cost))
+    args = (grid_record(grid), sight, marks, block_mark, cells, report)
+    return lambda: _validate.validate_waypoints(*args)
+
+
 def validate_path(
     grid: Grid,
     path: Sequence[Sequence[int]] | np.ndarray,
@@ -87,115 +121,63 @@ def validate_path(
         raise ValueError(f"mode must be 'cells' or 'waypoints', got {mode!r}")
     cells = np.asarray(path, dtype=np.int64).reshape(-1, 2)
     options = options.resolved()
-    class_cost, uniform, min_cost = terrain_table(grid, options)
+    terrain = terrain_table(grid, options)
     marks, block_mark = overlay(grid, blocked, scratch or thread_scratch())
-    orth_w, diag_w = options.step_weights
-    out_index = np.empty(MAX_LISTED, dtype=np.int64)
-    out_code = np.empty(MAX_LISTED, dtype=np.int64)
-    first = np.full(len(_validate.VIOLATION_CODES), -1, dtype=np.int64)
+    report = new_report()
+    check = kernel_call(grid, cells, mode, options, terrain, marks, block_mark, report)
     began = time.perf_counter_ns()
-    if mode == "cells":
-        cost, found = _validate.validate_cells(
-            grid.flat,
-            grid.stride,
-            grid.width,
-            grid.height,
-            options.clearance,
-            grid.terrain_flat,
-            class_cost,
-            uniform,
-            marks,
-            block_mark,
-            DIAGONAL_CODES[options.diagonal],
-            orth_w,
-            diag_w,
-            cells,
-            out_index,
-            out_code,
-            first,
-        )
-    else:
-        cost, found = _validate.validate_waypoints(
-            grid.flat,
-            grid.stride,
-            grid.width,
-            grid.height,
-            options.clearance,
-            marks,
-            block_mark,
-            CORNER_RULES[options.diagonal],
-            orth_w * min_cost,
-            cells,
-            out_index,
-            out_code,
-            first,
-        )
+    cost, found = check()
     search_us = (time.perf_counter_ns() - began) / 1000
-    listed = {(int(out_index[k]), int(out_code[k])) for k in range(min(found, MAX_LISTED))}
-    listed |= {(int(i), code) for code, i in enumerate(first) if i >= 0}
-    violations = [
-        Violation(
-            i,
-            _validate.VIOLATION_CODES[c],
-            _message(_validate.VIOLATION_CODES[c], i, cells, grid, options.clearance),
-        )
-        for i, c in sorted(listed)
-    ]
-    if options.cost_model == CostModel.INTEGER and mode == "cells":
-        cost = int(round(cost))
-    else:
-        cost = float(cost)
+    violations = _reported(report, found, cells, grid, options.clearance)
+    integer = options.cost_model == CostModel.INTEGER and mode == "cells"
+    cost = int(round(cost)) if integer else float(cost)
+    violations += _wrong_ends(cells, start, goal)
     n = len(cells)
-    if n == 0:
-        violations.append(Violation(0, "not_adjacent", "the path is empty"))
-    else:
-        if start is not None and tuple(int(v) for v in cells[0]) != tuple(start):
-            violations.append(
-                Violation(
-                    0,
-                    "wrong_start",
-                    f"the path starts at {cells[0].tolist()}, not at {list(start)}",
-                )
-            )
-        if goal is not None and tuple(int(v) for v in cells[-1]) != tuple(goal):
-            violations.append(
-                Violation(
-                    n - 1,
-                    "wrong_goal",
-                    f"the path ends at {cells[-1].tolist()}, not at {list(goal)}",
-                )
-            )
     if max_cost is not None and cost > max_cost + 1e-9 * max(1.0, abs(max_cost)):
-        violations.append(
-            Violation(
-                max(n - 1, 0),
-                "over_budget",
-                f"the path costs {cost}, over the budget of {max_cost}",
-            )
-        )
+        message = f"the path costs {cost}, over the budget of {max_cost}"
+        violations.append(Violation(max(n - 1, 0), "over_budget", message))
     optimal_cost = None
     if compare_optimal and n > 0:
-        ends = (tuple(int(v) for v in cells[0]), tuple(int(v) for v in cells[-1]))
-        if all(grid.in_bounds(*c) for c in ends):
-            try:
-                optimal_cost = find_path(
-                    grid,
-                    ends[0],
-                    ends[1],
-                    _optimal_options(options),
-                    blocked=blocked,
-                    scratch=scratch,
-                ).cost
-            except ServiceError:  # an end is blocked: the violations say so already
-                optimal_cost = None
-    return ValidationResult(
-        valid=not violations,
-        cost=cost,
-        checked=n,
-        violations=violations,
-        optimal_cost=optimal_cost,
-        search_us=search_us,
-    )
+        optimal_cost = _optimal_cost(grid, cells, options, blocked, scratch)
+    return ValidationResult(not violations, cost, n, violations, optimal_cost, search_us)
+
+
+def _reported(report: tuple, found: int, cells, grid: Grid, unit: int) -> list[Violation]:
+    """The kernel's violations: those listed in path order and the first of each kind."""
+    out_index, out_code, first = report
+    listed = {(int(out_index[k]), int(out_code[k])) for k in range(min(found, MAX_LISTED))}
+    listed |= {(int(i), code) for code, i in enumerate(first) if i >= 0}
+    codes = _validate.VIOLATION_CODES
+    return [
+        Violation(i, codes[c], _message(codes[c], i, cells, grid, unit)) for i, c in sorted(listed)
+    ]
+
+
+def _wrong_ends(cells: np.ndarray, start: Cell | None, goal: Cell | None) -> list[Violation]:
+    """An empty path, or one that does not start at ``start`` / end at ``goal``."""
+    n = len(cells)
+    if n == 0:
+        return [Violation(0, "not_adjacent", "the path is empty")]
+    wrong = []
+    if start is not None and tuple(int(v) for v in cells[0]) != tuple(start):
+        message = f"the path starts at {cells[0].tolist()}, not at {list(start)}"
+        wrong.append(Violation(0, "wrong_start", message))
+    if goal is not None and tuple(int(v) for v in cells[-1]) != tuple(goal):
+        message = f"the path ends at {cells[-1].tolist()}, not at {list(goal)}"
+        wrong.append(Violation(n - 1, "wrong_goal", message))
+    return wrong
+
+
+def _optimal_cost(grid: Grid, cells, options: SearchOptions, blocked, scratch) -> float | None:
+    """The optimal cost between the path's ends (None: an end is off the map or blocked)."""
+    ends = (tuple(int(v) for v in cells[0]), tuple(int(v) for v in cells[-1]))
+    if not all(grid.in_bounds(*c) for c in ends):
+        return None
+    try:
+        optimal = _optimal_options(options)
+        return find_path(grid, *ends, optimal, blocked=blocked, scratch=scratch).cost
+    except ServiceError:  # an end is blocked: the violations say so already
+        return None
 
 
 def _optimal_options(options: SearchOptions) -> SearchOptions:

@@ -404,6 +404,7 @@ FIELD_EXAMPLES: dict[str, Any] = {
     "blocked": [[10, 10]],
     "max_expanded": 100,
     "max_cost": 1000.0,
+    "time_budget_ms": 50,
     "closest": True,
     "turn_penalty": 0.5,
     "smooth": False,

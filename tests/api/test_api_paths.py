@@ -322,11 +322,11 @@ def test_blocked_cells_off_the_map_are_refused_everywhere(client, url, body):
 @pytest.mark.parametrize(
     ("url", "body", "module", "name"),
     [
-        ("/path", ARENA, "app.api.routes.paths", "find_path"),
+        ("/path", ARENA, "app.api.path_body", "find_path"),
         (
             "/paths",
             {"map": "arena", "queries": [{"start": [2, 2], "goal": [40, 50]}] * 2},
-            "app.api.routes.paths",
+            "app.api.path_body",
             "find_path",
         ),
         (

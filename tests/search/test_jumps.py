@@ -1,6 +1,6 @@
-"""JPS+ jump tables (app.grid.jumps): entries against a plain-Python definition, and JPS
-with the table (which prunes intermediate jump points) against JPS that scans: the same
-optimal cost, legal paths, fewer expansions."""
+"""JPS+ jump tables (app.search._jumps, one per map revision): entries against a
+plain-Python definition, and JPS with the table (which prunes intermediate jump points)
+against JPS that scans: the same optimal cost, legal paths, fewer expansions."""
 
 from __future__ import annotations
 
@@ -9,11 +9,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from app.grid import Grid, jumps
+from app.grid import Grid
 from app.grid.edits import Edit, apply_edits
 from app.grid.model import TerrainClass
-from app.search import Algorithm, SearchOptions, SearchScratch, _jps, find_path
-from app.search._kernels import COST_DIAG, COST_ORTH
+from app.search import Algorithm, SearchOptions, SearchScratch, _jps, find_path, jump_table
+from app.search import _jumps as jumps
+from app.search._frontier import COST_DIAG, COST_ORTH
+from app.search._records import grid_record, rules_record
 from tests.conftest import make_grid
 from tests.reference import SQRT2, path_cost, step_is_legal
 
@@ -112,10 +114,8 @@ def run_jps(grid: Grid, table, start, goal, limit):
     scratch = SearchScratch(grid.flat.size)
     generation = scratch.begin(grid.flat.size)
     s, g = grid.index(*start), grid.index(*goal)
-    # fmt: off
-    status, expanded = _jps.jps(grid.flat, grid.stride, 1, table, s, g, limit, 1.0, 2**0.5,
-                                scratch.nodes, scratch.frontier, generation)
-    # fmt: on
+    records = (grid_record(grid), rules_record(max_expanded=limit), scratch.record(generation))
+    status, expanded = _jps.jps(*records, table, s, g)
     if status != 0:
         return int(status), int(expanded), None, None
     pair = (int(scratch.nodes[g, COST_ORTH]), int(scratch.nodes[g, COST_DIAG]))
@@ -156,7 +156,7 @@ def open_room(width: int = 16, height: int = 12) -> np.ndarray:
     return walkable
 
 
-def test_no_table_for_costly_terrain_or_big_maps_and_the_same_answers(monkeypatch):
+def test_no_table_for_costly_terrain_or_big_maps_and_the_same_answers():
     walkable = open_room()
     terrain = Grid.from_walkable(
         "sand",
@@ -164,14 +164,14 @@ def test_no_table_for_costly_terrain_or_big_maps_and_the_same_answers(monkeypatc
         terrain=np.ones(walkable.shape, dtype=np.uint8),
         terrain_classes=(TerrainClass("ground", 1.0), TerrainClass("sand", 2.0)),
     )
-    assert terrain.jump_table is None
+    assert jump_table(terrain) is None and terrain.jump_table is None
     with_table = Grid.from_walkable("t", walkable)
-    monkeypatch.setattr(jumps, "_max_cells", walkable.size - 1)
     without = Grid.from_walkable("t", walkable)
-    assert with_table.jump_table is not None and without.jump_table is None
+    assert jump_table(with_table) is not None
+    assert jump_table(without, walkable.size - 1) is None  # over JUMP_TABLE_MAX_CELLS
     options = SearchOptions(algorithm=Algorithm.JPS)
     a = find_path(with_table, (0, 11), (15, 0), options)
-    b = find_path(without, (0, 11), (15, 0), options)
+    b = find_path(without, (0, 11), (15, 0), options, jump_table_max_cells=walkable.size - 1)
     assert a.cost == b.cost and a.expanded < b.expanded  # pruned intermediate points
 
 
@@ -179,28 +179,27 @@ def test_maps_of_short_runs_scan_instead():
     rng = np.random.default_rng(1)  # a third of the cells blocked at random: runs of ~1
     grid = Grid.from_walkable("random", rng.random((40, 40)) >= 0.35)
     table = jumps.build_jump_table(grid.flat, grid.stride, 1)
-    assert jumps.mean_run(table, grid.flat) < jumps.MIN_MEAN_RUN and grid.jump_table is None
+    assert jumps.mean_run(table, grid.flat) < jumps.MIN_MEAN_RUN and jump_table(grid) is None
     room = Grid.from_walkable("room", open_room())
-    assert jumps.mean_run(room.jump_table, room.flat) >= jumps.MIN_MEAN_RUN
+    assert jumps.mean_run(jump_table(room), room.flat) >= jumps.MIN_MEAN_RUN
 
 
-def test_configure_bounds_the_table():
-    before = jumps._max_cells
-    try:
-        jumps.configure(0)
-        assert Grid.from_walkable("t", open_room()).jump_table is None
-        jumps.configure(16 * 12)
-        assert Grid.from_walkable("t", open_room()).jump_table is not None
-    finally:
-        jumps.configure(before)
+def test_the_limit_bounds_the_table_and_each_revision_builds_its_own_once():
+    grid = Grid.from_walkable("t", open_room())
+    assert jump_table(grid, 0) is None and grid.jump_table is None  # 0: never
+    table = jump_table(grid, 16 * 12)
+    assert table is not None and jump_table(grid, 16 * 12) is table  # kept with the revision
+    assert grid.jump_table is table and grid.nbytes >= table.nbytes
 
 
 def test_an_edit_rebuilds_the_table():
     grid = Grid.from_walkable("t", open_room())
+    assert jump_table(grid) is not None  # as the service builds it when the map loads
     edited = apply_edits(grid, [Edit("blocked", cells=[(3, 5)])], revision=2)
+    assert edited.jump_table is not None  # built with the edit, before any query
     rebuilt = Grid.from_walkable("t", edited.walkable.astype(bool))
-    assert np.array_equal(edited.jump_table, rebuilt.jump_table)
-    assert not np.array_equal(edited.jump_table, grid.jump_table)
+    assert np.array_equal(jump_table(edited), jump_table(rebuilt))
+    assert not np.array_equal(jump_table(edited), jump_table(grid))
     result = find_path(edited, (0, 5), (6, 5), SearchOptions(algorithm=Algorithm.JPS))
     assert [3, 5] not in result.path.tolist() and result.cost == pytest.approx(4 + 2 * 2**0.5)
 
@@ -208,7 +207,7 @@ def test_an_edit_rebuilds_the_table():
 def test_the_table_is_read_only():
     grid = Grid.from_walkable("t", open_room())
     with pytest.raises(ValueError):
-        grid.jump_table[0, 0] = 1
+        jump_table(grid)[0, 0] = 1
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -232,6 +231,6 @@ def test_the_estimate_samples_odd_prime_steps():
 
 
 def test_no_table_where_int16_entries_could_overflow():
-    assert jumps.wants_jump_table(100, 100)
-    assert not jumps.wants_jump_table(jumps.JUMP_TABLE_MAX_SIDE, 1)  # 32,002 padded cells
+    assert jumps.wants_jump_table(100, 100, 10**9)
+    assert not jumps.wants_jump_table(jumps.JUMP_TABLE_MAX_SIDE, 1, 10**9)  # 32,002 padded cells
     assert jumps.JUMP_TABLE_MAX_SIDE < np.iinfo(np.int16).max

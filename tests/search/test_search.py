@@ -12,7 +12,18 @@ from hypothesis import strategies as st
 
 from app.errors import GoalBlocked, OutOfBounds, StartBlocked
 from app.grid import Grid
-from app.search import Algorithm, SearchOptions, SearchScratch, _general, _kernels, find_path
+from app.search import (
+    Algorithm,
+    SearchOptions,
+    SearchScratch,
+    _astar,
+    _frontier,
+    _general,
+    _jps,
+    _sight,
+    _validate,
+    find_path,
+)
 from tests.conftest import make_grid
 from tests.reference import SQRT2, path_cost, reference_costs, step_is_legal
 
@@ -191,13 +202,17 @@ def test_generation_wraparound_resets_state(monkeypatch):
 
 def test_kernels_release_the_gil_and_cache():
     for kernel in (
-        _kernels.astar_octile,
-        _kernels.reconstruct_path,
-        _kernels.line_of_sight,
+        _astar.astar_octile,
+        _frontier.reconstruct_path,
+        _sight.line_of_sight,
         _general.search_grid,
         _general.path_cost,
-        _kernels.smooth_path,
-        _kernels.turning_points,
+        _jps.jps,
+        _jps.expand_jumps,
+        _sight.smooth_path,
+        _sight.turning_points,
+        _validate.validate_cells,
+        _validate.validate_waypoints,
     ):
         assert kernel.targetoptions.get("nogil") is True
         assert kernel._cache is not None and type(kernel._cache).__name__ != "NullCache"

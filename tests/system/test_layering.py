@@ -18,3 +18,45 @@ def test_grid_and_search_import_no_web_stack():
         [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True
     ).stdout.strip()
     assert out == "", f"imported by app.grid/app.search: {out}"
+
+
+def _imports(path) -> set[str]:
+    """Every module ``path`` imports (``from a import b`` gives ``a`` and ``a.b``)."""
+    import ast
+
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            names.add(node.module)
+            names.update(f"{node.module}.{alias.name}" for alias in node.names)
+    return names
+
+
+def test_no_source_under_grid_or_search_names_the_web_stack_or_search_from_grid():
+    """Statically, every module (also those the import above does not reach): no FastAPI,
+    pydantic, Starlette or uvicorn under app/grid and app/search; app/grid imports nothing
+    from app/search (the search layer keeps its per-revision tables on a Grid through
+    ``Grid.derived``)."""
+    web = ("fastapi", "pydantic", "pydantic_settings", "starlette", "uvicorn")
+    for package in ("grid", "search"):
+        for path in sorted((ROOT / "app" / package).rglob("*.py")):
+            for name in _imports(path):
+                assert name.split(".")[0] not in web, f"{path.relative_to(ROOT)} imports {name}"
+                if package == "grid":
+                    assert not name.startswith("app.search"), f"{path.name} imports {name}"
+
+
+def test_routes_import_no_kernel_module():
+    """Routes reach the search through its public modules: no kernel module (the
+    underscore modules of app/search, which hold the numba kernels) and no runner."""
+    for path in sorted((ROOT / "app" / "api").rglob("*.py")):
+        for name in _imports(path):
+            parts = name.split(".")
+            if parts[:2] != ["app", "search"]:
+                continue
+            assert not any(p.startswith("_") for p in parts[2:]), (
+                f"{path.relative_to(ROOT)} imports the kernel module {name}"
+            )
+            assert "runners" not in parts, f"{path.relative_to(ROOT)} imports a runner: {name}"

@@ -1,4 +1,4 @@
-"""GET /health: readiness (maps loaded and kernels compiled)."""
+"""GET /health (readiness, as before, with the build), /health/live and /health/ready."""
 
 from __future__ import annotations
 
@@ -7,9 +7,14 @@ from fastapi import APIRouter
 from fastapi.responses import Response
 
 from app.api.deps import StateDep
-from app.schemas import Health
+from app.observability.build import VERSION, git_commit
+from app.schemas import Health, Liveness, Readiness
 
 router = APIRouter(tags=["health"])
+
+
+def _json(body: dict, status: int) -> Response:
+    return Response(orjson.dumps(body), status_code=status, media_type="application/json")
 
 
 @router.get(
@@ -28,6 +33,26 @@ async def health(state: StateDep) -> Response:
     if state.startup_error:
         errors.append({"file": "", "reason": state.startup_error})
     body = {"status": "ok" if ready else "starting", "maps": store.names(), "errors": errors}
-    return Response(
-        orjson.dumps(body), status_code=200 if ready else 503, media_type="application/json"
+    body |= {"version": VERSION, "commit": git_commit()}
+    return _json(body, 200 if ready else 503)
+
+
+@router.get("/health/live", response_model=Liveness)
+async def live() -> Response:
+    """200 whenever the process answers (an orchestrator restarts it when this fails)."""
+    return _json({"status": "alive"}, 200)
+
+
+@router.get(
+    "/health/ready",
+    response_model=Readiness,
+    responses={503: {"model": Readiness, "description": "Not ready; checks says why."}},
+)
+async def ready(state: StateDep) -> Response:
+    """200 when maps are loaded, kernels warm and every readiness check passes (the shared
+    store reachable, ...); 503 with the failing checks otherwise (send no traffic yet)."""
+    problems = state.readiness()
+    return _json(
+        {"status": "not_ready" if problems else "ready", "checks": problems},
+        503 if problems else 200,
     )

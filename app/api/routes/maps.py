@@ -3,18 +3,16 @@
 from __future__ import annotations
 
 import dataclasses
-import io
 import re
 from typing import Annotated
 
-import numpy as np
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import Response
-from PIL import Image
 
 from app.api.auth import require_admin
 from app.api.deps import StateDep, StoreDep
+from app.api.png import render_map
 from app.errors import InvalidField, InvalidRequest, MapLoadError
 from app.grid import Grid, is_valid_map_name, persist
 from app.grid.edits import Edit, apply_edits
@@ -92,27 +90,6 @@ def _cell_param(value: str | None, field: str) -> tuple[int, int] | None:
     if match is None:
         raise InvalidField(field, f"{field} must be 'x,y' integers, got {value!r}")
     return int(match[1]), int(match[2])
-
-
-def render_map(
-    grid: Grid, path: np.ndarray | None = None, waypoints: np.ndarray | None = None, scale: int = 1
-) -> bytes:
-    """Walkable white (greyer the costlier), blocked black, path red, waypoints blue."""
-    costs = np.array([tc.cost for tc in grid.terrain_classes])
-    shade = np.clip(255 - (costs[grid.terrain[1:-1, 1:-1]] - 1.0) * 32, 128, 255).astype(np.uint8)
-    walkable = grid.walkable.astype(bool)
-    rgb = np.zeros((grid.height, grid.width, 3), dtype=np.uint8)
-    rgb[walkable] = shade[walkable][:, None]
-    if path is not None and len(path):
-        rgb[path[:, 1], path[:, 0]] = (220, 40, 40)
-    if waypoints is not None and len(waypoints):
-        rgb[waypoints[:, 1], waypoints[:, 0]] = (40, 80, 230)
-    image = Image.fromarray(rgb, mode="RGB")
-    if scale > 1:
-        image = image.resize((grid.width * scale, grid.height * scale), Image.NEAREST)
-    out = io.BytesIO()
-    image.save(out, format="PNG")
-    return out.getvalue()
 
 
 @router.get(

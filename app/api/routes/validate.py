@@ -8,12 +8,12 @@ from fastapi import APIRouter
 from fastapi.responses import Response
 
 from app.api.deps import StateDep, StoreDep
-from app.api.routes.paths import server_timing
+from app.api.responses import server_timing
 from app.api.rules import search_options
 from app.errors import InvalidField
 from app.grid import MapStore
+from app.observability import metrics, note_map
 from app.schemas import ErrorResponse, ValidateRequest, ValidateResponse
-from app.search import InvalidOption
 from app.search.validate import validate_path
 from app.service import ServiceState
 
@@ -38,13 +38,18 @@ def as_cells(path: list[tuple[int, int]]) -> np.ndarray:
 @router.post(
     "/validate",
     response_model=ValidateResponse,
-    responses={404: {"model": ErrorResponse}, 422: {"model": ErrorResponse}},
+    responses={
+        404: {"model": ErrorResponse},
+        422: {"model": ErrorResponse},
+        503: {"model": ErrorResponse, "description": "`not_ready` or `overloaded`."},
+    },
 )
 async def post_validate(request: ValidateRequest, state: StateDep, store: StoreDep) -> Response:
     """Check every step (``cells``) or every sight line (``waypoints``) of a claimed path,
     its cost against ``max_cost``, and its ends. ``valid`` is false with the violations
     listed (at least the first of each kind) when anything is wrong."""
-    return await state.run_search(_validate, request, state, store)
+    cost = len(request.path) + (store.get(request.map).cell_count if request.compare_optimal else 0)
+    return await state.run_search(_validate, request, state, store, cost=cost)
 
 
 def _validate(request: ValidateRequest, state: ServiceState, store: MapStore) -> Response:
@@ -56,24 +61,22 @@ def _validate(request: ValidateRequest, state: ServiceState, store: MapStore) ->
             f"{settings.max_validate_cells}",
         )
     grid = store.get(request.map)  # the snapshot this validation runs on, start to end
-    try:
-        options = search_options(request, settings)
-        path = as_cells(request.path)
-        with state.search_scratch() as scratch:
-            result = validate_path(
-                grid,
-                path,
-                mode=request.mode,
-                options=options,
-                blocked=[tuple(c) for c in request.blocked],
-                max_cost=request.max_cost,
-                start=tuple(request.start) if request.start else None,
-                goal=tuple(request.goal) if request.goal else None,
-                compare_optimal=request.compare_optimal,
-                scratch=scratch,
-            )
-    except InvalidOption as exc:
-        raise InvalidField(exc.field, exc.message) from None
+    note_map(grid.name, grid.revision)
+    options = search_options(request, settings)
+    path = as_cells(request.path)
+    with state.search_scratch() as scratch:
+        result = validate_path(
+            grid,
+            path,
+            mode=request.mode,
+            options=options,
+            blocked=[tuple(c) for c in request.blocked],
+            max_cost=request.max_cost,
+            start=tuple(request.start) if request.start else None,
+            goal=tuple(request.goal) if request.goal else None,
+            compare_optimal=request.compare_optimal,
+            scratch=scratch,
+        )
     violations = [
         {"index": v.index, "code": v.code, "message": v.message} for v in result.violations
     ]
@@ -87,6 +90,7 @@ def _validate(request: ValidateRequest, state: ServiceState, store: MapStore) ->
                 f"map {grid.name!r} is at revision {grid.revision}",
             },
         )
+    metrics.observe_verdict(v["code"] for v in violations)
     body = {
         "map": grid.name,
         "revision": grid.revision,

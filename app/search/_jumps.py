@@ -1,6 +1,7 @@
-"""Jump tables for JPS+: precomputed once per map revision, read by every JPS search.
+"""JPS's pruning rules and the JPS+ jump tables built from them (beside :mod:`app.search._jps`).
 
-Jump point search (:mod:`app.search._jps`, the variant without corner cutting) spends
+A table is precomputed once per map revision (see :func:`app.search.runners.jps.jump_table`)
+and read by every JPS search. Jump point search (the variant without corner cutting) spends
 its time scanning rows, columns and diagonals for the next jump point. The table stores
 the answer for every cell and each of the 8 directions, ignoring the goal (Rabin's
 "JPS+"); the search then only tests whether the goal lies on the way. Built in one
@@ -30,25 +31,21 @@ JUMP_TABLE_MAX_SIDE = 32_000  # entries are int16
 # (estimate_mean_run runs build_jump_table's straight rule, _straight_entry, without
 # storing the entries; a test checks that both agree.)
 MIN_MEAN_RUN = 2.0
-_max_cells = 4_194_304  # see configure()
 
 
-def configure(max_cells: int) -> None:
-    """Build jump tables for uniform-cost maps of at most ``max_cells`` cells (0: never).
-    Set once at start-up, before maps load (the service passes ``JUMP_TABLE_MAX_CELLS``)."""
-    global _max_cells
-    _max_cells = max(0, int(max_cells))
+def wants_jump_table(width: int, height: int, max_cells: int) -> bool:
+    """Whether a uniform-cost map of this size may get a jump table under the limit
+    ``max_cells`` (``JUMP_TABLE_MAX_CELLS``; 0: never)."""
+    return width * height <= max_cells and max(width, height) + 2 <= JUMP_TABLE_MAX_SIDE
 
 
-def wants_jump_table(width: int, height: int) -> bool:
-    """Whether a uniform-cost map of this size may get a jump table."""
-    return width * height <= _max_cells and max(width, height) + 2 <= JUMP_TABLE_MAX_SIDE
-
-
-def jump_table_for(passable: np.ndarray, stride: int, width: int, height: int) -> np.ndarray | None:
+def jump_table_for(
+    passable: np.ndarray, stride: int, width: int, height: int, max_cells: int
+) -> np.ndarray | None:
     """The jump table of a uniform-cost padded grid (read-only), or None when the map is
-    too large for one or its jumps are too short to gain from it (:data:`MIN_MEAN_RUN`)."""
-    if not wants_jump_table(width, height):
+    over ``max_cells`` or too large for one, or its jumps are too short to gain from it
+    (:data:`MIN_MEAN_RUN`)."""
+    if not wants_jump_table(width, height, max_cells):
         return None
     every = _sample_step(max(width, height))
     if estimate_mean_run(passable, stride, 1, every) < MIN_MEAN_RUN:

@@ -1,0 +1,150 @@
+"""The plan and the registry: which runner serves a query, the flags and texts that
+follow from the registry, and what adding a runner takes (one module, one line)."""
+
+from __future__ import annotations
+
+import time
+from collections import deque
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from app.errors import AlgorithmUnsupported
+from app.grid import Grid
+from app.schemas import PathOptions
+from app.search import Algorithm, SearchOptions, SearchScratch, find_path
+from app.search._frontier import FOUND, UNREACHABLE
+from app.search.find import checked_query
+from app.search.registry import (
+    ALGORITHMS,
+    FAST,
+    GENERAL,
+    JPS,
+    AlgorithmSpec,
+    algorithm_description,
+    plan,
+)
+from app.search.runner import Outcome, Query, Runner
+from app.search.scratch import SearchScratch as Scratch
+from tests.conftest import make_grid
+from tests.search.test_scenarios import run_scenarios
+
+ROOM = make_grid(".......\n..##...\n.......\n.......\n.......")
+
+
+def query(options: SearchOptions, blocked=()) -> Query:
+    return checked_query(ROOM, (0, 0), (4, 2), None, options, blocked, 0, 10**7)
+
+
+@pytest.mark.parametrize(
+    ("options", "blocked", "runner", "reports"),
+    [
+        (SearchOptions(), (), JPS, Algorithm.JPS),
+        (SearchOptions(), [(4, 0)], GENERAL, Algorithm.ASTAR),  # JPS: no blocked cells
+        (SearchOptions(algorithm=Algorithm.ASTAR), (), FAST, Algorithm.ASTAR),
+        (SearchOptions(algorithm=Algorithm.ASTAR, clearance=2), (), GENERAL, Algorithm.ASTAR),
+        (SearchOptions(connectivity=4), (), GENERAL, Algorithm.ASTAR),
+        (SearchOptions(algorithm=Algorithm.DIJKSTRA), (), GENERAL, Algorithm.DIJKSTRA),
+        (SearchOptions(algorithm=Algorithm.JPS, clearance=2), (), JPS, Algorithm.JPS),
+    ],
+)
+def test_the_plan_names_the_runner(options, blocked, runner, reports):
+    chosen = plan(query(options, blocked=blocked))
+    assert (chosen.runner, chosen.algorithm, chosen.reason) == (runner, reports, None)
+
+
+def test_the_plan_says_why_no_runner_can():
+    chosen = plan(query(SearchOptions(algorithm=Algorithm.JPS, connectivity=4)))
+    assert chosen.runner is None and "8-connected" in chosen.reason
+    with pytest.raises(AlgorithmUnsupported, match="algorithm jps does not apply here"):
+        find_path(ROOM, (0, 0), (4, 2), SearchOptions(algorithm=Algorithm.JPS, connectivity=4))
+
+
+def test_every_algorithm_has_one_registry_line_and_the_schema_follows_it():
+    assert list(ALGORITHMS) == list(Algorithm)
+    assert PathOptions.model_fields["algorithm"].description == algorithm_description()
+    for algorithm, spec in ALGORITHMS.items():
+        assert spec.description.split(" ")[0] == algorithm.value
+        assert spec.runners, algorithm
+
+
+def test_the_flags_follow_the_registry():
+    assert SearchOptions().optimal and not SearchOptions().bounded_suboptimal
+    weighted = SearchOptions(heuristic_weight=2.0)
+    assert weighted.bounded_suboptimal and not weighted.optimal
+    assert not SearchOptions(algorithm=Algorithm.GREEDY).optimal
+    assert SearchOptions(algorithm=Algorithm.BFS, connectivity=4).optimal
+
+
+# --- What adding a runner takes: this module, and one registry line (added for the test
+# below with monkeypatch, removed after it). A breadth-first search in plain Python for
+# 4-connected movement on uniform terrain, nothing per request.
+
+
+def _refuses(query: Query) -> str | None:
+    o = query.options
+    if o.connectivity != 4 or not query.uniform or o.clearance != 1:
+        return "it runs 4-connected on uniform terrain, units of size 1"
+    if len(query.goals) != 1 or query.blocked or query.explored_limit or o.closest:
+        return "it searches for one goal, nothing per request"
+    return None
+
+
+def _run(query: Query, scratch: Scratch) -> Outcome:
+    grid, goal = query.grid, query.goals[0]
+    began = time.perf_counter_ns()
+    parent = {query.start: None}
+    frontier = deque([query.start])
+    expanded = 0
+    while frontier:
+        cell = frontier.popleft()
+        expanded += 1
+        if cell == goal:
+            break
+        x, y = cell
+        for nxt in ((x, y - 1), (x + 1, y), (x, y + 1), (x - 1, y)):  # N E S W
+            if grid.is_walkable(*nxt) and nxt not in parent:
+                parent[nxt] = cell
+                frontier.append(nxt)
+    search_us = (time.perf_counter_ns() - began) / 1000
+    if goal not in parent:
+        return Outcome(UNREACHABLE, expanded, search_us)
+    path = [goal]
+    while parent[path[-1]] is not None:
+        path.append(parent[path[-1]])
+    steps = len(path) - 1
+    cost = steps * query.options.step_weights[0]
+    return Outcome(FOUND, expanded, search_us, np.array(path[::-1], np.int32), cost, 0)
+
+
+PYTHON_BFS = Runner("python_bfs", _refuses, _run, warm_up=lambda scratch: None)
+
+
+def test_a_new_runner_is_one_module_and_one_registry_line(monkeypatch):
+    spec = ALGORITHMS[Algorithm.BFS]
+    line = replace(spec, runners=((PYTHON_BFS, Algorithm.BFS), *spec.runners))  # the line
+    monkeypatch.setitem(ALGORITHMS, Algorithm.BFS, line)
+    assert isinstance(line, AlgorithmSpec)
+    options = SearchOptions(algorithm=Algorithm.BFS, connectivity=4)
+    assert plan(query(options)).runner is PYTHON_BFS
+    result = find_path(ROOM, (0, 0), (4, 2), options, scratch=SearchScratch())
+    assert result.found and result.cost == 6 and result.optimal
+    assert run_scenarios(Algorithm.BFS, PYTHON_BFS, Algorithm.BFS) > 0  # the shared scenarios
+
+
+def test_the_new_runner_is_gone_after_the_test():
+    assert all(r is not PYTHON_BFS for r, _ in ALGORITHMS[Algorithm.BFS].runners)
+
+
+def test_a_grid_revision_keeps_its_own_derived_tables():
+    grid = Grid.from_walkable("t", np.ones((3, 3), dtype=bool))
+    calls = []
+
+    def build(g: Grid) -> np.ndarray:
+        calls.append(g.revision)
+        return np.zeros(4)
+
+    assert grid.derived(("x", 1), build) is grid.derived(("x", 1), build)  # built once
+    later = Grid.from_walkable("t", np.ones((3, 3), dtype=bool), revision=2).derive_like(grid)
+    assert calls == [1, 2] and later.nbytes == grid.nbytes

@@ -1,0 +1,117 @@
+"""Every registered runner against the shared scenarios (tests/search/scenarios.py).
+
+For each algorithm of the registry and each runner it lists, every scenario that runner
+does not refuse is searched under each movement rule and cost model. A runner whose
+algorithm is optimal there must find exactly the expected cost; any other must return a
+legal path between the endpoints whose cost is the path's own, at least the optimum. A
+new runner or a new registry line is tested here without a line of test code.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from app.grid import Grid
+from app.search import CostModel, Diagonal, SearchOptions, SearchScratch
+from app.search._frontier import FOUND, UNREACHABLE
+from app.search.find import checked_query
+from app.search.registry import ALGORITHMS, RUNNERS
+from app.search.runner import Runner
+from tests.reference import SQRT2, grid_from_ascii, path_cost, reference_costs, step_is_legal
+from tests.search.scenarios import RULES, SCENARIOS, Scenario
+
+MOVEMENT = {
+    "4": {"connectivity": 4},
+    "never": {"diagonal": Diagonal.NEVER},
+    "no_corner_cut": {"diagonal": Diagonal.NO_CORNER_CUT},
+    "one_free": {"diagonal": Diagonal.ONE_FREE},
+    "always": {"diagonal": Diagonal.ALWAYS},
+}
+WEIGHTS = {CostModel.FLOAT: (1.0, SQRT2), CostModel.INTEGER: (10.0, 14.0)}
+
+
+def expected_cost(scenario: Scenario, rule: str, model: CostModel) -> float | None:
+    steps = scenario.expected[rule]
+    if steps is None:
+        return None
+    orth, diag = WEIGHTS[model]
+    return steps[0] * orth + steps[1] * diag
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS, ids=lambda s: s.name)
+def test_the_scenarios_hold_against_the_reference(scenario):
+    """The hand-written figures agree with an independent Dijkstra (scipy)."""
+    walkable = grid_from_ascii(scenario.ascii)
+    assert set(scenario.expected) == set(RULES)
+    for rule in RULES:
+        corner = "never" if rule == "4" else rule
+        cost = reference_costs(walkable, scenario.start, corner)[scenario.goal[::-1]]
+        want = expected_cost(scenario, rule, CostModel.FLOAT)
+        assert (want is None and np.isinf(cost)) or want == pytest.approx(cost, abs=1e-9)
+
+
+CASES = [
+    (algorithm, runner, reports)
+    for algorithm, spec in ALGORITHMS.items()
+    for runner, reports in spec.runners
+]
+
+
+def run_scenarios(algorithm, runner: Runner, reports, options_for=SearchOptions) -> int:
+    """Run ``runner`` (serving ``algorithm``, reporting ``reports``) on every scenario it
+    does not refuse, under each rule and cost model; returns how many it served."""
+    scratch = SearchScratch()
+    served = 0
+    for scenario in SCENARIOS:
+        walkable = grid_from_ascii(scenario.ascii)
+        grid = Grid.from_walkable("scenario", walkable)
+        for rule in RULES:
+            for model in CostModel:
+                options = options_for(algorithm=algorithm, cost_model=model, **MOVEMENT[rule])
+                query = checked_query(
+                    grid, scenario.start, scenario.goal, None, options, (), 0, 4_194_304
+                )
+                if runner.refuses(query) is not None:
+                    continue
+                served += 1
+                chosen = replace(query.options, algorithm=reports)
+                outcome = runner.run(replace(query, options=chosen), scratch)
+                check(scenario, rule, model, chosen, walkable, outcome)
+    return served
+
+
+def check(scenario, rule, model, options, walkable, outcome) -> None:
+    where = f"{scenario.name}, rule {rule}, {model.value}"
+    want = expected_cost(scenario, rule, model)
+    if want is None:
+        assert outcome.status == UNREACHABLE and outcome.path.shape == (0, 2), where
+        return
+    assert outcome.status == FOUND, where
+    cells = [tuple(c) for c in outcome.path.tolist()]
+    assert cells[0] == scenario.start and cells[-1] == scenario.goal, where
+    corner = "never" if rule == "4" else rule
+    for a, b in zip(cells, cells[1:]):
+        assert step_is_legal(walkable, a, b, corner), f"{where}: illegal step {a} -> {b}"
+    own = path_cost(cells, WEIGHTS[model])
+    assert outcome.cost == pytest.approx(own, abs=1e-9), where
+    if options.optimal:
+        assert outcome.cost == pytest.approx(want, abs=1e-9), where
+    else:
+        assert outcome.cost >= want - 1e-9, where
+
+
+@pytest.mark.parametrize(
+    ("algorithm", "runner", "reports"),
+    CASES,
+    ids=[f"{a.value}-{r.name}" for a, r, _ in CASES],
+)
+def test_every_runner_on_every_scenario(algorithm, runner, reports):
+    assert run_scenarios(algorithm, runner, reports) > 0, "the runner refused every scenario"
+
+
+def test_every_runner_is_registered_for_some_algorithm():
+    assert {r.name for r in RUNNERS} == {"jps", "fast_astar", "general"}
+    assert len({r.name for r in RUNNERS}) == len(RUNNERS)
