@@ -40,6 +40,8 @@ class Settings(BaseSettings):
     api_token: SecretStr | None = None
     maps_writable: bool = False
     log_level: str = "info"
+    # Targets that are not walkable (snap, GET /maps/{name}/nearest): how far to look.
+    snap_radius: int = Field(64, ge=1, le=1024)
 
 
 @lru_cache
