@@ -101,7 +101,9 @@ def lazy_theta(grid, rules, sight, scratch, marks, start, goal):
         w_ok = is_open(passable, unit, marks, generation, current - 1)
         sides = (n_ok, e_ok, s_ok, w_ok)
         parent = nodes[current, CAME_FROM]
-        if parent != NO_PARENT and not _sees(grid, sight, marks, generation, parent, current, stride):
+        if parent != NO_PARENT and not _sees(
+            grid, sight, marks, generation, parent, current, stride
+        ):
             # The lazy check failed: the cheapest closed neighbour one legal step away
             # (there is one: the cell this one was reached from is closed).
             best = -1.0  # none yet

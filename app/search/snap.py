@@ -169,5 +169,3 @@ def snap_ends(
             f"start, within {radius} cells"
         )
     return result
-
-

@@ -110,7 +110,9 @@ def test_snap_against_brute_force(seed, density, radius, unit, always, with_bloc
         open_[y, x] = False
     start = (int(rng.integers(w)), int(rng.integers(h)))
     goal = (int(rng.integers(w)), int(rng.integers(h)))
-    options = SearchOptions(clearance=unit, diagonal=Diagonal.ALWAYS if always else Diagonal.NO_CORNER_CUT)
+    options = SearchOptions(
+        clearance=unit, diagonal=Diagonal.ALWAYS if always else Diagonal.NO_CORNER_CUT
+    )
     # Components come from the map (per-request blocked cells do not split them there).
     map_open = grid.passable[1:-1, 1:-1] >= unit
 

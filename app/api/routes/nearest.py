@@ -33,8 +33,8 @@ def get_nearest(
     name: str,
     state: StateDep,
     store: StoreDep,
-    x: Annotated[int, Query(strict=True, description="Cell column.")],
-    y: Annotated[int, Query(strict=True, description="Cell row.")],
+    x: Annotated[int, Query(description="Cell column.")],
+    y: Annotated[int, Query(description="Cell row.")],
     clearance: Annotated[int, Query(ge=1, le=255, description="Unit size in cells.")] = 1,
 ) -> NearestCell:
     """The nearest cell to ``(x, y)`` where a unit of size ``clearance`` can stand (the
