@@ -40,6 +40,9 @@ class Settings(BaseSettings):
     api_token: SecretStr | None = None
     maps_writable: bool = False
     log_level: str = "info"
+    # The browser page (app/web): origins allowed to call the API from another site,
+    # comma-separated (e.g. "https://tools.studio.lan"); empty: same origin only.
+    cors_origins: str = ""
     # Targets that are not walkable (snap, GET /maps/{name}/nearest): how far to look.
     snap_radius: int = Field(64, ge=1, le=1024)
 

@@ -12,9 +12,10 @@ from app import __version__
 from app.api.auth import require_api_token
 from app.api.errors import install_error_handlers
 from app.api.limits import BodySizeLimit
-from app.api.routes import flowfield, health, maps, nearest, paths, validate
+from app.api.routes import cells, flowfield, health, maps, nearest, paths, validate
 from app.config import Settings, get_settings
 from app.service import ServiceState
+from app.web import install_web
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
@@ -38,6 +39,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         version=__version__,
         summary="Authoritative grid pathfinding for multiplayer game servers.",
         lifespan=lifespan,
+        docs_url=None,  # served by app.web without a CDN
+        redoc_url=None,
     )
     app.add_middleware(
         BodySizeLimit, max_bytes=settings.max_body_bytes, upload_bytes=settings.max_upload_bytes
@@ -50,7 +53,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(validate.router, dependencies=guarded)
     app.include_router(flowfield.router, dependencies=guarded)
     app.include_router(maps.router, dependencies=guarded)
+    app.include_router(cells.router, dependencies=guarded)
     app.include_router(nearest.router, dependencies=guarded)
+    install_web(app, settings)  # GET /, /static, /docs (open), CORS
     return app
 
 

@@ -385,6 +385,20 @@ class MapDeleted(BaseModel):
     revision: int
 
 
+class MapCells(BaseModel):
+    """Every cell of a map in one array, for the browser page (``GET /maps/{name}/cells``)."""
+
+    map: str
+    revision: int
+    width: int
+    height: int
+    terrain: list[TerrainInfo] = Field(description="Terrain classes, in class-index order.")
+    cells: EncodedArray = Field(
+        description="uint8 (uint16 with 256 classes) [height, width]: 0 blocked, k >= 1 "
+        "walkable with terrain class k - 1 (an index into `terrain`)."
+    )
+
+
 # PUT /maps/{name}: the map file as the raw body (its format sniffed from the bytes), or a
 # form with the file and its sidecar (app.grid.upload). OpenAPI only: the route reads the
 # raw body itself.

@@ -34,8 +34,9 @@ NO_CORNER_CUT = 1
 ONE_FREE = 2
 ALWAYS = 3
 
-UNIFORM_COSTS = np.ones(256, dtype=np.float64)  # never written (same array type as others)
-UNIFORM_COSTS.flags.writeable = False
+# Never written, yet writeable: the same numba array type as the per-request tables, so a
+# kernel compiles once for both (a read-only array is another type).
+UNIFORM_COSTS = np.ones(256, dtype=np.float64)
 
 
 def grid_record(grid) -> tuple:

@@ -18,9 +18,9 @@ from numba import njit
 from app.grid.model import Grid
 from app.search import _general
 from app.search._frontier import BLOCKED, CAME_FROM, STATE
-from app.search._records import grid_record, rules_record
+from app.search._records import grid_record
 from app.search.find import check_cell, terrain_table
-from app.search.options import DEFAULT_OPTIONS, DIAGONAL_CODES, InvalidOption, SearchOptions
+from app.search.options import DEFAULT_OPTIONS, InvalidOption, SearchOptions, kernel_rules
 from app.search.overlay import blocked_cells, stamp
 from app.search.scratch import SearchScratch, thread_scratch
 
@@ -85,16 +85,7 @@ def flow_field(
     scratch = scratch or thread_scratch()
     generation = scratch.begin(grid.flat.size)
     stamp(grid, blocked_set, scratch.marks, BLOCKED, generation)
-    orth_w, diag_w = options.step_weights
-    rules = rules_record(
-        unit=options.clearance,
-        diagonal=DIAGONAL_CODES[options.diagonal],
-        orth_w=orth_w,
-        diag_w=diag_w,
-        class_cost=class_cost,
-        uniform=uniform,
-        max_expanded=grid.cell_count + 1,
-    )
+    rules = kernel_rules(options, class_cost, uniform, grid.cell_count + 1)
     dijkstra = (_general.DIJKSTRA, _general.ZERO, 0.0, _general.OCTILE)
     query = (grid.index(*goal), _NO_GOALS, _NO_EXPLORED)  # no goal: every reachable cell
     records = (grid_record(grid), rules, dijkstra, scratch.record(generation, costs=True))

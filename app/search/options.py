@@ -28,7 +28,14 @@ from functools import cached_property, lru_cache
 from app.errors import InvalidOption
 from app.grid.model import TERRAIN_COST_RULE, is_terrain_cost
 from app.search import _general
-from app.search._records import ALWAYS, DIAGONAL_NEVER, NO_CORNER_CUT, ONE_FREE, SQRT2
+from app.search._records import (
+    ALWAYS,
+    DIAGONAL_NEVER,
+    NO_CORNER_CUT,
+    ONE_FREE,
+    SQRT2,
+    rules_record,
+)
 from app.search._sight import CORNER_BOTH, CORNER_NONE, CORNER_ONE
 
 
@@ -200,3 +207,21 @@ def _resolve(options: SearchOptions) -> SearchOptions:
 
 
 DEFAULT_OPTIONS = SearchOptions()
+
+
+def kernel_rules(
+    options: SearchOptions, class_cost, uniform: bool, max_expanded: int, **limits: float
+) -> tuple:
+    """The kernels' rules record (:mod:`app.search._records`) for resolved ``options`` on
+    terrain priced by ``class_cost`` (``limits``: ``max_cost``, ``turn_penalty``)."""
+    orth_w, diag_w = options.step_weights
+    return rules_record(
+        unit=options.clearance,
+        diagonal=DIAGONAL_CODES[options.diagonal],
+        orth_w=orth_w,
+        diag_w=diag_w,
+        class_cost=class_cost,
+        uniform=uniform,
+        max_expanded=max_expanded,
+        **limits,
+    )

@@ -23,15 +23,15 @@ import numpy as np
 from app.errors import ServiceError
 from app.grid.model import Grid
 from app.search import _validate
-from app.search._records import grid_record, rules_record
+from app.search._records import grid_record
 from app.search.find import find_path, terrain_table
 from app.search.options import (
     CORNER_RULES,
     DEFAULT_OPTIONS,
-    DIAGONAL_CODES,
     Algorithm,
     CostModel,
     SearchOptions,
+    kernel_rules,
 )
 from app.search.overlay import overlay
 from app.search.scratch import SearchScratch, thread_scratch
@@ -95,15 +95,7 @@ def kernel_call(
     class_cost, uniform, min_cost = terrain
     orth_w, diag_w = options.step_weights
     if mode == "cells":
-        rules = rules_record(
-            unit=options.clearance,
-            diagonal=DIAGONAL_CODES[options.diagonal],
-            orth_w=orth_w,
-            diag_w=diag_w,
-            class_cost=class_cost,
-            uniform=uniform,
-            max_expanded=0,
-        )
+        rules = kernel_rules(options, class_cost, uniform, 0)
         args = (grid_record(grid), rules, marks, block_mark, cells, report)
         return lambda: _validate.validate_cells(*args)
     sight = (int(options.clearance), CORNER_RULES[options.diagonal], float(orth_w * min_cost))

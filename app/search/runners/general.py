@@ -11,14 +11,14 @@ import numpy as np
 from app.grid.model import Grid, TerrainClass
 from app.search import _general
 from app.search._frontier import BLOCKED, FOUND, GOAL, reconstruct_path
-from app.search._records import grid_record, rules_record
+from app.search._records import grid_record
 from app.search.options import (
     ALGORITHM_CODES,
-    DIAGONAL_CODES,
     HEURISTIC_CODES,
     Algorithm,
     Heuristic,
     SearchOptions,
+    kernel_rules,
 )
 from app.search.overlay import stamp
 from app.search.runner import EMPTY_PATH, Outcome, Query, Runner
@@ -37,17 +37,9 @@ def run(query: Query, scratch: SearchScratch) -> Outcome:
     scratch.marks[goal_cells, GOAL] = generation
     stamp(grid, query.blocked, scratch.marks, BLOCKED, generation)
     orth_w, diag_w = options.step_weights
-    rules = rules_record(
-        unit=options.clearance,
-        diagonal=DIAGONAL_CODES[options.diagonal],
-        orth_w=orth_w,
-        diag_w=diag_w,
-        class_cost=query.class_cost,
-        uniform=query.uniform,
-        max_expanded=query.max_expanded,
-        max_cost=np.inf if options.max_cost is None else options.max_cost,
-        turn_penalty=options.turn_penalty,
-    )
+    max_cost = np.inf if options.max_cost is None else options.max_cost
+    limits = {"max_cost": max_cost, "turn_penalty": options.turn_penalty}
+    rules = kernel_rules(options, query.class_cost, query.uniform, query.max_expanded, **limits)
     h_factor = 0.0
     if options.heuristic != Heuristic.ZERO:
         h_factor = options.heuristic_weight * query.min_cost
