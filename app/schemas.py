@@ -227,7 +227,8 @@ class PathResponse(BaseModel):
     goal_index: int | None = Field(description="Which of `goals` was reached (0 with `goal`).")
     cost: float | None = Field(
         description="Cost of `path` under the cost model (float: 1 per straight step, sqrt(2) "
-        "per diagonal; integer: 10 and 14); null when there is no path."
+        "per diagonal; integer: 10 and 14; theta: the length of `waypoints`); null when "
+        "there is no path."
     )
     path: list[tuple[int, int]] | None = Field(
         None, description="Every cell from start to goal inclusive (when included)."
@@ -235,7 +236,7 @@ class PathResponse(BaseModel):
     waypoints: list[tuple[int, int]] | None = Field(
         None,
         description="Subsequence of `path` from start to goal in which consecutive "
-        "waypoints have line of sight (when included).",
+        "waypoints have line of sight (when included); with theta, the any-angle vertices.",
     )
     path_hash: str = Field(
         description="SHA-256 (hex) of the cell path as little-endian int32 "

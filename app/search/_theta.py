@@ -28,20 +28,15 @@ from numba import njit
 
 from app.search._frontier import (
     CAME_FROM,
-    CELL,
     FOUND,
-    HEAP_POS,
     LIMIT_REACHED,
     NO_PARENT,
     STATE,
     TIE_REL,
     UNREACHABLE,
-    F,
-    G,
     pop,
-    sift_up,
 )
-from app.search._general import _neighbour
+from app.search._general import ASTAR, EUCLIDEAN, _neighbour, _offer, _open_origin
 from app.search._records import DIAGONAL_NEVER, SQRT2, is_open
 from app.search._sight import line_of_sight
 
@@ -79,14 +74,14 @@ def lazy_theta(grid, rules, sight, scratch, marks, start, goal):
     nodes, frontier, g_cost, _marks, generation = scratch
     open_mark = np.int32(2 * generation)
     closed_mark = np.int32(2 * generation + 1)
-    nodes[start, STATE] = open_mark
-    nodes[start, CAME_FROM] = NO_PARENT
-    g_cost[start] = 0.0
-    frontier[0, F] = _length(start, goal, stride)
-    frontier[0, G] = 0.0
-    frontier[0, CELL] = start
-    nodes[start, HEAP_POS] = 0
-    size = 1
+    goal_xy = np.empty((1, 2), dtype=np.int64)
+    goal_xy[0, 0] = goal % stride
+    goal_xy[0, 1] = goal // stride
+    # The shared offer rule (_general._offer) as A* with the Euclidean heuristic on unit
+    # steps: f = g + distance to the goal, parent changed only on a strictly cheaper route.
+    search = (nodes, g_cost, frontier, open_mark, closed_mark, ASTAR, EUCLIDEAN, 1.0,
+              goal_xy, 1.0, SQRT2, np.inf)  # fmt: skip
+    size = _open_origin(search, start)
     expanded = 0
     directions = 8 if diagonal != DIAGONAL_NEVER else 4
     while size > 0:
@@ -125,28 +120,11 @@ def lazy_theta(grid, rules, sight, scratch, marks, start, goal):
             return LIMIT_REACHED, expanded
         origin = current if parent == NO_PARENT else parent
         for k in range(directions):
-            ok, cell, _nx, _ny = _neighbour(k, current, x, y, stride, sides, diagonal)
+            ok, cell, nx, ny = _neighbour(k, current, x, y, stride, sides, diagonal)
             if k >= 4:
                 ok = ok and is_open(passable, unit, marks, generation, cell)
             if not ok:
                 continue
-            state = nodes[cell, STATE]
-            if state == closed_mark:
-                continue
             g = g_cost[origin] + _length(origin, cell, stride)
-            if state == open_mark:
-                old = g_cost[cell]
-                if not g < old - TIE_REL * (g + old):
-                    continue
-                i = nodes[cell, HEAP_POS]
-            else:
-                nodes[cell, STATE] = open_mark
-                i = size
-                size += 1
-            g_cost[cell] = g
-            nodes[cell, CAME_FROM] = origin
-            frontier[i, F] = g + _length(cell, goal, stride)
-            frontier[i, G] = g
-            frontier[i, CELL] = cell
-            sift_up(frontier, nodes, i, TIE_REL)
+            size, _pruned = _offer(search, size, cell, nx, ny, g, origin)
     return UNREACHABLE, expanded
