@@ -44,7 +44,7 @@ class Settings(BaseSettings):
     # comma-separated (e.g. "https://tools.studio.lan"); empty: same origin only.
     cors_origins: str = ""
     # Targets that are not walkable (snap, GET /maps/{name}/nearest): how far to look.
-    snap_radius: int = Field(64, ge=1, le=1024)
+    snap_radius: int = Field(64, ge=1, le=256)  # a window of (2r + 1)^2 cells at most
 
 
 @lru_cache
