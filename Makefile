@@ -25,6 +25,7 @@ test-quick: $(VENV)/.installed-dev
 bench: $(VENV)/.installed
 	$(BIN)/python -m bench.movingai
 	$(BIN)/python -m bench.algorithms
+	$(BIN)/python -m bench.anyangle
 	$(BIN)/python -m bench.authority
 	$(BIN)/python -m bench.serialize
 	$(BIN)/python -m bench.memory

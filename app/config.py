@@ -45,6 +45,8 @@ class Settings(BaseSettings):
     # The browser page (app/web): origins allowed to call the API from another site,
     # comma-separated (e.g. "https://tools.studio.lan"); empty: same origin only.
     cors_origins: str = ""
+    # Targets that are not walkable (snap, GET /maps/{name}/nearest): how far to look.
+    snap_radius: int = Field(64, ge=1, le=256)  # a window of (2r + 1)^2 cells at most
 
     # Observability and overload (README: "Observability", "Overload fails fast").
     search_queue: int = Field(64, ge=0)

@@ -14,7 +14,7 @@ from app.api.errors import install_error_handlers, internal_error
 from app.api.guards import TokensBeforeBody
 from app.api.limits import BodySizeLimit
 from app.api.openapi import install_openapi, operation_id
-from app.api.routes import cells, flowfield, health, maps, paths, validate
+from app.api.routes import cells, flowfield, health, maps, nearest, paths, validate
 from app.api.routes import metrics as metrics_route
 from app.config import Settings, get_settings
 from app.observability import metrics
@@ -65,6 +65,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     if settings.metrics_enabled:
         app.include_router(metrics_route.router, dependencies=guarded)
     app.include_router(cells.router, dependencies=guarded)
+    app.include_router(nearest.router, dependencies=guarded)
     install_web(app, settings)  # GET /, /static, /docs (open), CORS
     # Added last, so outermost: every response (CORS preflights and refusals by the size
     # limit included) gets X-Request-ID and is counted.

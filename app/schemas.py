@@ -144,6 +144,13 @@ class PathQuery(PathOptions):
 
     start: Cell
     goal: Cell | None = None
+    snap: StrictBool = Field(
+        False,
+        description="A start or goal where the unit cannot stand moves to the nearest cell "
+        "where it can that is reachable from the other end (within SNAP_RADIUS cells); "
+        "snapped_start / snapped_goal(s) say so. With goals, goals with nowhere to go are "
+        "skipped and listed in skipped_goals.",
+    )
     revision: StrictInt | None = Field(
         None, description="Expected map revision: 409 stale_revision if the map has moved on."
     )
@@ -231,6 +238,11 @@ class EffectiveOptions(BaseModel):
     smooth: bool
 
 
+class SnappedGoal(BaseModel):
+    index: int
+    cell: tuple[int, int]
+
+
 class PathResponse(BaseModel):
     map: str
     revision: int = Field(description="Revision of the map the path was computed on.")
@@ -242,7 +254,8 @@ class PathResponse(BaseModel):
     goal_index: int | None = Field(description="Which of `goals` was reached (0 with `goal`).")
     cost: float | None = Field(
         description="Cost of `path` under the cost model (float: 1 per straight step, sqrt(2) "
-        "per diagonal; integer: 10 and 14); null when there is no path."
+        "per diagonal; integer: 10 and 14; theta: the length of `waypoints`); null when "
+        "there is no path."
     )
     path: list[tuple[int, int]] | None = Field(
         None, description="Every cell from start to goal inclusive (when included)."
@@ -250,7 +263,7 @@ class PathResponse(BaseModel):
     waypoints: list[tuple[int, int]] | None = Field(
         None,
         description="Subsequence of `path` from start to goal in which consecutive "
-        "waypoints have line of sight (when included).",
+        "waypoints have line of sight (when included); with theta, the any-angle vertices.",
     )
     path_hash: str = Field(
         description="SHA-256 (hex) of the cell path as little-endian int32 "
@@ -272,6 +285,28 @@ class PathResponse(BaseModel):
         description="Weighted A*: the cost is at most heuristic_weight x optimal."
     )
     options: EffectiveOptions = Field(description="The effective options, defaults filled in.")
+    # snap: present only when snapping moved or skipped something
+    snapped_start: tuple[int, int] | None = Field(None, description="Where `start` moved to.")
+    snapped_goal: tuple[int, int] | None = Field(None, description="Where `goal` moved to.")
+    snapped_goals: list[SnappedGoal] | None = Field(
+        None, description="Which of `goals` moved, and where to."
+    )
+    skipped_goals: list[int] | None = Field(
+        None, description="Indices of `goals` with no cell to stand on within reach."
+    )
+
+
+class NearestCell(BaseModel):
+    """``GET /maps/{name}/nearest``: the nearest cell where a unit can stand."""
+
+    map: str
+    revision: int
+    found: bool = Field(description="false: no such cell within SNAP_RADIUS cells.")
+    cell: tuple[int, int] | None = Field(
+        description="Nearest by Euclidean distance between cell centres; ties: smaller y, "
+        "then smaller x."
+    )
+    distance: float | None = Field(description="Euclidean distance from the cell asked about.")
 
 
 class BatchResponse(BaseModel):

@@ -48,6 +48,7 @@ OPERATION_IDS = {
     "put_map": "putMap",
     "delete_map": "deleteMap",
     "reload_maps": "reloadMaps",
+    "get_nearest": "getNearestCell",
 }
 
 

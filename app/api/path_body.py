@@ -16,7 +16,9 @@ from app.grid import Grid
 from app.observability import record_search
 from app.schemas import PathQuery
 from app.search import PathResult, SearchOptions, find_path
+from app.search.overlay import blocked_cells
 from app.search.scratch import SearchScratch
+from app.search.snap import Snapped, snap_ends
 
 
 def query_options(
@@ -106,17 +108,45 @@ def answer(
         )
     options = query_options(query, grid, settings, expansion_cap)
     include = set(query.include)
+    blocked = [tuple(c) for c in query.blocked]
+    start, goal, goals, snapped = query.start, query.goal, query.goals, None
+    if query.snap:
+        snapped = snap_ends(
+            grid, start, goals or [goal], options, blocked_cells(grid, blocked),
+            settings.snap_radius, skip=goals is not None,
+        )  # fmt: skip
+        start = snapped.start
+        goal, goals = (snapped.goals[0], None) if goals is None else (None, snapped.goals)
     result = find_path(
         grid,
-        query.start,
-        query.goal,
+        start,
+        goal,
         options,
-        goals=query.goals,
-        blocked=[tuple(c) for c in query.blocked],
+        goals=goals,
+        blocked=blocked,
         explored_limit=settings.max_explored if "explored" in include else 0,
         waypoints="waypoints" in include,
         jump_table_max_cells=settings.jump_table_max_cells,
         scratch=scratch,
     )
     record_search(result.options.algorithm.value, result.expanded, result.search_us, result.reason)
-    return path_body(grid, result, include), result.search_us
+    body = path_body(grid, result, include)
+    if snapped is not None:
+        _say_snapped(body, snapped, query.goals is not None)
+    return body, result.search_us
+
+
+def _say_snapped(body: dict[str, Any], snapped: Snapped, several: bool) -> None:
+    """The snap fields (only what moved or was skipped: a query that needed no snapping
+    answers exactly as without ``snap``); ``goal_index`` back to the request's goals."""
+    if body["goal_index"] is not None:
+        body["goal_index"] = snapped.kept[body["goal_index"]]
+    if snapped.moved_start is not None:
+        body["snapped_start"] = list(snapped.moved_start)
+    if snapped.moved_goals and not several:
+        body["snapped_goal"] = list(snapped.moved_goals[0])
+    elif snapped.moved_goals:
+        moved = sorted(snapped.moved_goals.items())
+        body["snapped_goals"] = [{"index": i, "cell": list(c)} for i, c in moved]
+    if snapped.skipped:
+        body["skipped_goals"] = snapped.skipped

@@ -135,7 +135,9 @@ def find_path(
     else:
         outcome = chosen.runner.run(query, scratch)
     found = outcome.status == FOUND
-    if waypoints:
+    if waypoints and outcome.waypoints is not None:
+        verdict["waypoints"] = outcome.waypoints  # an any-angle runner's own vertices
+    elif waypoints:
         verdict["waypoints"] = _waypoints(grid, outcome.path, options, query.blocked, scratch)
     return PathResult(
         found,

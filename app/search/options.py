@@ -6,7 +6,8 @@ The meanings follow Red Blob Games' introduction to A* and PathFinding.js/Godot 
   point search: uniform cost, 8-connected, no corner cutting; same cost as A*), ``astar``,
   ``dijkstra``, ``bfs`` (breadth-first: fewest steps, every step counts 1, terrain
   ignored), ``greedy`` (greedy best-first: ordered by the heuristic alone; fast, **not**
-  optimal).
+  optimal), ``theta`` (Lazy Theta*: any-angle segments between cell centres, Euclidean
+  length; shorter than grid paths, **not** guaranteed shortest).
 * ``heuristic``: ``octile`` (default with diagonals), ``manhattan`` (default for
   4-connected), ``euclidean``, ``chebyshev``, ``zero`` (A* with a zero heuristic is
   Dijkstra). ``heuristic_weight`` >= 1 gives weighted A*: cost at most weight x optimal.
@@ -45,6 +46,7 @@ class Algorithm(str, Enum):
     DIJKSTRA = "dijkstra"
     BFS = "bfs"
     GREEDY = "greedy"
+    THETA = "theta"  # any-angle (Lazy Theta*): NOT optimal
 
 
 class Heuristic(str, Enum):

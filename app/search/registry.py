@@ -17,9 +17,9 @@ from dataclasses import dataclass
 
 from app.search.options import Algorithm, SearchOptions
 from app.search.runner import Query, Runner
-from app.search.runners import fast_astar, general, jps
+from app.search.runners import fast_astar, general, jps, theta
 
-FAST, GENERAL, JPS = fast_astar.RUNNER, general.RUNNER, jps.RUNNER
+FAST, GENERAL, JPS, THETA = fast_astar.RUNNER, general.RUNNER, jps.RUNNER, theta.RUNNER
 
 
 def _never(options: SearchOptions) -> bool:
@@ -57,6 +57,8 @@ ALGORITHMS: dict[Algorithm, AlgorithmSpec] = {
                          lambda o: not o.diagonals),  # fewest steps is cheapest if steps cost alike
     A.GREEDY: AlgorithmSpec("greedy (greedy best-first: fast, NOT optimal)",
                             ((GENERAL, A.GREEDY),), _never),
+    A.THETA: AlgorithmSpec("theta (Lazy Theta*: any-angle, Euclidean length, NOT optimal)",
+                           ((THETA, A.THETA),), _never),
 }
 # fmt: on
 # Every runner once, in registry order: what the warm-up compiles.

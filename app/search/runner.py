@@ -64,6 +64,7 @@ class Outcome:
     goal_index: int | None = None
     partial: bool = False
     explored: np.ndarray = field(default_factory=lambda: EMPTY_PATH)  # expanded, in order
+    waypoints: np.ndarray | None = None  # an any-angle runner's vertices (else from path)
 
 
 @dataclass(frozen=True)

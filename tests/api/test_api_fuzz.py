@@ -408,6 +408,7 @@ FIELD_EXAMPLES: dict[str, Any] = {
     "closest": True,
     "turn_penalty": 0.5,
     "smooth": False,
+    "snap": True,
     "include": ["path", "explored"],
     "queries": [{"start": [2, 2], "goal": [40, 50]}],
     "path": [[2, 2], [3, 3]],
