@@ -8,7 +8,15 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, WrapValidator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StrictInt,
+    WithJsonSchema,
+    WrapValidator,
+)
 from pydantic_core import PydanticCustomError
 
 from app.grid.model import MAP_NAME_PATTERN, MAX_TERRAIN_COST
@@ -19,6 +27,19 @@ Cell = Annotated[
     tuple[StrictInt, StrictInt],
     Field(
         description="A cell as [x, y]: x the column, y the row, origin top-left.", examples=[[1, 1]]
+    ),
+]
+# A nullable pair in responses, spelled without ``prefixItems``: the same constraint for a pair
+# of integers, and one that every client generator and response validator reads.
+CellOrNull = Annotated[
+    tuple[int, int] | None,
+    WithJsonSchema(
+        {
+            "anyOf": [
+                {"type": "array", "items": {"type": "integer"}, "minItems": 2, "maxItems": 2},
+                {"type": "null"},
+            ]
+        }
     ),
 ]
 MapName = Annotated[
@@ -286,8 +307,8 @@ class PathResponse(BaseModel):
     )
     options: EffectiveOptions = Field(description="The effective options, defaults filled in.")
     # snap: present only when snapping moved or skipped something
-    snapped_start: tuple[int, int] | None = Field(None, description="Where `start` moved to.")
-    snapped_goal: tuple[int, int] | None = Field(None, description="Where `goal` moved to.")
+    snapped_start: CellOrNull = Field(None, description="Where `start` moved to.")
+    snapped_goal: CellOrNull = Field(None, description="Where `goal` moved to.")
     snapped_goals: list[SnappedGoal] | None = Field(
         None, description="Which of `goals` moved, and where to."
     )
@@ -302,7 +323,7 @@ class NearestCell(BaseModel):
     map: str
     revision: int
     found: bool = Field(description="false: no such cell within SNAP_RADIUS cells.")
-    cell: tuple[int, int] | None = Field(
+    cell: CellOrNull = Field(
         description="Nearest by Euclidean distance between cell centres; ties: smaller y, "
         "then smaller x."
     )

@@ -122,14 +122,19 @@ async def _http_error(request: Request, exc: Exception) -> Response:
 
 def allowed_methods(request: Request) -> str:
     """Every method some route serves at this path. The router's 405 names only the first
-    route whose path matched (``GET /maps/{name}``, not its PATCH, PUT and DELETE)."""
-    methods: set[str] = set()
+    route whose path matched (``GET /maps/{name}``, not its PATCH, PUT and DELETE).
+
+    A concrete path is matched before its templated counterparts, as OpenAPI reads paths:
+    ``/maps/reload`` is the reload action (POST), not the map named ``reload``."""
+    concrete: set[str] = set()
+    templated: set[str] = set()
     path = request.scope["path"]
     for route in iter_route_contexts(request.app.routes):
         path_regex = getattr(route, "path_regex", None)
         if path_regex is not None and path_regex.match(path):
-            methods |= set(getattr(route, "methods", None) or ())
-    return ", ".join(sorted(methods))
+            methods = set(getattr(route, "methods", None) or ())
+            (templated if "{" in getattr(route, "path", "{") else concrete).update(methods)
+    return ", ".join(sorted(concrete or templated))
 
 
 def internal_error(method: str, path: str) -> Response:

@@ -170,3 +170,10 @@ def test_405_lists_every_method_of_the_path(client):
     assert response.json()["error"]["code"] == "method_not_allowed"
     assert set(response.headers["Allow"].split(", ")) >= {"GET", "PATCH", "PUT", "DELETE"}
     assert "POST" in client.get("/path").headers["Allow"]
+
+
+def test_405_on_a_concrete_path_lists_its_own_methods(client):
+    # /maps/reload is the reload action, matched before /maps/{name} (OpenAPI's path order)
+    response = client.request("OPTIONS", "/maps/reload")
+    assert response.status_code == 405
+    assert response.headers["Allow"] == "POST"
