@@ -43,6 +43,9 @@ class Settings(BaseSettings):
     # The browser page (app/web): origins allowed to call the API from another site,
     # comma-separated (e.g. "https://tools.studio.lan"); empty: same origin only.
     cors_origins: str = ""
+    # POST /table: most entries (sources x targets) in one cost table; its searches share
+    # MAX_BATCH_EXPANDED like a /paths batch.
+    max_table_cells: int = Field(65_536, ge=1)
 
 
 @lru_cache

@@ -12,7 +12,7 @@ from app import __version__
 from app.api.auth import require_api_token
 from app.api.errors import install_error_handlers
 from app.api.limits import BodySizeLimit
-from app.api.routes import cells, flowfield, health, maps, paths, validate
+from app.api.routes import cells, flowfield, health, maps, paths, table, validate
 from app.config import Settings, get_settings
 from app.service import ServiceState
 from app.web import install_web
@@ -52,6 +52,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(paths.router, dependencies=guarded)
     app.include_router(validate.router, dependencies=guarded)
     app.include_router(flowfield.router, dependencies=guarded)
+    app.include_router(table.router, dependencies=guarded)
     app.include_router(maps.router, dependencies=guarded)
     app.include_router(cells.router, dependencies=guarded)
     install_web(app, settings)  # GET /, /static, /docs (open), CORS

@@ -1,0 +1,246 @@
+"""Cost tables: the optimal cost from each of many sources to each of many targets, with
+one Dijkstra search per source, or per target when targets are fewer.
+
+Searching from a target is exact because movement is symmetric: a step costs its length
+times the mean cost of the two cells it joins, and the corner, clearance and per-request
+blocked rules test the same cells in both directions (see :mod:`app.search.flowfield`).
+Turn penalties are not offered here (they are in ``/path`` only).
+
+Each search runs the general kernel (:func:`app.search._general.search_grid`) with every
+cell of the other side stamped as a goal and ``settle`` set to their number, so it stops
+once the last of them is settled. A cost is read from the settled cell's parent chain and
+summed from the source, as ``find_path`` does, so it is the cost ``/path`` reports for the
+same pair (bit for bit on uniform terrain, where an optimal cost has one value).
+
+The work is split in three steps so the service can run the searches on its search
+threads: :func:`plan_table` (checks, no search), :func:`search_line` (one search, any
+thread, its own scratch), :func:`assemble` (the matrix). :func:`cost_table` runs them in
+order, for library use.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from app.errors import OutOfBounds
+from app.grid.model import Grid
+from app.search import _general
+from app.search._frontier import BLOCKED, GOAL, LIMIT_REACHED, STATE, reconstruct_path
+from app.search._records import grid_record
+from app.search.find import _as_cost, terrain_table
+from app.search.options import DEFAULT_OPTIONS, Diagonal, InvalidOption, SearchOptions, kernel_rules
+from app.search.overlay import blocked_cells, stamp
+from app.search.scratch import SearchScratch, thread_scratch
+
+Cell = tuple[int, int]
+
+# What an entry of the table is.
+COMPUTED = 0  # an optimal cost
+UNREACHABLE = 1  # no path (or a blocked source or target)
+NOT_COMPUTED = 2  # its search reached its expansion share first
+
+_DIJKSTRA = (_general.DIJKSTRA, _general.ZERO, 0.0, _general.OCTILE)
+_NO_GOAL_XY = np.empty((0, 2), dtype=np.int64)  # Dijkstra needs no heuristic
+_NO_EXPLORED = np.empty(0, dtype=np.int32)
+
+
+@dataclass(frozen=True)
+class TablePlan:
+    """A checked table request: which cells are searched from (``origins``, distinct and
+    open) towards which (``ends``, distinct and open), and each one's expansion share."""
+
+    grid: Grid
+    sources: tuple[Cell, ...]
+    targets: tuple[Cell, ...]
+    options: SearchOptions  # resolved
+    blocked: frozenset[Cell]
+    class_cost: np.ndarray
+    uniform: bool
+    reverse: bool  # searches start at the targets
+    origins: tuple[Cell, ...]
+    ends: tuple[Cell, ...]
+    max_expanded: int  # per search
+    blocked_sources: tuple[int, ...]
+    blocked_targets: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class TableLine:
+    """One search's answer: the cost to each of the plan's ``ends`` and what it is."""
+
+    costs: np.ndarray  # float64, NaN where not COMPUTED
+    kinds: np.ndarray  # int8: COMPUTED, UNREACHABLE, NOT_COMPUTED
+    expanded: int
+    search_us: float
+
+
+@dataclass(frozen=True)
+class CostTable:
+    costs: list[list[float | int | None]]  # [source][target]; None: no cost
+    kinds: np.ndarray  # int8 [source, target]
+    expanded: int
+    searches: int
+    reverse: bool
+    search_us: float
+    blocked_sources: tuple[int, ...]
+    blocked_targets: tuple[int, ...]
+
+    @property
+    def not_computed(self) -> list[list[int]]:
+        """``[source, target]`` of the entries whose search reached its share, row-major."""
+        return np.argwhere(self.kinds == NOT_COMPUTED).tolist()
+
+
+def _open(grid: Grid, cell: Cell, blocked: frozenset[Cell], unit: int) -> bool:
+    x, y = cell
+    return grid.clearance_at(x, y) >= unit and cell not in blocked
+
+
+def _checked(grid: Grid, cells: Sequence[Cell], role: str) -> tuple[Cell, ...]:
+    out = []
+    for i, (x, y) in enumerate(cells):
+        if not grid.in_bounds(x, y):
+            raise OutOfBounds(
+                f"{role}[{i}] [{x}, {y}] is outside map {grid.name!r} "
+                f"(x must be in 0..{grid.width - 1}, y in 0..{grid.height - 1})"
+            )
+        out.append((int(x), int(y)))
+    return tuple(out)
+
+
+def plan_table(
+    grid: Grid,
+    sources: Sequence[Cell],
+    targets: Sequence[Cell],
+    options: SearchOptions = DEFAULT_OPTIONS,
+    *,
+    blocked: Sequence[Cell] = (),
+    max_expanded: int | None = None,
+    max_expanded_total: int | None = None,
+) -> TablePlan:
+    """Check a table request and decide its searches. A source or target outside the map
+    raises :class:`OutOfBounds` naming its index; one where the unit cannot stand (a wall,
+    a ``blocked`` cell, too little clearance) gets a row or column of no costs. The
+    searches share ``max_expanded_total`` expansions evenly (default: each may expand the
+    whole map, each at most ``max_expanded``)."""
+    if options.turn_penalty > 0:
+        raise InvalidOption("turn_penalty", "cost tables do not support turn_penalty")
+    sources_t = _checked(grid, sources, "sources")
+    targets_t = _checked(grid, targets, "targets")
+    blocked_set = blocked_cells(grid, blocked)
+    options = options.resolved()
+    class_cost, uniform, _ = terrain_table(grid, options)
+    unit = options.clearance
+    open_sources = [c for c in dict.fromkeys(sources_t) if _open(grid, c, blocked_set, unit)]
+    open_targets = [c for c in dict.fromkeys(targets_t) if _open(grid, c, blocked_set, unit)]
+    reverse = len(open_targets) < len(open_sources)
+    origins, ends = (open_targets, open_sources) if reverse else (open_sources, open_targets)
+    per_search = min(grid.cell_count + 1, max_expanded or grid.cell_count + 1)
+    if max_expanded_total is not None:
+        per_search = min(per_search, max(1, max_expanded_total // max(1, len(origins))))
+    return TablePlan(
+        grid, sources_t, targets_t, options, blocked_set, class_cost, uniform, reverse,
+        tuple(origins), tuple(ends), per_search,
+        tuple(i for i, c in enumerate(sources_t) if not _open(grid, c, blocked_set, unit)),
+        tuple(j for j, c in enumerate(targets_t) if not _open(grid, c, blocked_set, unit)),
+    )  # fmt: skip
+
+
+def search_line(plan: TablePlan, k: int, scratch: SearchScratch | None = None) -> TableLine:
+    """Search from ``plan.origins[k]`` until every end in its component is settled."""
+    grid, options = plan.grid, plan.options
+    scratch = scratch or thread_scratch()
+    n = len(plan.ends)
+    costs = np.full(n, np.nan)
+    kinds = np.full(n, UNREACHABLE, dtype=np.int8)
+    components = grid.components(options.clearance, options.diagonal == Diagonal.ALWAYS)
+    origin = grid.index(*plan.origins[k])
+    mine = components.of(origin)
+    end_cells = np.array([grid.index(x, y) for x, y in plan.ends], dtype=np.int64)
+    # Ends in another component are unreachable: no search floods its component for them.
+    wanted = np.array([components.of(int(c)) == mine for c in end_cells], dtype=bool)
+    if not wanted.any():
+        return TableLine(costs, kinds, 0, 0.0)
+    generation = scratch.begin(grid.flat.size)
+    scratch.marks[end_cells[wanted], GOAL] = generation
+    stamp(grid, plan.blocked, scratch.marks, BLOCKED, generation)
+    rules = kernel_rules(options, plan.class_cost, plan.uniform, plan.max_expanded)
+    query = (origin, _NO_GOAL_XY, _NO_EXPLORED, int(wanted.sum()))
+    began = time.perf_counter_ns()
+    status, expanded, _, _, _ = _general.search_grid(
+        grid_record(grid), rules, _DIJKSTRA, scratch.record(generation, costs=True), query
+    )
+    search_us = (time.perf_counter_ns() - began) / 1000
+    closed = np.int32(2 * generation + 1)
+    orth_w, diag_w = options.step_weights
+    for i in np.flatnonzero(wanted):
+        if scratch.nodes[end_cells[i], STATE] != closed:
+            if status == LIMIT_REACHED:
+                kinds[i] = NOT_COMPUTED
+            continue
+        path = reconstruct_path(scratch.nodes, int(end_cells[i]), grid.stride, 1)
+        if plan.reverse:
+            path = np.ascontiguousarray(path[::-1])  # summed from the source, as find_path does
+        costs[i] = _general.path_cost(
+            grid.terrain_flat, plan.class_cost, plan.uniform, grid.stride, path, orth_w, diag_w
+        )
+        kinds[i] = COMPUTED
+    return TableLine(costs, kinds, int(expanded), search_us)
+
+
+def assemble(plan: TablePlan, lines: Sequence[TableLine]) -> CostTable:
+    """The ``[source][target]`` matrix from the plan's searches, in the plan's order."""
+    s, t = len(plan.sources), len(plan.targets)
+    costs = np.full((s, t), np.nan)
+    kinds = np.full((s, t), UNREACHABLE, dtype=np.int8)
+    origin_at = {c: k for k, c in enumerate(plan.origins)}
+    end_at = {c: k for k, c in enumerate(plan.ends)}
+    for i, source in enumerate(plan.sources):
+        for j, target in enumerate(plan.targets):
+            if plan.reverse:
+                k, e = origin_at.get(target), end_at.get(source)
+            else:
+                k, e = origin_at.get(source), end_at.get(target)
+            if k is None or e is None:
+                continue  # a blocked source or target
+            costs[i, j] = lines[k].costs[e]
+            kinds[i, j] = lines[k].kinds[e]
+    opts = plan.options
+    matrix = [[None if math.isnan(c) else _as_cost(c, opts) for c in row] for row in costs.tolist()]
+    return CostTable(
+        matrix,
+        kinds,
+        sum(line.expanded for line in lines),
+        len(lines),
+        plan.reverse,
+        sum(line.search_us for line in lines),
+        plan.blocked_sources,
+        plan.blocked_targets,
+    )
+
+
+def cost_table(
+    grid: Grid,
+    sources: Sequence[Cell],
+    targets: Sequence[Cell],
+    options: SearchOptions = DEFAULT_OPTIONS,
+    *,
+    blocked: Sequence[Cell] = (),
+    max_expanded: int | None = None,
+    max_expanded_total: int | None = None,
+    scratch: SearchScratch | None = None,
+) -> CostTable:
+    """Plan, search from every origin in turn, assemble (see the module docstring)."""
+    plan = plan_table(
+        grid, sources, targets, options, blocked=blocked, max_expanded=max_expanded,
+        max_expanded_total=max_expanded_total,
+    )  # fmt: skip
+    return assemble(plan, [search_line(plan, k, scratch) for k in range(len(plan.origins))])
+
+
+__all__ = ["CostTable", "TableLine", "TablePlan", "assemble", "cost_table", "plan_table"]
