@@ -1,0 +1,168 @@
+"""A cost matrix two ways: ``POST /table`` against ``/path`` for every pair.
+
+Run from the repository root::
+
+    python -m bench.table [--map Berlin_0_256] [--sizes 8 32] [--repeat 3] [--no-http]
+
+Sources and targets are drawn (seeded) from the walkable cells of the map's largest
+connected component, so every entry has a cost. For each size N (N sources x N targets):
+
+* in-process, through the service functions a request reaches: the table's
+  (:func:`app.search.table.plan_table`, one :func:`~app.search.table.search_line` per
+  origin, :func:`~app.search.table.assemble`) against ``/path``'s
+  (:func:`app.api.path_body.answer`, body included, ``include: []``) for each of the N x N
+  pairs, on one thread; best of ``--repeat`` runs;
+* over HTTP on loopback, a real server (:mod:`bench.server`, one worker, the default
+  ``SEARCH_THREADS``, ``MAPS_DIR`` a folder holding the map alone): one ``POST /table``
+  against N x N ``POST /path`` calls in turn on one keep-alive connection, and against one
+  ``POST /paths`` with the N x N queries; best of ``--repeat``.
+
+Every cost of the table is checked against ``/path``'s (to 1e-9) before timing. The table
+goes to stdout as GitHub-flavoured Markdown, with the machine line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import shutil
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import httpx
+import numpy as np
+
+from app.api.path_body import answer
+from app.config import Settings
+from app.grid import Grid
+from app.grid.loader import load_map
+from app.schemas import PathQuery
+from app.search import SearchScratch
+from app.search.table import assemble, plan_table, search_line
+from bench.common import DEFAULT_DATA, MAX_BYTES, MAX_CELLS, log, machine_info, machine_line
+from bench.server import ServerSpec, running_server
+
+SEED = 2026
+
+
+def pick_cells(grid: Grid, count: int, rng: np.random.Generator) -> list[list[int]]:
+    """``count`` distinct cells of the largest connected component."""
+    labels = grid.components().labels.reshape(grid.passable.shape)[1:-1, 1:-1]
+    ids, sizes = np.unique(labels[labels > 0], return_counts=True)
+    ys, xs = np.nonzero(labels == ids[np.argmax(sizes)])
+    chosen = rng.choice(len(xs), count, replace=False)
+    return [[int(xs[i]), int(ys[i])] for i in chosen]
+
+
+def best(run: Callable[[], object], repeat: int) -> tuple[float, object]:
+    """Fastest wall time in ms over ``repeat`` runs, and the last result."""
+    times, result = [], None
+    for _ in range(repeat):
+        began = time.perf_counter()
+        result = run()
+        times.append((time.perf_counter() - began) * 1000)
+    return min(times), result
+
+
+def in_process(grid: Grid, sources, targets, repeat: int) -> tuple[float, float, list]:
+    settings = Settings()
+    scratch = SearchScratch()
+
+    def table():
+        plan = plan_table(
+            grid, sources, targets, max_expanded=settings.max_expanded,
+            max_expanded_total=settings.max_batch_expanded,
+        )  # fmt: skip
+        return assemble(plan, [search_line(plan, k, scratch) for k in range(len(plan.origins))])
+
+    queries = [
+        PathQuery(start=s, goal=t, include=[]) for s in sources for t in targets
+    ]  # parsed once: the service's work from here on
+
+    def pairs():
+        return [answer(grid, q, settings, scratch)[0]["cost"] for q in queries]
+
+    table_ms, result = best(table, repeat)
+    pairs_ms, costs = best(pairs, repeat)
+    check(result.costs, costs, len(targets))
+    return table_ms, pairs_ms, result.costs
+
+
+def check(matrix: Sequence[Sequence[float | None]], flat: Sequence[float | None], n: int) -> None:
+    for k, want in enumerate(flat):
+        got = matrix[k // n][k % n]
+        if got is None or want is None or not math.isclose(got, want, rel_tol=1e-9):
+            raise SystemExit(f"table entry {k // n},{k % n} is {got}, /path says {want}")
+
+
+def over_http(url: str, name: str, sources, targets, repeat: int) -> tuple[float, float, float]:
+    with httpx.Client(base_url=url, timeout=600) as client:
+        body = {"map": name, "sources": sources, "targets": targets}
+        table_ms, reply = best(lambda: client.post("/table", json=body), repeat)
+        reply.raise_for_status()
+
+        def pairs():
+            out = []
+            for s in sources:
+                for t in targets:
+                    r = client.post(
+                        "/path", json={"map": name, "start": s, "goal": t, "include": []}
+                    )
+                    out.append(r.json()["cost"])
+            return out
+
+        pairs_ms, costs = best(pairs, repeat)
+        check(reply.json()["costs"], costs, len(targets))
+        queries = [{"start": s, "goal": t, "include": []} for s in sources for t in targets]
+        batch = {"map": name, "queries": queries}
+        batch_ms, _ = best(lambda: client.post("/paths", json=batch), repeat)
+    return table_ms, pairs_ms, batch_ms
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.table", description=__doc__)
+    parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    parser.add_argument("--map", default="Berlin_0_256", help="a Moving AI map (NAME.map)")
+    parser.add_argument("--sizes", type=int, nargs="+", default=[8, 32])
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--no-http", action="store_true", help="in-process rows only")
+    args = parser.parse_args(argv)
+    path = args.data / f"{args.map}.map"
+    if not path.is_file():
+        log(f"no map {path}")
+        return 2
+    grid = load_map(path, max_cells=MAX_CELLS, max_bytes=MAX_BYTES)
+    rng = np.random.default_rng(SEED)
+    cells = {n: pick_cells(grid, 2 * n, rng) for n in args.sizes}
+    rows = []
+    for n in args.sizes:
+        sources, targets = cells[n][:n], cells[n][n:]
+        log(f"in process {n}x{n} ...")
+        table_ms, pairs_ms, _ = in_process(grid, sources, targets, args.repeat)
+        rows.append((f"{n}×{n}", "in process", table_ms, pairs_ms, None))
+    if not args.no_http:
+        with tempfile.TemporaryDirectory() as folder:
+            shutil.copy(path, Path(folder) / path.name)
+            with running_server(ServerSpec(env={"MAPS_DIR": folder})) as server:
+                for n in args.sizes:
+                    sources, targets = cells[n][:n], cells[n][n:]
+                    log(f"HTTP {n}x{n} ...")
+                    t_ms, p_ms, b_ms = over_http(
+                        server.url, grid.name, sources, targets, args.repeat
+                    )
+                    rows.append((f"{n}×{n}", "HTTP", t_ms, p_ms, b_ms))
+    print(f"`{args.map}` ({grid.width}×{grid.height}), best of {args.repeat}, ms:\n")
+    print("| size | where | /table | /path per pair | /paths batch | /path ÷ /table |")
+    print("|---|---|---:|---:|---:|---:|")
+    for size, where, t_ms, p_ms, b_ms in rows:
+        batch = "–" if b_ms is None else f"{b_ms:,.1f}"
+        print(f"| {size} | {where} | {t_ms:,.1f} | {p_ms:,.1f} | {batch} | {p_ms / t_ms:.1f}x |")
+    print(f"\n{machine_line(machine_info())}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
