@@ -195,26 +195,26 @@ def search_line(plan: TablePlan, k: int, scratch: SearchScratch | None = None) -
 
 def assemble(plan: TablePlan, lines: Sequence[TableLine]) -> CostTable:
     """The ``[source][target]`` matrix from the plan's searches, in the plan's order."""
-    s, t = len(plan.sources), len(plan.targets)
-    costs = np.full((s, t), np.nan)
-    kinds = np.full((s, t), UNREACHABLE, dtype=np.int8)
+    # lines[k] holds origin k's row over the ends; a source/target maps to its origin or end
+    # (-1: blocked), and with reverse searches the rows are the targets.
     origin_at = {c: k for k, c in enumerate(plan.origins)}
     end_at = {c: k for k, c in enumerate(plan.ends)}
-    for i, source in enumerate(plan.sources):
-        for j, target in enumerate(plan.targets):
-            if plan.reverse:
-                k, e = origin_at.get(target), end_at.get(source)
-            else:
-                k, e = origin_at.get(source), end_at.get(target)
-            if k is None or e is None:
-                continue  # a blocked source or target
-            costs[i, j] = lines[k].costs[e]
-            kinds[i, j] = lines[k].kinds[e]
+    rows, cols = (plan.targets, plan.sources) if plan.reverse else (plan.sources, plan.targets)
+    row_of = np.array([origin_at.get(c, -1) for c in rows], dtype=np.int64)
+    col_of = np.array([end_at.get(c, -1) for c in cols], dtype=np.int64)
+    costs = np.full((len(rows) + 1, len(cols) + 1), np.nan)  # the last row/column: blocked
+    kinds = np.full(costs.shape, UNREACHABLE, dtype=np.int8)
+    if lines:
+        costs[: len(lines), : len(plan.ends)] = np.stack([line.costs for line in lines])
+        kinds[: len(lines), : len(plan.ends)] = np.stack([line.kinds for line in lines])
+    costs, kinds = costs[np.ix_(row_of, col_of)], kinds[np.ix_(row_of, col_of)]
+    if plan.reverse:
+        costs, kinds = costs.T, kinds.T
     opts = plan.options
     matrix = [[None if math.isnan(c) else _as_cost(c, opts) for c in row] for row in costs.tolist()]
     return CostTable(
         matrix,
-        kinds,
+        np.ascontiguousarray(kinds),
         sum(line.expanded for line in lines),
         len(lines),
         plan.reverse,

@@ -70,7 +70,7 @@ async def post_table(request: TableRequest, state: StateDep, store: StoreDep) ->
     lines = await asyncio.gather(
         *(state.run_search(_line, state, plan, k) for k in range(len(plan.origins)))
     )
-    table = assemble(plan, lines)
+    table = await state.run_search(assemble, plan, lines)  # O(entries): off the event loop
     body = {
         "map": grid.name,
         "revision": grid.revision,
