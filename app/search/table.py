@@ -24,6 +24,7 @@ import math
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -230,16 +231,12 @@ def cost_table(
     targets: Sequence[Cell],
     options: SearchOptions = DEFAULT_OPTIONS,
     *,
-    blocked: Sequence[Cell] = (),
-    max_expanded: int | None = None,
-    max_expanded_total: int | None = None,
     scratch: SearchScratch | None = None,
+    **limits: Any,
 ) -> CostTable:
-    """Plan, search from every origin in turn, assemble (see the module docstring)."""
-    plan = plan_table(
-        grid, sources, targets, options, blocked=blocked, max_expanded=max_expanded,
-        max_expanded_total=max_expanded_total,
-    )  # fmt: skip
+    """Plan (``limits``: :func:`plan_table`'s keywords), search from every origin in turn,
+    assemble (see the module docstring)."""
+    plan = plan_table(grid, sources, targets, options, **limits)
     return assemble(plan, [search_line(plan, k, scratch) for k in range(len(plan.origins))])
 
 

@@ -4,7 +4,6 @@ determinism, and the OpenAPI declaration."""
 from __future__ import annotations
 
 import base64
-import math
 import shutil
 
 import numpy as np
@@ -16,6 +15,7 @@ from hypothesis import strategies as st
 from app.config import Settings
 from app.main import create_app
 from tests.conftest import MAPS_DIR, MOVINGAI_DIR, wait_ready
+from tests.reference import assert_costs_match
 
 TOKEN = "table-admin"
 ADMIN = {"Authorization": f"Bearer {TOKEN}"}
@@ -67,14 +67,6 @@ def path_costs(client, name, sources, targets, **options):
     return out
 
 
-def assert_same(got, want):
-    for got_row, want_row in zip(got, want, strict=True):
-        for a, b in zip(got_row, want_row, strict=True):
-            assert (a is None) == (b is None), (a, b)
-            if b is not None:
-                assert math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-9), (a, b)
-
-
 def movingai_text(walkable: np.ndarray) -> str:
     rows = ["".join("." if c else "@" for c in row) for row in walkable]
     h, w = walkable.shape
@@ -113,7 +105,7 @@ def test_random_maps_equal_pairwise_path_costs(server, data):
     body = r.json()
     assert body["revision"] == put.json()["revision"]
     assert body["limit_reached"] == []
-    assert_same(body["costs"], path_costs(server, "random", sources, targets, **options))
+    assert_costs_match(body["costs"], path_costs(server, "random", sources, targets, **options))
 
 
 @pytest.mark.parametrize("name", ["arena", "maze", "field", "village", "movingai_arena"])
@@ -134,7 +126,7 @@ def test_bundled_maps_equal_pairwise_path_costs(server, name):
     assert body["searched_from"] == "sources" and body["searches"] == 3
     assert body["limit_reached"] == []
     want = path_costs(server, name, sources, targets)
-    assert_same(body["costs"], want)
+    assert_costs_match(body["costs"], want)
     if name != "village":  # uniform terrain: the very same numbers as /path
         assert body["costs"] == want
 

@@ -16,6 +16,7 @@ from app.grid.model import TerrainClass
 from app.search import Algorithm, CostModel, Diagonal, InvalidOption, SearchOptions, find_path
 from app.search.table import COMPUTED, NOT_COMPUTED, UNREACHABLE, cost_table, plan_table
 from tests.conftest import make_grid
+from tests.reference import assert_costs_match, reference_costs
 
 CLASSES = (TerrainClass("ground", 1.0), TerrainClass("mud", 3.0), TerrainClass("road", 0.5))
 
@@ -33,14 +34,6 @@ def pairwise(grid, sources, targets, options, blocked=()):
                 row.append(None)
         out.append(row)
     return out
-
-
-def assert_same(table, expected):
-    for got_row, want_row in zip(table, expected, strict=True):
-        for got, want in zip(got_row, want_row, strict=True):
-            assert (got is None) == (want is None), (got, want)
-            if want is not None:
-                assert math.isclose(got, want, rel_tol=1e-9, abs_tol=1e-9), (got, want)
 
 
 @st.composite
@@ -71,10 +64,10 @@ def scenes(draw):
 def test_table_equals_pairwise_searches(scene):
     grid, sources, targets, options, blocked = scene
     table = cost_table(grid, sources, targets, options, blocked=blocked)
-    assert_same(table.costs, pairwise(grid, sources, targets, options, blocked))
+    assert_costs_match(table.costs, pairwise(grid, sources, targets, options, blocked))
     # Searched from the other side (the transposed request), the costs are the same.
     flipped = cost_table(grid, targets, sources, options, blocked=blocked)
-    assert_same(flipped.costs, [list(col) for col in zip(*table.costs, strict=True)])
+    assert_costs_match(flipped.costs, [list(col) for col in zip(*table.costs, strict=True)])
     assert table.not_computed == []
 
 
@@ -147,3 +140,32 @@ def test_integer_cost_model_gives_integers():
     grid = make_grid("....\n....")
     table = cost_table(grid, [(0, 0)], [(3, 1)], SearchOptions(cost_model=CostModel.INTEGER))
     assert table.costs == [[34]] and isinstance(table.costs[0][0], int)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    diagonal=st.sampled_from(["never", "no_corner_cut", "one_free", "always"]),
+    terrain=st.booleans(),
+)
+def test_table_equals_independent_reference(seed, diagonal, terrain):
+    """Against scipy's Dijkstra on an explicit graph (tests/reference.py), not find_path."""
+    rng = np.random.default_rng(seed)
+    walkable = rng.random((9, 11)) > 0.3
+    classes = rng.integers(0, len(CLASSES), size=walkable.shape).astype(np.uint8)
+    grid = Grid.from_walkable("r", walkable)
+    cell_cost = None
+    if terrain:
+        grid = Grid.from_walkable("r", walkable, terrain=classes, terrain_classes=CLASSES)
+        cell_cost = np.array([c.cost for c in CLASSES])[classes]
+    cells = [(int(x), int(y)) for y, x in np.argwhere(walkable)]
+    if not cells:
+        return
+    pick = [cells[i] for i in rng.integers(0, len(cells), 6)]
+    sources, targets = pick[:2], pick[2:]
+    options = SearchOptions(diagonal=Diagonal(diagonal))
+    table = cost_table(grid, sources, targets, options)
+    for i, s in enumerate(sources):
+        far = reference_costs(walkable, s, diagonal, cell_cost=cell_cost)
+        want = [None if math.isinf(far[y, x]) else float(far[y, x]) for x, y in targets]
+        assert_costs_match([table.costs[i]], [want])
