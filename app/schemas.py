@@ -194,9 +194,12 @@ class TableResponse(BaseModel):
     )
     blocked_targets: list[int] = Field(description="The same for targets: their columns are null.")
     searched_from: Literal["sources", "targets"] = Field(
-        description="One Dijkstra search per distinct open source, or per target when fewer."
+        description="Searches start at the distinct open sources, or at the targets when fewer."
     )
-    searches: int = Field(description="Searches run.")
+    searches: int = Field(
+        description="Searches run: one Dijkstra flood per origin, or one jump point search "
+        "per pair where JPS applies and an origin has at most 128 ends."
+    )
     expanded: int = Field(description="Nodes expanded by all the searches.")
     options: dict = Field(description="The effective movement rules, defaults filled in.")
 

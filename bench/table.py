@@ -7,6 +7,10 @@ Run from the repository root::
 Sources and targets are drawn (seeded) from the walkable cells of the map's largest
 connected component, so every entry has a cost. For each size N (N sources x N targets):
 
+Two sets of movement rules: the default (where ``/table`` runs one jump point search per
+pair, as ``/path`` does) and ``"diagonal": "one_free"`` (JPS does not apply: one Dijkstra
+flood per origin against one A* per pair).
+
 * in-process, through the service functions a request reaches: the table's
   (:func:`app.search.table.plan_table`, one :func:`~app.search.table.search_line` per
   origin, :func:`~app.search.table.assemble`) against ``/path``'s
@@ -37,16 +41,21 @@ import httpx
 import numpy as np
 
 from app.api.path_body import answer
+from app.api.rules import search_options
 from app.config import Settings
 from app.grid import Grid
 from app.grid.loader import load_map
-from app.schemas import PathQuery
+from app.schemas import MovementRules, PathQuery
 from app.search import SearchScratch
 from app.search.table import assemble, plan_table, search_line
 from bench.common import DEFAULT_DATA, MAX_BYTES, MAX_CELLS, log, machine_info, machine_line
 from bench.server import ServerSpec, running_server
 
 SEED = 2026
+# The movement rules of both rows: the default (the table runs jump point search per pair,
+# as /path does) and one where JPS does not apply (one Dijkstra flood per origin, against
+# A* per pair).
+RULES = {"default": {}, "one_free": {"diagonal": "one_free"}}
 
 
 def pick_cells(grid: Grid, count: int, rng: np.random.Generator) -> list[list[int]]:
@@ -68,19 +77,20 @@ def best(run: Callable[[], object], repeat: int) -> tuple[float, object]:
     return min(times), result
 
 
-def in_process(grid: Grid, sources, targets, repeat: int) -> tuple[float, float, list]:
+def in_process(grid: Grid, sources, targets, rules: dict, repeat: int) -> tuple[float, float]:
     settings = Settings()
     scratch = SearchScratch()
+    options = search_options(MovementRules(**rules), settings)
 
     def table():
         plan = plan_table(
-            grid, sources, targets, max_expanded=settings.max_expanded,
+            grid, sources, targets, options, max_expanded=settings.max_expanded,
             max_expanded_total=settings.max_batch_expanded,
         )  # fmt: skip
         return assemble(plan, [search_line(plan, k, scratch) for k in range(len(plan.origins))])
 
     queries = [
-        PathQuery(start=s, goal=t, include=[]) for s in sources for t in targets
+        PathQuery(start=s, goal=t, include=[], **rules) for s in sources for t in targets
     ]  # parsed once: the service's work from here on
 
     def pairs():
@@ -89,7 +99,7 @@ def in_process(grid: Grid, sources, targets, repeat: int) -> tuple[float, float,
     table_ms, result = best(table, repeat)
     pairs_ms, costs = best(pairs, repeat)
     check(result.costs, costs, len(targets))
-    return table_ms, pairs_ms, result.costs
+    return table_ms, pairs_ms
 
 
 def check(matrix: Sequence[Sequence[float | None]], flat: Sequence[float | None], n: int) -> None:
@@ -99,9 +109,9 @@ def check(matrix: Sequence[Sequence[float | None]], flat: Sequence[float | None]
             raise SystemExit(f"table entry {k // n},{k % n} is {got}, /path says {want}")
 
 
-def over_http(url: str, name: str, sources, targets, repeat: int) -> tuple[float, float, float]:
+def over_http(url: str, name: str, sources, targets, rules: dict, repeat: int) -> tuple:
     with httpx.Client(base_url=url, timeout=600) as client:
-        body = {"map": name, "sources": sources, "targets": targets}
+        body = {"map": name, "sources": sources, "targets": targets, **rules}
         table_ms, reply = best(lambda: client.post("/table", json=body), repeat)
         reply.raise_for_status()
 
@@ -117,7 +127,9 @@ def over_http(url: str, name: str, sources, targets, repeat: int) -> tuple[float
 
         pairs_ms, costs = best(pairs, repeat)
         check(reply.json()["costs"], costs, len(targets))
-        queries = [{"start": s, "goal": t, "include": []} for s in sources for t in targets]
+        queries = [
+            {"start": s, "goal": t, "include": [], **rules} for s in sources for t in targets
+        ]
         step = Settings().max_batch
 
         def batches():
@@ -149,11 +161,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     rng = np.random.default_rng(SEED)
     cells = {n: pick_cells(grid, 2 * n, rng) for n in args.sizes}
     rows = []
-    for n in args.sizes:
-        sources, targets = cells[n][:n], cells[n][n:]
-        log(f"in process {n}x{n} ...")
-        table_ms, pairs_ms, _ = in_process(grid, sources, targets, args.repeat)
-        rows.append((f"{n}×{n}", "in process", table_ms, pairs_ms, None))
+    for label, rules in RULES.items():
+        for n in args.sizes:
+            sources, targets = cells[n][:n], cells[n][n:]
+            log(f"in process {label} {n}x{n} ...")
+            times = in_process(grid, sources, targets, rules, args.repeat)
+            rows.append((label, f"{n}×{n}", "in process", *times, None))
     if not args.no_http:
         with tempfile.TemporaryDirectory() as folder:
             shutil.copy(path, Path(folder) / path.name)
@@ -166,11 +179,12 @@ def main(argv: Sequence[str] | None = None) -> int:
                     )
                     rows.append((f"{n}×{n}", "HTTP", t_ms, p_ms, b_ms))
     print(f"`{args.map}` ({grid.width}×{grid.height}), best of {args.repeat}, ms:\n")
-    print("| size | where | /table | /path per pair | /paths batch | /path ÷ /table |")
-    print("|---|---|---:|---:|---:|---:|")
-    for size, where, t_ms, p_ms, b_ms in rows:
+    print("| rules | size | where | /table | /path per pair | /paths | /path ÷ /table |")
+    print("|---|---|---|---:|---:|---:|---:|")
+    for label, size, where, t_ms, p_ms, b_ms in rows:
         batch = "–" if b_ms is None else f"{b_ms:,.1f}"
-        print(f"| {size} | {where} | {t_ms:,.1f} | {p_ms:,.1f} | {batch} | {p_ms / t_ms:.1f}x |")
+        cells = f"{t_ms:,.1f} | {p_ms:,.1f} | {batch} | {p_ms / t_ms:.1f}x"
+        print(f"| {label} | {size} | {where} | {cells} |")
     print(f"\n{machine_line(machine_info())}")
     return 0
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -33,9 +33,18 @@ from app.grid.model import Grid
 from app.search import _general
 from app.search._frontier import BLOCKED, GOAL, LIMIT_REACHED, STATE, reconstruct_path
 from app.search._records import grid_record
-from app.search.find import _as_cost, terrain_table
-from app.search.options import DEFAULT_OPTIONS, Diagonal, InvalidOption, SearchOptions, kernel_rules
+from app.search.find import _as_cost, checked_query, find_path, terrain_table
+from app.search.options import (
+    DEFAULT_OPTIONS,
+    Algorithm,
+    Diagonal,
+    InvalidOption,
+    SearchOptions,
+    kernel_rules,
+)
 from app.search.overlay import blocked_cells, stamp
+from app.search.registry import plan as plan_search
+from app.search.runners.jps import DEFAULT_JUMP_TABLE_MAX_CELLS
 from app.search.scratch import SearchScratch, thread_scratch
 
 Cell = tuple[int, int]
@@ -45,6 +54,9 @@ COMPUTED = 0  # an optimal cost
 UNREACHABLE = 1  # no path (or a blocked source or target)
 NOT_COMPUTED = 2  # its search reached its expansion share first
 
+# Up to this many ends per origin, where jump point search serves the pairs, one JPS query
+# per pair costs less than one flood (bench/README.md, 'bench.table', has the figures).
+PAIRWISE_MAX_ENDS = 128
 _DIJKSTRA = (_general.DIJKSTRA, _general.ZERO, 0.0, _general.OCTILE)
 _NO_GOAL_XY = np.empty((0, 2), dtype=np.int64)  # Dijkstra needs no heuristic
 _NO_EXPLORED = np.empty(0, dtype=np.int32)
@@ -66,6 +78,8 @@ class TablePlan:
     origins: tuple[Cell, ...]
     ends: tuple[Cell, ...]
     max_expanded: int  # per search
+    pairwise: bool  # one jump point search per pair instead of one flood per origin
+    jump_table_max_cells: int
     blocked_sources: tuple[int, ...]
     blocked_targets: tuple[int, ...]
 
@@ -78,6 +92,7 @@ class TableLine:
     kinds: np.ndarray  # int8: COMPUTED, UNREACHABLE, NOT_COMPUTED
     expanded: int
     search_us: float
+    searches: int = 1
 
 
 @dataclass(frozen=True)
@@ -123,6 +138,7 @@ def plan_table(
     blocked: Sequence[Cell] = (),
     max_expanded: int | None = None,
     max_expanded_total: int | None = None,
+    jump_table_max_cells: int = DEFAULT_JUMP_TABLE_MAX_CELLS,
 ) -> TablePlan:
     """Check a table request and decide its searches. A source or target outside the map
     raises :class:`OutOfBounds` naming its index; one where the unit cannot stand (a wall,
@@ -144,9 +160,15 @@ def plan_table(
     per_search = min(grid.cell_count + 1, max_expanded or grid.cell_count + 1)
     if max_expanded_total is not None:
         per_search = min(per_search, max(1, max_expanded_total // max(1, len(origins))))
+    pairwise = False
+    if origins and ends and len(ends) <= PAIRWISE_MAX_ENDS:
+        pair = checked_query(
+            grid, origins[0], ends[0], None, options, tuple(blocked_set), 0, jump_table_max_cells
+        )
+        pairwise = plan_search(pair).algorithm == Algorithm.JPS
     return TablePlan(
         grid, sources_t, targets_t, options, blocked_set, class_cost, uniform, reverse,
-        tuple(origins), tuple(ends), per_search,
+        tuple(origins), tuple(ends), per_search, pairwise, jump_table_max_cells,
         tuple(i for i, c in enumerate(sources_t) if not _open(grid, c, blocked_set, unit)),
         tuple(j for j, c in enumerate(targets_t) if not _open(grid, c, blocked_set, unit)),
     )  # fmt: skip
@@ -166,7 +188,9 @@ def search_line(plan: TablePlan, k: int, scratch: SearchScratch | None = None) -
     # Ends in another component are unreachable: no search floods its component for them.
     wanted = np.array([components.of(int(c)) == mine for c in end_cells], dtype=bool)
     if not wanted.any():
-        return TableLine(costs, kinds, 0, 0.0)
+        return TableLine(costs, kinds, 0, 0.0, 0)
+    if plan.pairwise:
+        return _pairwise_line(plan, k, wanted, costs, kinds, scratch)
     generation = scratch.begin(grid.flat.size)
     scratch.marks[end_cells[wanted], GOAL] = generation
     stamp(grid, plan.blocked, scratch.marks, BLOCKED, generation)
@@ -194,6 +218,31 @@ def search_line(plan: TablePlan, k: int, scratch: SearchScratch | None = None) -
     return TableLine(costs, kinds, int(expanded), search_us)
 
 
+def _pairwise_line(plan: TablePlan, k: int, wanted, costs, kinds, scratch) -> TableLine:
+    """Origin ``k``'s line by one search per end (in the plan's order, sharing the origin's
+    expansion share): the very search and cost of ``/path``, a step costing the same both
+    ways on the uniform terrain that jump point search needs."""
+    left, expanded, search_us, searches = plan.max_expanded, 0, 0.0, 0
+    for i in np.flatnonzero(wanted):
+        if left <= 0:
+            kinds[i] = NOT_COMPUTED
+            continue
+        searches += 1
+        options = replace(plan.options, max_expanded=left)
+        result = find_path(
+            plan.grid, plan.origins[k], plan.ends[i], options,
+            jump_table_max_cells=plan.jump_table_max_cells, scratch=scratch,
+        )  # fmt: skip
+        left -= result.expanded
+        expanded += result.expanded
+        search_us += result.search_us
+        if result.found:
+            costs[i], kinds[i] = result.cost, COMPUTED
+        elif result.reason == "limit_reached":
+            kinds[i] = NOT_COMPUTED
+    return TableLine(costs, kinds, expanded, search_us, searches)
+
+
 def assemble(plan: TablePlan, lines: Sequence[TableLine]) -> CostTable:
     """The ``[source][target]`` matrix from the plan's searches, in the plan's order."""
     # lines[k] holds origin k's row over the ends; a source/target maps to its origin or end
@@ -217,7 +266,7 @@ def assemble(plan: TablePlan, lines: Sequence[TableLine]) -> CostTable:
         matrix,
         np.ascontiguousarray(kinds),
         sum(line.expanded for line in lines),
-        len(lines),
+        sum(line.searches for line in lines),
         plan.reverse,
         sum(line.search_us for line in lines),
         plan.blocked_sources,

@@ -14,7 +14,15 @@ from app.errors import GoalBlocked, OutOfBounds, StartBlocked
 from app.grid import Grid
 from app.grid.model import TerrainClass
 from app.search import Algorithm, CostModel, Diagonal, InvalidOption, SearchOptions, find_path
-from app.search.table import COMPUTED, NOT_COMPUTED, UNREACHABLE, cost_table, plan_table
+from app.search.table import (
+    COMPUTED,
+    NOT_COMPUTED,
+    UNREACHABLE,
+    assemble,
+    cost_table,
+    plan_table,
+    search_line,
+)
 from tests.conftest import make_grid
 from tests.reference import assert_costs_match, reference_costs
 
@@ -87,11 +95,13 @@ def test_uniform_costs_are_bit_equal_to_find_path():
 
 def test_fewer_targets_search_from_the_targets():
     grid = make_grid("....\n....\n....")
-    table = cost_table(grid, [(0, 0), (1, 0), (2, 0)], [(3, 2)])
+    four = SearchOptions(connectivity=4)  # floods: one search per origin
+    table = cost_table(grid, [(0, 0), (1, 0), (2, 0)], [(3, 2)], four)
     assert table.reverse and table.searches == 1
-    table = cost_table(grid, [(0, 0)], [(3, 2), (3, 0)])
+    table = cost_table(grid, [(0, 0)], [(3, 2), (3, 0)], four)
     assert not table.reverse and table.searches == 1
-    # Repeated cells are searched once.
+    # Repeated cells are searched once (and once per distinct pair with JPS).
+    assert cost_table(grid, [(0, 0)] * 3, [(3, 2)] * 5, four).searches == 1
     assert cost_table(grid, [(0, 0)] * 3, [(3, 2)] * 5).searches == 1
 
 
@@ -117,7 +127,8 @@ def test_same_cell_costs_zero():
 
 def test_expansion_share_leaves_far_entries_not_computed():
     grid = make_grid("." * 30)
-    table = cost_table(grid, [(0, 0), (29, 0)], [(1, 0), (28, 0)], max_expanded_total=10)
+    four = SearchOptions(connectivity=4)  # floods (jump point search does not apply)
+    table = cost_table(grid, [(0, 0), (29, 0)], [(1, 0), (28, 0)], four, max_expanded_total=10)
     # Each of the two searches may expand 5 cells: the near target is settled, the far not.
     assert table.costs == [[1.0, None], [None, 1.0]]
     assert table.not_computed == [[0, 1], [1, 0]]
@@ -169,3 +180,22 @@ def test_table_equals_independent_reference(seed, diagonal, terrain):
         far = reference_costs(walkable, s, diagonal, cell_cost=cell_cost)
         want = [None if math.isinf(far[y, x]) else float(far[y, x]) for x, y in targets]
         assert_costs_match([table.costs[i]], [want])
+
+
+def test_pairwise_jump_point_searches_where_they_apply():
+    rng = np.random.default_rng(5)
+    walkable = rng.random((30, 30)) > 0.25
+    grid = Grid.from_walkable("p", walkable)
+    cells = [(int(x), int(y)) for y, x in np.argwhere(walkable)]
+    pick = [cells[i] for i in rng.choice(len(cells), 8, replace=False)]
+    jps = plan_table(grid, pick[:3], pick[3:])
+    assert jps.pairwise
+    for options, blocked in ((SearchOptions(connectivity=4), ()), (SearchOptions(), [pick[7]])):
+        assert not plan_table(grid, pick[:3], pick[3:], options, blocked=blocked).pairwise
+    flood = replace(jps, pairwise=False)
+    both = [assemble(p, [search_line(p, k) for k in range(3)]).costs for p in (jps, flood)]
+    assert_costs_match(both[0], both[1])
+    # The origin's share is spent pair by pair, in order: the later pairs are not computed.
+    tight = plan_table(grid, pick[:1], pick[3:], max_expanded_total=1)
+    line = search_line(tight, 0)
+    assert list(line.kinds).count(NOT_COMPUTED) >= len(pick[3:]) - 1
