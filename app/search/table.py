@@ -1,16 +1,21 @@
 """Cost tables: the optimal cost from each of many sources to each of many targets, with
-one Dijkstra search per source, or per target when targets are fewer.
+the searches starting at the sources, or at the targets when targets are fewer.
 
 Searching from a target is exact because movement is symmetric: a step costs its length
 times the mean cost of the two cells it joins, and the corner, clearance and per-request
 blocked rules test the same cells in both directions (see :mod:`app.search.flowfield`).
 Turn penalties are not offered here (they are in ``/path`` only).
 
-Each search runs the general kernel (:func:`app.search._general.search_grid`) with every
-cell of the other side stamped as a goal and ``settle`` set to their number, so it stops
-once the last of them is settled. A cost is read from the settled cell's parent chain and
-summed from the source, as ``find_path`` does, so it is the cost ``/path`` reports for the
-same pair (bit for bit on uniform terrain, where an optimal cost has one value).
+From each origin, one of two ways, decided once per table by :func:`plan_table`:
+
+* a flood: the general kernel (:func:`app.search._general.search_grid`) as Dijkstra, every
+  cell of the other side stamped as a goal and ``settle`` set to their number, so it stops
+  once the last of them is settled. A cost is read from the settled cell's parent chain
+  and summed from the source, as ``find_path`` does, so it is the cost ``/path`` reports
+  for the same pair (bit for bit on uniform terrain, where an optimal cost has one value);
+* pairwise: where the registry's plan serves a pair with jump point search and an origin
+  has at most :data:`PAIRWISE_MAX_ENDS` ends, ``find_path`` per pair (``/path``'s very
+  search), since a query on a JPS+ table costs a small fraction of a flood.
 
 The work is split in three steps so the service can run the searches on its search
 threads: :func:`plan_table` (checks, no search), :func:`search_line` (one search, any
@@ -175,7 +180,8 @@ def plan_table(
 
 
 def search_line(plan: TablePlan, k: int, scratch: SearchScratch | None = None) -> TableLine:
-    """Search from ``plan.origins[k]`` until every end in its component is settled."""
+    """The costs from ``plan.origins[k]`` to every end in its component: one flood that
+    stops once they are settled, or one search per end (``plan.pairwise``)."""
     grid, options = plan.grid, plan.options
     scratch = scratch or thread_scratch()
     n = len(plan.ends)
