@@ -171,13 +171,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         with tempfile.TemporaryDirectory() as folder:
             shutil.copy(path, Path(folder) / path.name)
             with running_server(ServerSpec(env={"MAPS_DIR": folder})) as server:
-                for n in args.sizes:
-                    sources, targets = cells[n][:n], cells[n][n:]
-                    log(f"HTTP {n}x{n} ...")
-                    t_ms, p_ms, b_ms = over_http(
-                        server.url, grid.name, sources, targets, args.repeat
-                    )
-                    rows.append((f"{n}×{n}", "HTTP", t_ms, p_ms, b_ms))
+                for label, rules in RULES.items():
+                    for n in args.sizes:
+                        sources, targets = cells[n][:n], cells[n][n:]
+                        log(f"HTTP {label} {n}x{n} ...")
+                        url = server.url
+                        times = over_http(url, grid.name, sources, targets, rules, args.repeat)
+                        rows.append((label, f"{n}×{n}", "HTTP", *times))
     print(f"`{args.map}` ({grid.width}×{grid.height}), best of {args.repeat}, ms:\n")
     print("| rules | size | where | /table | /path per pair | /paths | /path ÷ /table |")
     print("|---|---|---|---:|---:|---:|---:|")
