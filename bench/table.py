@@ -119,10 +119,8 @@ def over_http(url: str, name: str, sources, targets, rules: dict, repeat: int) -
             out = []
             for s in sources:
                 for t in targets:
-                    r = client.post(
-                        "/path", json={"map": name, "start": s, "goal": t, "include": []}
-                    )
-                    out.append(r.json()["cost"])
+                    query = {"map": name, "start": s, "goal": t, "include": [], **rules}
+                    out.append(client.post("/path", json=query).json()["cost"])
             return out
 
         pairs_ms, costs = best(pairs, repeat)
