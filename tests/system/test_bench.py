@@ -24,6 +24,10 @@ RUNS = {
     ),
     "algorithms": (["--maps", "arena", "--limit", "2"], "| auto (default) | jps | optimal | 2 |"),
     "memory": (["--size", "64", "--maps", "arena", "--limit", "3"], "| arena | 49x49 | 3 |"),
+    "table": (
+        ["--map", "arena", "--sizes", "3", "--repeat", "1", "--no-http"],
+        "| one_free | 3×3 | in process |",
+    ),
 }
 
 
