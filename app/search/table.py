@@ -32,6 +32,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
+from numba import njit
 
 from app.errors import OutOfBounds
 from app.grid.model import Grid
@@ -207,21 +208,30 @@ def search_line(plan: TablePlan, k: int, scratch: SearchScratch | None = None) -
         grid_record(grid), rules, _DIJKSTRA, scratch.record(generation, costs=True), query
     )
     search_us = (time.perf_counter_ns() - began) / 1000
-    closed = np.int32(2 * generation + 1)
+    settled = wanted & (scratch.nodes[end_cells, STATE] == np.int32(2 * generation + 1))
+    if status == LIMIT_REACHED:
+        kinds[wanted & ~settled] = NOT_COMPUTED
+    chosen = np.flatnonzero(settled)
     orth_w, diag_w = options.step_weights
-    for i in np.flatnonzero(wanted):
-        if scratch.nodes[end_cells[i], STATE] != closed:
-            if status == LIMIT_REACHED:
-                kinds[i] = NOT_COMPUTED
-            continue
-        path = reconstruct_path(scratch.nodes, int(end_cells[i]), grid.stride, 1)
-        if plan.reverse:
-            path = np.ascontiguousarray(path[::-1])  # summed from the source, as find_path does
-        costs[i] = _general.path_cost(
-            grid.terrain_flat, plan.class_cost, plan.uniform, grid.stride, path, orth_w, diag_w
-        )
-        kinds[i] = COMPUTED
+    found = np.empty(chosen.size, dtype=np.float64)
+    _chain_costs(
+        scratch.nodes, grid.stride, end_cells[chosen], plan.reverse, grid.terrain_flat,
+        plan.class_cost, plan.uniform, orth_w, diag_w, found,
+    )  # fmt: skip
+    costs[chosen], kinds[chosen] = found, COMPUTED
     return TableLine(costs, kinds, int(expanded), search_us)
+
+
+@njit(nogil=True, cache=True)
+def _chain_costs(nodes, stride, ends, from_end, terrain, class_cost, uniform, orth_w, diag_w, out):
+    """The cost of each settled end's path from the origin, summed from the source as
+    ``find_path`` sums it: the rebuilt path runs origin to end, reversed when the end is
+    the source (``from_end``: the searches started at the targets)."""
+    for i in range(ends.shape[0]):
+        path = reconstruct_path(nodes, ends[i], stride, 1)
+        if from_end:
+            path = path[::-1].copy()
+        out[i] = _general.path_cost(terrain, class_cost, uniform, stride, path, orth_w, diag_w)
 
 
 def _pairwise_line(plan: TablePlan, k: int, wanted, costs, kinds, scratch) -> TableLine:
