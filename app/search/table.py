@@ -191,9 +191,13 @@ def search_line(plan: TablePlan, k: int, scratch: SearchScratch | None = None) -
     components = grid.components(options.clearance, options.diagonal == Diagonal.ALWAYS)
     origin = grid.index(*plan.origins[k])
     mine = components.of(origin)
-    end_cells = np.array([grid.index(x, y) for x, y in plan.ends], dtype=np.int64)
+    ends = np.array(plan.ends, dtype=np.int64).reshape(-1, 2)
+    end_cells = (ends[:, 1] + 1) * grid.stride + ends[:, 0] + 1
     # Ends in another component are unreachable: no search floods its component for them.
-    wanted = np.array([components.of(int(c)) == mine for c in end_cells], dtype=bool)
+    if components.minor_cells is None:  # labels tell every component apart
+        wanted = components.labels[end_cells] == mine
+    else:
+        wanted = np.array([components.of(int(c)) == mine for c in end_cells], dtype=bool)
     if not wanted.any():
         return TableLine(costs, kinds, 0, 0.0, 0)
     if plan.pairwise:
