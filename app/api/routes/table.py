@@ -54,8 +54,9 @@ def _line(state: ServiceState, plan: TablePlan, k: int) -> TableLine:
 
 @router.post("/table", response_model=TableResponse, responses=_ERRORS)
 async def post_table(request: TableRequest, state: StateDep, store: StoreDep) -> Response:
-    """Optimal cost from every source to every target (`null`: no path), one search per
-    source or per target, whichever is fewer."""
+    """Optimal cost from every source to every target (`null`: no path): one Dijkstra flood
+    per source, or per target when fewer, or one jump point search per pair where it
+    applies (see the README)."""
     cells = len(request.sources) * len(request.targets)
     if cells > state.settings.max_table_cells:
         raise TableTooLarge(
