@@ -64,6 +64,9 @@ class Settings(BaseSettings):
     maps_reload: Literal["watch", "poll", "off"] = "watch"  # folder store: hot reload
     maps_poll_interval: float = Field(1.0, gt=0, le=3600)
     map_state_dir: Path | None = None  # folder store: lock and revisions, if not MAPS_DIR
+    # POST /table: most entries (sources x targets) in one cost table; its searches share
+    # MAX_BATCH_EXPANDED like a /paths batch.
+    max_table_cells: int = Field(65_536, ge=1)
 
 
 @lru_cache

@@ -54,6 +54,11 @@ class BatchTooLarge(ServiceError):
     status = 422
 
 
+class TableTooLarge(ServiceError):
+    code = "table_too_large"
+    status = 422
+
+
 class MapNotFound(ServiceError):
     code = "map_not_found"
     status = 404

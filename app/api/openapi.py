@@ -40,6 +40,7 @@ OPERATION_IDS = {
     "post_paths": "findPaths",
     "post_validate": "validatePath",
     "post_flowfield": "flowField",
+    "post_table": "costTable",
     "list_maps": "listMaps",
     "get_map": "getMap",
     "get_map_image": "getMapImage",

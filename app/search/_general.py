@@ -180,7 +180,11 @@ def search_grid(grid, rules, strategy, scratch, query):
 
     Records (:mod:`app.search._records`): ``grid``, ``rules``, ``scratch``; ``strategy`` is
     ``(algorithm, heuristic, h_factor, closest_kind)`` and ``query`` is ``(start, goal_xy,
-    explored)``. ``goal_xy`` holds the goals' padded ``(x, y)`` for the heuristic.
+    explored, settle)``. ``goal_xy`` holds the goals' padded ``(x, y)`` for the heuristic
+    (it may be empty: Dijkstra needs none). The search stops once ``settle`` goal cells are
+    settled (1: at the nearest goal; more: a cost table's many targets, whose costs are
+    then read from ``g_cost``); a settled goal's stamp is cleared, so a cell counts once
+    even when it is reached under several headings.
     ``h_factor`` scales the heuristic (minimum terrain cost x weight). ``terrain`` gives
     each cell's class and ``class_cost`` each class's cost (ignored when ``uniform``). BFS
     counts steps (every step costs 1) and ignores terrain. Cells blocked for this search
@@ -203,7 +207,7 @@ def search_grid(grid, rules, strategy, scratch, query):
     )
     algorithm, heuristic, h_factor, closest_kind = strategy
     nodes, frontier, g_cost, marks, generation = scratch
-    start, goal_xy, explored = query
+    start, goal_xy, explored, settle = query
     dirs = 9 if turn_penalty > 0 else 1
     open_mark = np.int32(2 * generation)
     closed_mark = np.int32(2 * generation + 1)
@@ -224,6 +228,7 @@ def search_grid(grid, rules, strategy, scratch, query):
     closest = origin
     closest_h = np.inf
     closest_g = 0.0
+    settled = 0
 
     while size > 0:
         current, size = pop(frontier, nodes, size, TIE_REL)
@@ -247,7 +252,10 @@ def search_grid(grid, rules, strategy, scratch, query):
         ):
             closest, closest_h, closest_g = current, hc, g
         if marks[here, GOAL] == generation:
-            return FOUND, expanded, current, closest, n_explored
+            marks[here, GOAL] = -1  # never a generation: settled
+            settled += 1
+            if settled >= settle:
+                return FOUND, expanded, current, closest, n_explored
         if expanded >= max_expanded:
             return LIMIT_REACHED, expanded, -1, closest, n_explored
 

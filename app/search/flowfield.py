@@ -87,7 +87,7 @@ def flow_field(
     stamp(grid, blocked_set, scratch.marks, BLOCKED, generation)
     rules = kernel_rules(options, class_cost, uniform, grid.cell_count + 1)
     dijkstra = (_general.DIJKSTRA, _general.ZERO, 0.0, _general.OCTILE)
-    query = (grid.index(*goal), _NO_GOALS, _NO_EXPLORED)  # no goal: every reachable cell
+    query = (grid.index(*goal), _NO_GOALS, _NO_EXPLORED, 1)  # no goal: every reachable cell
     records = (grid_record(grid), rules, dijkstra, scratch.record(generation, costs=True))
     _, expanded, _, _, _ = _general.search_grid(*records, query)
     cost = np.empty((grid.height, grid.width), dtype=np.float64)

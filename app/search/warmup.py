@@ -15,6 +15,7 @@ from app.search.flowfield import flow_field
 from app.search.registry import RUNNERS
 from app.search.scratch import SearchScratch
 from app.search.smooth import line_of_sight, smooth, turning_points
+from app.search.table import cost_table
 from app.search.validate import validate_path
 
 
@@ -50,6 +51,7 @@ def warm_up() -> float:
         terrain_classes=(TerrainClass("ground", 1.0), TerrainClass("sand", 2.0)),
     )
     flow_field(terrain, (4, 3), scratch=scratch)
+    cost_table(terrain, [(0, 0), (4, 3)], [(4, 3)], scratch=scratch)  # a flood, searched back
     for blocked in ([], [(1, 1)]):  # without and with an overlay: two specialisations
         validate_path(grid, result.path, blocked=blocked, compare_optimal=True, scratch=scratch)
         validate_path(grid, result.path, mode="waypoints", blocked=blocked, scratch=scratch)

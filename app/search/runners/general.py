@@ -56,7 +56,7 @@ def run(query: Query, scratch: SearchScratch) -> Outcome:
     began = time.perf_counter_ns()
     status, expanded, reached, closest, n_explored = _general.search_grid(
         grid_record(grid), rules, strategy, scratch.record(generation, costs=True),
-        (start, goal_xy, explored),
+        (start, goal_xy, explored, 1),
     )  # fmt: skip
     search_us = (time.perf_counter_ns() - began) / 1000
     explored_xy = _cells_to_xy(explored[:n_explored], grid.stride)
