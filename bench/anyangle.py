@@ -23,8 +23,6 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from app.search import Algorithm, SearchOptions, SearchScratch, find_path
-from app.search.validate import validate_path
 from bench.common import (
     add_limit,
     begin,
@@ -36,6 +34,8 @@ from bench.common import (
     row,
     scenario_parser,
 )
+from gridpath.search import Algorithm, SearchOptions, SearchScratch, find_path
+from gridpath.search.validate import validate_path
 
 ASTAR = SearchOptions(algorithm=Algorithm.ASTAR, smooth=True)
 THETA = SearchOptions(algorithm=Algorithm.THETA)

@@ -34,7 +34,7 @@ CONFIGS = {
 
 def short_queries(count: int = 200) -> list[dict]:
     """Short queries on arena (64 x 64, nine rooms): walkable ends a few cells apart."""
-    from app.grid import load_map
+    from gridpath.grid import load_map
 
     grid = load_map(REPO_ROOT / "maps" / "arena.png", max_cells=10**6, max_bytes=10**8)
     walkable = grid.walkable

@@ -56,9 +56,6 @@ from typing import Any
 
 import numpy as np
 
-from app.errors import MapLoadError
-from app.grid import Grid
-from app.search import Algorithm, SearchOptions, SearchScratch, find_path
 from bench.common import (
     SQRT2,
     Failure,
@@ -80,6 +77,9 @@ from bench.common import (
     subsample,
     times,
 )
+from gridpath.errors import MapLoadError
+from gridpath.grid import Grid
+from gridpath.search import Algorithm, SearchOptions, SearchScratch, find_path
 
 DEFAULT_LIMIT = 100
 DEFAULT_PEER_LIMIT = 20

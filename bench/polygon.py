@@ -37,10 +37,10 @@ import numpy as np
 import shapely
 from shapely.geometry.polygon import orient
 
-from app.nav.mesh import build_mesh
-from app.nav.polyanya import find_path
-from app.nav.query import check_polyline
 from bench.common import DEFAULT_DATA, load_scenarios, log, machine_info, machine_line
+from gridpath.nav.mesh import build_mesh
+from gridpath.nav.polyanya import find_path
+from gridpath.nav.query import check_polyline
 
 DRAGON_AGE = ["arena", "den312d", "ost003d", "brc202d", "orz900d"]
 PINCH = 1 / 64

@@ -1,4 +1,4 @@
-"""Independent references for the tests: nothing here calls app.search.
+"""Independent references for the tests: nothing here calls gridpath.search.
 
 * :func:`reference_costs`: shortest-path costs by ``scipy.sparse.csgraph.dijkstra`` on an
   explicit graph built from the movement rule (8-connected, no corner cutting).

@@ -4,7 +4,7 @@ The rule: bad input gets a clear error and changes nothing. Every error is the J
 envelope ``{"error": {"code": "...", "message": "..."}}`` with a 4xx status; no input
 gives a 500 or hangs the server; a refused map change leaves the map as it was.
 
-Request bodies are derived from the request models of ``app.schemas`` (their JSON
+Request bodies are derived from the request models of ``gridpath.schemas`` (their JSON
 schemas: fields, types, enums, bounds), so a new field is fuzzed without touching this
 file. ``FUZZ_EXAMPLES=2000`` runs every property with that many examples.
 """
@@ -27,10 +27,10 @@ from hypothesis import strategies as st
 from PIL import Image
 from pydantic import BaseModel
 
-from app.api.errors import OPTION_FIELDS
-from app.cache import LRUCache
-from app.grid.model import MAP_NAME_PATTERN
-from app.schemas import (
+from gridpath.api.errors import OPTION_FIELDS
+from gridpath.cache import LRUCache
+from gridpath.grid.model import MAP_NAME_PATTERN
+from gridpath.schemas import (
     BatchRequest,
     FlowFieldRequest,
     MapEdit,

@@ -6,8 +6,8 @@ import asyncio
 import threading
 import time
 
-from app.grid import MapStore
-from app.grid.store import with_revision
+from gridpath.grid import MapStore
+from gridpath.grid.store import with_revision
 from tests.conftest import make_grid
 
 ART = "....\n.##.\n....\n"

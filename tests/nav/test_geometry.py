@@ -7,7 +7,7 @@ from fractions import Fraction
 from hypothesis import given
 from hypothesis import strategies as st
 
-from app.nav.geometry import on_segment, orient, segments_cross_properly
+from gridpath.nav.geometry import on_segment, orient, segments_cross_properly
 
 finite = st.floats(min_value=-1e6, max_value=1e6, allow_nan=False, allow_infinity=False)
 point = st.tuples(finite, finite)

@@ -7,9 +7,9 @@ from collections import Counter
 import pytest
 import shapely
 
-from app.nav.geometry import orient
-from app.nav.mesh import build_mesh
-from app.nav.model import parse_nav
+from gridpath.nav.geometry import orient
+from gridpath.nav.mesh import build_mesh
+from gridpath.nav.model import parse_nav
 from tests.nav.random_maps import random_map
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import orjson
 import pytest
 
-from app.errors import MapLoadError
-from app.nav.model import is_nav_file, load_nav_bytes, load_nav_file, nav_map_name, parse_nav
+from gridpath.errors import MapLoadError
+from gridpath.nav.model import is_nav_file, load_nav_bytes, load_nav_file, nav_map_name, parse_nav
 
 SQUARE = [[0, 0], [10, 0], [10, 10], [0, 10]]
 

@@ -7,8 +7,8 @@ import math
 import orjson
 import pytest
 
-from app.nav.model import parse_nav
-from app.nav.query import NavEngine
+from gridpath.nav.model import parse_nav
+from gridpath.nav.query import NavEngine
 
 SQUARE = [[0, 0], [10, 0], [10, 10], [0, 10]]
 

@@ -18,10 +18,10 @@ import shapely
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from app.nav.geometry import orient
-from app.nav.model import parse_nav
-from app.nav.query import NavEngine, check_polyline
-from app.nav.waypoints import visibility_shortest_path
+from gridpath.nav.geometry import orient
+from gridpath.nav.model import parse_nav
+from gridpath.nav.query import NavEngine, check_polyline
+from gridpath.nav.waypoints import visibility_shortest_path
 from tests.nav.random_maps import random_map, random_walkable_point
 
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -10,8 +10,8 @@ import shapely
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.nav.model import parse_nav
-from app.nav.query import NavEngine
+from gridpath.nav.model import parse_nav
+from gridpath.nav.query import NavEngine
 from tests.nav.random_maps import random_map
 
 SQUARE = [[0, 0], [10, 0], [10, 10], [0, 10]]

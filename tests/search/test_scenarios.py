@@ -15,12 +15,12 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from app.grid import Grid
-from app.search import CostModel, Diagonal, SearchOptions, SearchScratch
-from app.search._frontier import FOUND, UNREACHABLE
-from app.search.find import checked_query
-from app.search.registry import ALGORITHMS, RUNNERS
-from app.search.runner import Runner
+from gridpath.grid import Grid
+from gridpath.search import CostModel, Diagonal, SearchOptions, SearchScratch
+from gridpath.search._frontier import FOUND, UNREACHABLE
+from gridpath.search.find import checked_query
+from gridpath.search.registry import ALGORITHMS, RUNNERS
+from gridpath.search.runner import Runner
 from tests.reference import (
     SQRT2,
     grid_from_ascii,

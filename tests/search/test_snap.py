@@ -9,10 +9,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.errors import GoalBlocked, StartBlocked
-from app.grid import Grid
-from app.search import Diagonal, SearchOptions
-from app.search.snap import nearest_standable, snap_ends
+from gridpath.errors import GoalBlocked, StartBlocked
+from gridpath.grid import Grid
+from gridpath.search import Diagonal, SearchOptions
+from gridpath.search.snap import nearest_standable, snap_ends
 from tests.conftest import make_grid
 
 

@@ -1,4 +1,4 @@
-"""Cost tables (app.search.table) against pairwise find_path, under every movement rule."""
+"""Cost tables (gridpath.search.table) against pairwise find_path, under every movement rule."""
 
 from __future__ import annotations
 
@@ -10,11 +10,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.errors import GoalBlocked, OutOfBounds, StartBlocked
-from app.grid import Grid
-from app.grid.model import TerrainClass
-from app.search import Algorithm, CostModel, Diagonal, InvalidOption, SearchOptions, find_path
-from app.search.table import (
+from gridpath.errors import GoalBlocked, OutOfBounds, StartBlocked
+from gridpath.grid import Grid
+from gridpath.grid.model import TerrainClass
+from gridpath.search import Algorithm, CostModel, Diagonal, InvalidOption, SearchOptions, find_path
+from gridpath.search.table import (
     COMPUTED,
     NOT_COMPUTED,
     UNREACHABLE,

@@ -17,10 +17,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.errors import AlgorithmUnsupported
-from app.grid import Grid
-from app.search import Algorithm, CostModel, Diagonal, SearchOptions, find_path
-from app.search.validate import validate_path
+from gridpath.errors import AlgorithmUnsupported
+from gridpath.grid import Grid
+from gridpath.search import Algorithm, CostModel, Diagonal, SearchOptions, find_path
+from gridpath.search.validate import validate_path
 from tests.conftest import make_grid
 from tests.reference import reference_line_of_sight_rule, step_is_legal
 

@@ -11,8 +11,8 @@ from tests.conftest import ROOT
 
 SCRIPT = """
 import orjson, random
-from app.nav.model import parse_nav
-from app.nav.query import NavEngine
+from gridpath.nav.model import parse_nav
+from gridpath.nav.query import NavEngine
 from tests.nav.random_maps import random_map, random_walkable_point
 out = []
 for seed in range(6):

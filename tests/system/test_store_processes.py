@@ -14,8 +14,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from app.config import Settings
-from app.store.folder import LOCK_FILE, state_dir
+from gridpath.config import Settings
+from gridpath.store.folder import LOCK_FILE, state_dir
 from tests.conftest import MAPS_DIR, ROOT
 from tests.system.server_process import free_port
 from tests.system.test_server import call
@@ -34,7 +34,7 @@ def uvicorn(maps: Path, state: Path, *args: str) -> Iterator[tuple[str, subproce
     }
     env.pop("MAP_STORE", None)
     process = subprocess.Popen(
-        [sys.executable, "-m", "uvicorn", "app.main:app", "--port", str(port), *args],
+        [sys.executable, "-m", "uvicorn", "gridpath.main:app", "--port", str(port), *args],
         cwd=ROOT,
         env=env,
         stdout=subprocess.DEVNULL,
@@ -120,7 +120,16 @@ def test_two_workers_without_a_shared_store_refuse_changes(tmp_path):
             assert status == 503 and body["error"]["code"] in ("shared_store_required", "not_ready")
             refused += body["error"]["code"] == "shared_store_required"
             assert time.monotonic() < deadline, "the workers never became ready"
-        assert {json.loads(call(base + "/maps/arena")[1])["revision"] for _ in range(6)} == {1}
+        revisions = []
+        while len(revisions) < 6:  # the other worker may still be warming up (not_ready)
+            status, raw = call(base + "/maps/arena")
+            if status == 200:
+                revisions.append(json.loads(raw)["revision"])
+            else:
+                assert status == 503 and json.loads(raw)["error"]["code"] == "not_ready"
+                assert time.monotonic() < deadline, "the workers never became ready"
+                time.sleep(0.05)
+        assert set(revisions) == {1}  # nothing was changed
     with uvicorn(MAPS_DIR, tmp_path / "state", "--host", "127.0.0.1") as (base, _):
         status, body = patch(base, edit)
         assert status == 200 and body["revision"] == 2

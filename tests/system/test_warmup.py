@@ -12,23 +12,23 @@ SCRIPT = """
 import sys
 import numpy as np
 from numba.core.registry import CPUDispatcher
-from app.search.warmup import warm_up
+from gridpath.search.warmup import warm_up
 
 def compiled():
     return sum(
         len(obj.signatures)
-        for name, module in list(sys.modules.items()) if name.startswith("app.")
+        for name, module in list(sys.modules.items()) if name.startswith("gridpath.")
         for obj in vars(module).values() if isinstance(obj, CPUDispatcher)
     )
 
 warm_up()
 before = compiled()
-from app.grid import MapStore
-from app.grid.edits import Edit, apply_edits
-from app.search import Algorithm, SearchOptions, find_path, jump_table, smooth
-from app.search.validate import validate_path
-from app.search.flowfield import flow_field
-from app.search.table import cost_table
+from gridpath.grid import MapStore
+from gridpath.grid.edits import Edit, apply_edits
+from gridpath.search import Algorithm, SearchOptions, find_path, jump_table, smooth
+from gridpath.search.validate import validate_path
+from gridpath.search.flowfield import flow_field
+from gridpath.search.table import cost_table
 
 store = MapStore.from_dir("maps", max_cells=10**7, max_bytes=10**8)
 tables = set()
