@@ -13,7 +13,8 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1 \
     PIP_ROOT_USER_ACTION=ignore \
     MAPS_DIR=/app/maps \
-    NUMBA_CACHE_DIR=/app/.numba-cache
+    NUMBA_CACHE_DIR=/app/.numba-cache \
+    LOG_FORMAT=json
 
 # The service runs as this unprivileged user; a numeric USER below lets orchestrators
 # (e.g. Kubernetes runAsNonRoot) verify that without looking the name up.
@@ -35,7 +36,7 @@ RUN python -c "import tomllib; p = tomllib.load(open('/tmp/src/pyproject.toml', 
 # backend are already there, so this step needs no network. The source is removed after, so
 # the code runs from site-packages and /app holds only the maps and the kernel cache.
 COPY README.md /tmp/src/
-COPY app /tmp/src/app
+COPY gridpath /tmp/src/gridpath
 RUN pip install --no-deps --no-build-isolation /tmp/src \
     && rm -rf /tmp/src \
     && install -d -o gridpath -g gridpath /app/.numba-cache
@@ -46,11 +47,16 @@ USER 10001:10001
 # container loads them from disk instead of paying the JIT at start-up. numba keys its cache
 # on the CPU: on a host whose CPU differs from the build machine's, the first start compiles
 # again (the cache stays writable, so only once per container).
-RUN python -m app.search.warmup
+RUN python -m gridpath.search.warmup
 
 # The maps come last: changing a map does not redo the warm-up. docker-compose.yml mounts the
 # host's ./maps over this folder instead.
 COPY maps /app/maps
+
+# The commit in /health and gridpath_build_info: docker build --build-arg GIT_COMMIT=$(git rev-parse HEAD)
+# (last, so a new commit rebuilds no other layer).
+ARG GIT_COMMIT=unknown
+ENV GIT_COMMIT=${GIT_COMMIT}
 
 EXPOSE 8000
 
@@ -60,5 +66,9 @@ HEALTHCHECK --interval=30s --timeout=5s --start-period=60s --retries=3 \
     CMD ["python", "-c", "import urllib.request; urllib.request.urlopen('http://127.0.0.1:8000/health', timeout=4)"]
 
 # One process. `--workers N` runs N processes instead, each loading its own copy of every map
-# (memory grows N times) and each with its own SEARCH_THREADS searches at once.
-CMD ["uvicorn", "app.main:app", "--host", "0.0.0.0", "--port", "8000"]
+# (memory grows N times) and each with its own SEARCH_THREADS searches at once; then set
+# PROMETHEUS_MULTIPROC_DIR (e.g. /tmp/gridpath-metrics) so /metrics sums the workers.
+# `python -m gridpath` is `uvicorn gridpath.main:app` that exits 0 after a graceful stop: on SIGTERM it
+# stops accepting and lets in-flight requests finish for up to 25 s (below the 30 s that
+# Kubernetes and the compose file give before SIGKILL).
+CMD ["python", "-m", "gridpath", "--host", "0.0.0.0", "--port", "8000", "--timeout-graceful-shutdown", "25"]

@@ -4,12 +4,14 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 HOST   ?= 127.0.0.1
 PORT   ?= 8000
+# Seconds a SIGTERM waits for in-flight requests before closing them (then exit 0).
+GRACEFUL_TIMEOUT ?= 25
 
 .PHONY: run test test-quick bench install dev warmup clean
 
 ## run: create .venv, install, serve the maps in maps/ on $(HOST):$(PORT)
 run: $(VENV)/.installed
-	$(BIN)/uvicorn app.main:app --host $(HOST) --port $(PORT)
+	$(BIN)/python -m gridpath --host $(HOST) --port $(PORT) --timeout-graceful-shutdown $(GRACEFUL_TIMEOUT)
 
 ## test: create .venv, install the dev extras, run the whole suite
 test: $(VENV)/.installed-dev
@@ -23,6 +25,7 @@ test-quick: $(VENV)/.installed-dev
 bench: $(VENV)/.installed
 	$(BIN)/python -m bench.movingai
 	$(BIN)/python -m bench.algorithms
+	$(BIN)/python -m bench.anyangle
 	$(BIN)/python -m bench.authority
 	$(BIN)/python -m bench.serialize
 	$(BIN)/python -m bench.memory
@@ -57,9 +60,22 @@ bench-cluster: $(VENV)/.installed
 	trap 'for g in $$(cat "$$pids" 2>/dev/null); do kill -KILL "-$$g" 2>/dev/null; done; rm -f "$$pids"' EXIT INT TERM; \
 	$(BIN)/python -m bench.cluster --pid-file "$$pids" $(BENCH_CLUSTER_ARGS)
 
+## fuzz: schemathesis against the OpenAPI document, longer than in `make test`
+## (FUZZ_EXAMPLES examples per operation and phase, a random seed unless FUZZ_SEED is set)
+.PHONY: fuzz
+fuzz: $(VENV)/.installed-dev
+	FUZZ_EXAMPLES=$${FUZZ_EXAMPLES:-300} $(BIN)/python -m pytest -s -p no:cacheprovider \
+	  --timeout 3600 tests/system/test_schemathesis.py
+
+## clients: a Python client (openapi-python-client) and TypeScript types (openapi-typescript)
+## generated from the OpenAPI document into clients/ (gitignored)
+.PHONY: clients
+clients: $(VENV)/.installed-dev
+	$(BIN)/python -m tests.clients
+
 ## warmup: compile the kernels into numba's on-disk cache
 warmup: $(VENV)/.installed
-	$(BIN)/python -m app.search.warmup
+	$(BIN)/python -m gridpath.search.warmup
 
 install: $(VENV)/.installed
 dev: $(VENV)/.installed-dev

@@ -34,9 +34,6 @@ from pathlib import Path
 
 import numpy as np
 
-from app.errors import MapLoadError
-from app.grid import Grid
-from app.search import Algorithm, Heuristic, PathResult, SearchOptions, SearchScratch, find_path
 from bench.common import (
     Failure,
     Progress,
@@ -51,6 +48,16 @@ from bench.common import (
     percent,
     report_failures,
     scenario_parser,
+)
+from gridpath.errors import MapLoadError
+from gridpath.grid import Grid
+from gridpath.search import (
+    Algorithm,
+    Heuristic,
+    PathResult,
+    SearchOptions,
+    SearchScratch,
+    find_path,
 )
 
 DEFAULT_LIMIT = 100

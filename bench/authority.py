@@ -13,7 +13,7 @@ enough: still legal step by step), together with their waypoints (each leg smoot
 ``validate_path`` is timed in ``cells`` mode on the cells and in ``waypoints`` mode on
 the waypoints, given the path as a list of ``(x, y)`` tuples (as ``POST /validate``
 does) and as an int64 array, and the compiled kernel
-(``app.search._validate.validate_cells`` / ``validate_waypoints``) is timed alone,
+(``gridpath.search._validate.validate_cells`` / ``validate_waypoints``) is timed alone,
 called with the arrays ``validate_path`` would pass it.
 
 (b) **Live edits.** On the 1024x1024 map, ``apply_edits`` is timed for one cell, a 10x10
@@ -44,17 +44,17 @@ from pathlib import Path
 import numpy as np
 from numba.core.dispatcher import Dispatcher
 
-from app.errors import MapLoadError
-from app.grid import Grid
-from app.grid.edits import Edit, apply_edits
-from app.search import SearchScratch, find_path, smooth
-from app.search import validate as validation
-from app.search.find import terrain_table
-from app.search.options import DEFAULT_OPTIONS, SearchOptions
-from app.search.validate import validate_path
-from app.search.warmup import warm_up
 from bench.common import find_maps, load_scenarios, machine_info, machine_line, scenario_parser
 from bench.serialize import median_us
+from gridpath.errors import MapLoadError
+from gridpath.grid import Grid
+from gridpath.grid.edits import Edit, apply_edits
+from gridpath.search import SearchScratch, find_path, smooth
+from gridpath.search import validate as validation
+from gridpath.search.find import terrain_table
+from gridpath.search.options import DEFAULT_OPTIONS, SearchOptions
+from gridpath.search.validate import validate_path
+from gridpath.search.warmup import warm_up
 
 SIZE = 1024
 BLOCKED_SHARE = 0.2
@@ -233,7 +233,7 @@ def compiled_signatures() -> int:
     dispatchers = {
         id(obj): obj
         for name, module in list(sys.modules.items())
-        if name.startswith("app.")
+        if name.startswith("gridpath.")
         for obj in vars(module).values()
         if isinstance(obj, Dispatcher)
     }

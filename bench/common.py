@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 if TYPE_CHECKING:
-    from app.grid import Grid
+    from gridpath.grid import Grid
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_DATA = REPO_ROOT.parent / "shared" / "benchmarks" / "movingai"
@@ -60,7 +60,7 @@ def core_count() -> int:
 
 
 def code_version() -> str:
-    """The repository commit benchmarked, ``+dirty`` if ``app/`` has uncommitted changes."""
+    """The repository commit benchmarked, ``+dirty`` if ``gridpath/`` has uncommitted changes."""
 
     def git(*args: str) -> str:
         return subprocess.run(
@@ -69,7 +69,7 @@ def code_version() -> str:
 
     try:
         commit = git("rev-parse", "--short", "HEAD")
-        dirty = git("status", "--porcelain", "--", "app")
+        dirty = git("status", "--porcelain", "--", "gridpath")
     except (OSError, subprocess.SubprocessError):
         return "unknown"
     return f"{commit}+dirty" if dirty else commit
@@ -187,7 +187,7 @@ def check_map_matches(grid: Grid, scenarios: Sequence[Scenario], map_path: Path)
 def load_scenarios(map_path: Path, limit: int | None) -> tuple[Grid, list[Scenario]]:
     """A map (loaded as the service loads it) and its scenarios, at most ``limit`` spread
     evenly over the file, refusing a scenario file for another map."""
-    from app.grid import load_map
+    from gridpath.grid import load_map
 
     grid = load_map(map_path, max_cells=MAX_CELLS, max_bytes=MAX_BYTES)
     scenarios = subsample(parse_scenarios(map_path.with_name(map_path.name + ".scen")), limit)
@@ -295,7 +295,7 @@ def begin(args: argparse.Namespace) -> tuple[list[Path], dict] | None:
     """The maps to run (None after saying why there are none) and the machine line's facts,
     taken before the kernels are warmed up (the code version is the one that gets loaded);
     prints the warm-up time."""
-    from app.search.warmup import warm_up
+    from gridpath.search.warmup import warm_up
 
     maps = select_maps(args.data, args.maps)
     if maps is None:

@@ -297,5 +297,5 @@ def print_report(results: dict[str, Any]) -> None:
     print(f"After the run: {describe_load(results['load_after'])}.  ")
     print(f"Run time {results['elapsed_s']:.0f} s.")
     if results["app_changed_during_run"]:
-        print("\n**app/ changed during the run**: servers started after it ran the new code.")
-        log("warning: app/ sources changed during the run")
+        print("\n**gridpath/ changed during the run**: servers started after it ran the new code.")
+        log("warning: gridpath/ sources changed during the run")

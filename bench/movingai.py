@@ -29,10 +29,6 @@ from pathlib import Path
 
 import numpy as np
 
-from app.errors import MapLoadError
-from app.grid import Grid
-from app.search import Algorithm, PathResult, SearchOptions, SearchScratch, find_path, smooth
-from app.search.options import DEFAULT_OPTIONS
 from bench.common import (
     Failure,
     Progress,
@@ -47,6 +43,10 @@ from bench.common import (
     report_failures,
     scenario_parser,
 )
+from gridpath.errors import MapLoadError
+from gridpath.grid import Grid
+from gridpath.search import Algorithm, PathResult, SearchOptions, SearchScratch, find_path, smooth
+from gridpath.search.options import DEFAULT_OPTIONS
 
 
 @dataclass

@@ -56,10 +56,6 @@ from typing import Any
 
 import numpy as np
 
-from app.errors import MapLoadError
-from app.grid import Grid
-from app.search import Algorithm, SearchOptions, SearchScratch, find_path
-from app.search.runners.jps import DEFAULT_JUMP_TABLE_MAX_CELLS
 from bench.common import (
     SQRT2,
     Failure,
@@ -81,6 +77,10 @@ from bench.common import (
     subsample,
     times,
 )
+from gridpath.errors import MapLoadError
+from gridpath.grid import Grid
+from gridpath.search import Algorithm, SearchOptions, SearchScratch, find_path
+from gridpath.search.runners.jps import DEFAULT_JUMP_TABLE_MAX_CELLS
 
 DEFAULT_LIMIT = 100
 DEFAULT_PEER_LIMIT = 20

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import atexit
+import os
+import shutil
+import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -9,10 +13,17 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from app.config import Settings
-from app.grid import Grid
-from app.main import create_app
+from gridpath.config import Settings
+from gridpath.grid import Grid
+from gridpath.main import create_app
+from tests.redis_server import REDIS_SERVER, RedisServer
 from tests.reference import grid_from_ascii
+
+# The folder store keeps its lock and revision records in MAP_STATE_DIR (gridpath/store/folder.py):
+# one fresh dir per test session, so runs do not see each other's revisions.
+_STATE_DIR = tempfile.mkdtemp(prefix="gridpath-test-state-")
+os.environ.setdefault("MAP_STATE_DIR", _STATE_DIR)
+atexit.register(shutil.rmtree, _STATE_DIR, ignore_errors=True)
 
 ROOT = Path(__file__).resolve().parents[1]
 MAPS_DIR = ROOT / "maps"
@@ -38,3 +49,15 @@ def client() -> Iterator[TestClient]:
     with TestClient(app) as test_client:
         wait_ready(test_client)
         yield test_client
+
+
+@pytest.fixture
+def redis_server(tmp_path: Path) -> Iterator[RedisServer]:
+    """A real redis-server of the test's own (tests/redis_server.py), stopped afterwards."""
+    if shutil.which("redis-server") is None and not Path(REDIS_SERVER).exists():
+        pytest.skip("redis-server is not installed (Debian package redis-server)")
+    server = RedisServer(tmp_path / "redis").start()
+    try:
+        yield server
+    finally:
+        server.kill()

@@ -1,4 +1,4 @@
-"""Independent references for the tests: nothing here calls app.search.
+"""Independent references for the tests: nothing here calls gridpath.search.
 
 * :func:`reference_costs`: shortest-path costs by ``scipy.sparse.csgraph.dijkstra`` on an
   explicit graph built from the movement rule (8-connected, no corner cutting).
@@ -159,3 +159,12 @@ def reference_line_of_sight_rule(walkable: np.ndarray, a, b, diagonal: str) -> b
         return False
     rule = {"never": all, "no_corner_cut": all, "one_free": any, "always": lambda s: True}[diagonal]
     return all(rule(pair) for pair in sides)
+
+
+def assert_costs_match(got, want) -> None:
+    """Two cost matrices agree: ``None`` in the same places, costs to 1e-9."""
+    for got_row, want_row in zip(got, want, strict=True):
+        for a, b in zip(got_row, want_row, strict=True):
+            assert (a is None) == (b is None), (a, b)
+            if b is not None:
+                assert math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-9), (a, b)

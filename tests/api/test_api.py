@@ -8,13 +8,13 @@ import numpy as np
 import pytest
 from fastapi.testclient import TestClient
 
-from app.config import Settings
-from app.main import create_app
+from gridpath.config import Settings
+from gridpath.main import create_app
 from tests.reference import path_cost, reference_line_of_sight, step_is_legal
 
 
 def walkable_of(name):
-    from app.grid import load_map
+    from gridpath.grid import load_map
     from tests.conftest import MAPS_DIR
 
     return np.asarray(load_map(MAPS_DIR / f"{name}.png", max_cells=10**8, max_bytes=10**9).walkable)
@@ -217,7 +217,7 @@ def test_openapi_declares_models(client):
 def test_not_ready_before_startup_finishes(tmp_path, monkeypatch):
     import threading
 
-    from app import service
+    from gridpath import service
 
     gate = threading.Event()
     real_warm_up = service.warm_up

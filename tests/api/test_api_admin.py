@@ -11,8 +11,8 @@ import pytest
 from fastapi.testclient import TestClient
 from PIL import Image
 
-from app.config import Settings
-from app.main import create_app
+from gridpath.config import Settings
+from gridpath.main import create_app
 from tests.conftest import MAPS_DIR, wait_ready
 from tests.grid.test_loader import UNREADABLE_IMAGES
 from tests.reference import step_is_legal
@@ -229,7 +229,7 @@ def test_persistence_survives_a_restart(tmp_path):
 
 
 def test_crash_between_write_and_rename_keeps_the_old_file(tmp_path, monkeypatch):
-    from app.grid import persist
+    from gridpath.grid import persist
 
     client, maps = make_client(tmp_path, admin_token=TOKEN, maps_writable=True)
     original = (maps / "arena.png").read_bytes()
@@ -257,7 +257,7 @@ def test_searches_during_edits_see_whole_revisions(admin):
     snapshots: dict[int, np.ndarray] = {1: None}
     errors: list[str] = []
     stop = threading.Event()
-    from app.grid import load_map
+    from gridpath.grid import load_map
 
     walkable = np.asarray(
         load_map(MAPS_DIR / "arena.png", max_cells=10**6, max_bytes=10**7).walkable, dtype=bool

@@ -4,7 +4,7 @@ The rule: bad input gets a clear error and changes nothing. Every error is the J
 envelope ``{"error": {"code": "...", "message": "..."}}`` with a 4xx status; no input
 gives a 500 or hangs the server; a refused map change leaves the map as it was.
 
-Request bodies are derived from the request models of ``app.schemas`` (their JSON
+Request bodies are derived from the request models of ``gridpath.schemas`` (their JSON
 schemas: fields, types, enums, bounds), so a new field is fuzzed without touching this
 file. ``FUZZ_EXAMPLES=2000`` runs every property with that many examples.
 """
@@ -27,10 +27,10 @@ from hypothesis import strategies as st
 from PIL import Image
 from pydantic import BaseModel
 
-from app.api.errors import OPTION_FIELDS
-from app.cache import LRUCache
-from app.grid.model import MAP_NAME_PATTERN
-from app.schemas import (
+from gridpath.api.errors import OPTION_FIELDS
+from gridpath.cache import LRUCache
+from gridpath.grid.model import MAP_NAME_PATTERN
+from gridpath.schemas import (
     BatchRequest,
     FlowFieldRequest,
     MapEdit,
@@ -404,9 +404,11 @@ FIELD_EXAMPLES: dict[str, Any] = {
     "blocked": [[10, 10]],
     "max_expanded": 100,
     "max_cost": 1000.0,
+    "time_budget_ms": 50,
     "closest": True,
     "turn_penalty": 0.5,
     "smooth": False,
+    "snap": True,
     "include": ["path", "explored"],
     "queries": [{"start": [2, 2], "goal": [40, 50]}],
     "path": [[2, 2], [3, 3]],
@@ -472,6 +474,11 @@ def test_a_wrong_value_for_any_field_is_refused(client, url, field, data):
     model, base = BASES[url]
     body = data.draw(wrong_body(model, base, field), label="body")
     response, answer = post(client, url, body)
+    if url == "/paths" and field == "queries" and response.status_code == 200:
+        # A list whose wrong part is inside a query (documented as PathQuery): that query
+        # is answered with its error in its place (the next test), the batch is not refused.
+        assert any("error" in result for result in answer["results"]), answer
+        return
     assert response.status_code == 422, answer
     assert answer["error"]["code"] == expected_code(field), answer
     assert field in answer["error"]["message"], answer

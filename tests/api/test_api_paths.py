@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from app.grid import load_map
+from gridpath.grid import load_map
 from tests.conftest import MAPS_DIR
 from tests.reference import step_is_legal
 
@@ -293,8 +293,8 @@ def test_timing_is_opt_in_and_always_in_the_header(client):
 def test_batch_shares_an_expansion_budget(tmp_path):
     from fastapi.testclient import TestClient
 
-    from app.config import Settings
-    from app.main import create_app
+    from gridpath.config import Settings
+    from gridpath.main import create_app
     from tests.conftest import MAPS_DIR, wait_ready
 
     app = create_app(Settings(maps_dir=MAPS_DIR, max_batch_expanded=100))
@@ -322,20 +322,25 @@ def test_blocked_cells_off_the_map_are_refused_everywhere(client, url, body):
 @pytest.mark.parametrize(
     ("url", "body", "module", "name"),
     [
-        ("/path", ARENA, "app.api.path_body", "find_path"),
+        ("/path", ARENA, "gridpath.api.path_body", "find_path"),
         (
             "/paths",
             {"map": "arena", "queries": [{"start": [2, 2], "goal": [40, 50]}] * 2},
-            "app.api.path_body",
+            "gridpath.api.path_body",
             "find_path",
         ),
         (
             "/validate",
             {"map": "arena", "path": [[2, 2], [3, 3]], "mode": "cells"},
-            "app.api.routes.validate",
+            "gridpath.api.routes.validate",
             "validate_path",
         ),
-        ("/flowfield", {"map": "arena", "goal": [5, 7]}, "app.api.routes.flowfield", "flow_field"),
+        (
+            "/flowfield",
+            {"map": "arena", "goal": [5, 7]},
+            "gridpath.api.routes.flowfield",
+            "flow_field",
+        ),
     ],
 )
 def test_searches_run_on_search_threads_not_the_event_loop(

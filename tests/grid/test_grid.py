@@ -10,11 +10,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from PIL import Image
 
-from app.errors import InvalidField, MapNotFound
-from app.grid import Grid, MapStore, is_valid_map_name
-from app.grid import store as store_module
-from app.grid.edits import Edit, apply_edits
-from app.search import Algorithm, SearchOptions, find_path
+from gridpath.errors import InvalidField, MapNotFound
+from gridpath.grid import Grid, MapStore, is_valid_map_name
+from gridpath.grid import store as store_module
+from gridpath.grid.edits import Edit, apply_edits
+from gridpath.search import Algorithm, SearchOptions, find_path
 
 
 def test_grid_padding_and_index():
@@ -148,7 +148,7 @@ def test_components_tell_cells_apart_exactly(seed, density, named, share, diagon
     from scipy.sparse import coo_matrix
     from scipy.sparse.csgraph import connected_components
 
-    from app.grid import components as module
+    from gridpath.grid import components as module
 
     rng = np.random.default_rng(seed)
     walkable = rng.random((14, 17)) >= density

@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 from PIL import Image, ImageFile
 
-from app.errors import MapLoadError
-from app.grid import load_map
-from app.grid.loader import parse_movingai
+from gridpath.errors import MapLoadError
+from gridpath.grid import load_map
+from gridpath.grid.loader import parse_movingai
 from tests.conftest import MOVINGAI_DIR
 
 LIMITS = {"max_cells": 16_000_000, "max_bytes": 64 * 1024 * 1024}

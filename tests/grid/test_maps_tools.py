@@ -1,4 +1,5 @@
-"""The map tools (app.maps) in process: check's verdicts and messages, convert's round trips."""
+"""The map tools (gridpath.maps) in process: check's verdicts and messages, convert's round
+trips."""
 
 from __future__ import annotations
 
@@ -8,10 +9,10 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from app.grid import load_map
-from app.grid.store import MapStore
-from app.maps.__main__ import main
-from app.maps.convert import same_map
+from gridpath.grid import load_map
+from gridpath.grid.store import MapStore
+from gridpath.maps.__main__ import main
+from gridpath.maps.convert import same_map
 from tests.conftest import MAPS_DIR, MOVINGAI_DIR
 from tests.grid.test_tiled import TMX, assert_example
 from tests.grid.test_upload import COLOURS, PALETTE
@@ -137,13 +138,3 @@ def test_convert_removes_a_stale_sidecar(tmp_path, capsys):
     assert main(["convert", str(tmp_path / "m.tmx"), str(tmp_path / "out.tmj")]) == 0
     assert not (tmp_path / "out.json").exists()
     assert "stale sidecar" in capsys.readouterr().err
-
-
-def test_push_without_the_store_says_so(capsys):
-    try:
-        import app.store.push  # noqa: F401
-    except ModuleNotFoundError:
-        assert main(["push", "--help"]) == 2
-        assert "not available in this version" in capsys.readouterr().err
-    else:
-        pytest.skip("app.store.push exists: its own tests cover it")

@@ -11,10 +11,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from PIL import Image
 
-from app.errors import MapLoadError
-from app.grid import Grid, load_map
-from app.grid.model import TerrainClass
-from app.search import Algorithm, CostModel, Diagonal, InvalidOption, SearchOptions, find_path
+from gridpath.errors import MapLoadError
+from gridpath.grid import Grid, load_map
+from gridpath.grid.model import TerrainClass
+from gridpath.search import Algorithm, CostModel, Diagonal, InvalidOption, SearchOptions, find_path
 from tests.reference import SQRT2, reference_costs, step_is_legal
 
 LIMITS = {"max_cells": 10**6, "max_bytes": 10**7}

@@ -11,9 +11,9 @@ import zlib
 import numpy as np
 import pytest
 
-from app.errors import MapLoadError
-from app.grid import load_map
-from app.grid.tiled import _DIRECT_LOOKUP, GID_MASK, dump_tmj, load_tiled
+from gridpath.errors import MapLoadError
+from gridpath.grid import load_map
+from gridpath.grid.tiled import _DIRECT_LOOKUP, GID_MASK, dump_tmj, load_tiled
 from tests.conftest import make_grid
 
 LIMITS = {"max_cells": 10_000, "max_bytes": 1_000_000}

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from app.errors import MapLoadError
-from app.grid.upload import load_upload
+from gridpath.errors import MapLoadError
+from gridpath.grid.upload import load_upload
 from tests.grid.test_tiled import TMJ, TMX, assert_example
 
 LIMITS = {"max_cells": 10_000, "max_bytes": 1_000_000}

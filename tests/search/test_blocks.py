@@ -1,4 +1,4 @@
-"""Block-based JPS (app/search/_blocks.py, runner jps_blocks): the block scans give the
+"""Block-based JPS (gridpath/search/_blocks.py, runner jps_blocks): the block scans give the
 JPS+ table's entries, and the searches give optimal, legal paths, the same as the JPS they
 stand in for, on random grids whose rows and columns cross 64-cell word boundaries."""
 
@@ -10,14 +10,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from numba import njit
 
-from app.grid import Grid
-from app.search import SearchScratch
-from app.search._blocks import entry, jump_blocks
-from app.search._frontier import FOUND, UNREACHABLE
-from app.search._jumps import build_jump_table
-from app.search.find import checked_query, find_path
-from app.search.registry import JPS, JPS_BLOCKS, plan
-from app.search.runners import jps, jps_blocks
+from gridpath.grid import Grid
+from gridpath.search import SearchScratch
+from gridpath.search._blocks import entry, jump_blocks
+from gridpath.search._frontier import FOUND, UNREACHABLE
+from gridpath.search._jumps import build_jump_table
+from gridpath.search.find import checked_query, find_path
+from gridpath.search.registry import JPS, JPS_BLOCKS, plan
+from gridpath.search.runners import jps, jps_blocks
 from tests.reference import path_cost, reference_costs, step_is_legal
 
 SIDES = (1, 2, 63, 64, 65, 130)
@@ -67,7 +67,7 @@ def _run(runner, grid, start, goal, table_cells):
 
 
 def _jps_options():
-    from app.search import Algorithm, SearchOptions
+    from gridpath.search import Algorithm, SearchOptions
 
     return SearchOptions(algorithm=Algorithm.JPS).resolved()
 
@@ -148,7 +148,7 @@ def test_the_answer_does_not_depend_on_the_table_limit_over_the_block_runner():
 
 
 def test_an_edit_builds_the_bitsets_again():
-    from app.grid.edits import Edit, apply_edits
+    from gridpath.grid.edits import Edit, apply_edits
 
     grid = Grid.from_walkable("hall", _hall())
     before = jps_blocks.block_record(grid)

@@ -7,10 +7,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.errors import GoalBlocked, StartBlocked
-from app.grid import Grid
-from app.grid.clearance import clearance_map
-from app.search import Algorithm, Diagonal, SearchOptions, find_path, line_of_sight, smooth
+from gridpath.errors import GoalBlocked, StartBlocked
+from gridpath.grid import Grid
+from gridpath.grid.clearance import clearance_map
+from gridpath.search import Algorithm, Diagonal, SearchOptions, find_path, line_of_sight, smooth
 from tests.reference import reference_line_of_sight_rule
 
 

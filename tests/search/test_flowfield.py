@@ -9,10 +9,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.grid import Grid
-from app.grid.model import TerrainClass
-from app.search import Diagonal, InvalidOption, SearchOptions
-from app.search.flowfield import flow_field
+from gridpath.grid import Grid
+from gridpath.grid.model import TerrainClass
+from gridpath.search import Diagonal, InvalidOption, SearchOptions
+from gridpath.search.flowfield import flow_field
 from tests.reference import SQRT2, reference_costs
 
 OFFSETS = [(0, -1), (1, 0), (0, 1), (-1, 0), (1, -1), (1, 1), (-1, 1), (-1, -1)]

@@ -1,4 +1,4 @@
-"""JPS+ jump tables (app.search._jumps, one per map revision): entries against a
+"""JPS+ jump tables (gridpath.search._jumps, one per map revision): entries against a
 plain-Python definition, and JPS with the table (which prunes intermediate jump points)
 against JPS that scans: the same optimal cost, legal paths, fewer expansions."""
 
@@ -9,13 +9,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from app.grid import Grid
-from app.grid.edits import Edit, apply_edits
-from app.grid.model import TerrainClass
-from app.search import Algorithm, SearchOptions, SearchScratch, _jps, find_path, jump_table
-from app.search import _jumps as jumps
-from app.search._frontier import COST_DIAG, COST_ORTH
-from app.search._records import grid_record, rules_record
+from gridpath.grid import Grid
+from gridpath.grid.edits import Edit, apply_edits
+from gridpath.grid.model import TerrainClass
+from gridpath.search import Algorithm, SearchOptions, SearchScratch, _jps, find_path, jump_table
+from gridpath.search import _jumps as jumps
+from gridpath.search._frontier import COST_DIAG, COST_ORTH
+from gridpath.search._records import grid_record, rules_record
 from tests.conftest import make_grid
 from tests.reference import SQRT2, path_cost, step_is_legal
 

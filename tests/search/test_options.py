@@ -9,8 +9,8 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from app.grid import Grid
-from app.search import (
+from gridpath.grid import Grid
+from gridpath.search import (
     Algorithm,
     CostModel,
     Diagonal,

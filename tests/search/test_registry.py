@@ -10,13 +10,13 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from app.errors import AlgorithmUnsupported
-from app.grid import Grid
-from app.schemas import PathOptions
-from app.search import Algorithm, SearchOptions, SearchScratch, find_path
-from app.search._frontier import FOUND, UNREACHABLE
-from app.search.find import checked_query
-from app.search.registry import (
+from gridpath.errors import AlgorithmUnsupported
+from gridpath.grid import Grid
+from gridpath.schemas import PathOptions
+from gridpath.search import Algorithm, SearchOptions, SearchScratch, find_path
+from gridpath.search._frontier import FOUND, UNREACHABLE
+from gridpath.search.find import checked_query
+from gridpath.search.registry import (
     ALGORITHMS,
     FAST,
     GENERAL,
@@ -25,8 +25,8 @@ from app.search.registry import (
     algorithm_description,
     plan,
 )
-from app.search.runner import Outcome, Query, Runner
-from app.search.scratch import SearchScratch as Scratch
+from gridpath.search.runner import Outcome, Query, Runner
+from gridpath.search.scratch import SearchScratch as Scratch
 from tests.conftest import make_grid
 from tests.search.test_scenarios import run_scenarios
 

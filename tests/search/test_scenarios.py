@@ -9,18 +9,26 @@ new runner or a new registry line is tested here without a line of test code.
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 
 import numpy as np
 import pytest
 
-from app.grid import Grid
-from app.search import CostModel, Diagonal, SearchOptions, SearchScratch
-from app.search._frontier import FOUND, UNREACHABLE
-from app.search.find import checked_query
-from app.search.registry import ALGORITHMS, RUNNERS
-from app.search.runner import Runner
-from tests.reference import SQRT2, grid_from_ascii, path_cost, reference_costs, step_is_legal
+from gridpath.grid import Grid
+from gridpath.search import CostModel, Diagonal, SearchOptions, SearchScratch
+from gridpath.search._frontier import FOUND, UNREACHABLE
+from gridpath.search.find import checked_query
+from gridpath.search.registry import ALGORITHMS, RUNNERS
+from gridpath.search.runner import Runner
+from tests.reference import (
+    SQRT2,
+    grid_from_ascii,
+    path_cost,
+    reference_costs,
+    reference_line_of_sight_rule,
+    step_is_legal,
+)
 from tests.search.scenarios import RULES, SCENARIOS, Scenario
 
 MOVEMENT = {
@@ -100,12 +108,27 @@ def check(scenario, rule, model, options, walkable, outcome) -> None:
     corner = "never" if rule == "4" else rule
     for a, b in zip(cells, cells[1:]):
         assert step_is_legal(walkable, a, b, corner), f"{where}: illegal step {a} -> {b}"
+    if outcome.waypoints is not None:  # an any-angle runner: cost is its polyline's length
+        check_any_angle(where, corner, walkable, outcome, want)
+        return
     own = path_cost(cells, WEIGHTS[model])
     assert outcome.cost == pytest.approx(own, abs=1e-9), where
     if options.optimal:
         assert outcome.cost == pytest.approx(want, abs=1e-9), where
     else:
         assert outcome.cost >= want - 1e-9, where
+
+
+def check_any_angle(where, corner, walkable, outcome, want) -> None:
+    """Vertices between the ends, each segment in sight (the independent reference), the
+    cost their polyline's length: between the straight line and the optimal grid cost."""
+    vertices = [tuple(v) for v in outcome.waypoints.tolist()]
+    assert vertices[0] == tuple(outcome.path[0]) and vertices[-1] == tuple(outcome.path[-1])
+    for a, b in zip(vertices, vertices[1:]):
+        assert reference_line_of_sight_rule(walkable, a, b, corner), f"{where}: {a} -> {b}"
+    length = sum(math.dist(a, b) for a, b in zip(vertices, vertices[1:]))
+    assert outcome.cost == pytest.approx(length, abs=1e-9), where
+    assert math.dist(vertices[0], vertices[-1]) - 1e-9 <= outcome.cost <= want + 1e-9, where
 
 
 @pytest.mark.parametrize(
@@ -118,5 +141,5 @@ def test_every_runner_on_every_scenario(algorithm, runner, reports):
 
 
 def test_every_runner_is_registered_for_some_algorithm():
-    assert {r.name for r in RUNNERS} == {"jps_blocks", "jps", "fast_astar", "general"}
+    assert {r.name for r in RUNNERS} == {"jps_blocks", "jps", "fast_astar", "general", "theta"}
     assert len({r.name for r in RUNNERS}) == len(RUNNERS)

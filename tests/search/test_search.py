@@ -10,9 +10,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from app.errors import GoalBlocked, OutOfBounds, StartBlocked
-from app.grid import Grid
-from app.search import (
+from gridpath.errors import GoalBlocked, OutOfBounds, StartBlocked
+from gridpath.grid import Grid
+from gridpath.search import (
     Algorithm,
     SearchOptions,
     SearchScratch,
@@ -189,7 +189,7 @@ def test_scratch_reuse_never_leaks_state():
 
 
 def test_generation_wraparound_resets_state(monkeypatch):
-    from app.search import scratch as scratch_module
+    from gridpath.search import scratch as scratch_module
 
     monkeypatch.setattr(scratch_module, "_MAX_GENERATION", 3)
     grid = make_grid("...\n.#.\n...")
@@ -312,7 +312,7 @@ def test_reverse_query_has_equal_cost(case):
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(grid_and_query())
 def test_jps_matches_scipy_and_is_legal(case):
-    from app.search import Algorithm
+    from gridpath.search import Algorithm
 
     walkable, start, goal = case
     grid = Grid.from_walkable("jps", walkable)
@@ -329,8 +329,8 @@ def test_jps_matches_scipy_and_is_legal(case):
 
 
 def test_auto_picks_jps_when_it_applies_and_says_why_not():
-    from app.errors import AlgorithmUnsupported
-    from app.search import Algorithm, Diagonal
+    from gridpath.errors import AlgorithmUnsupported
+    from gridpath.search import Algorithm, Diagonal
 
     grid = make_grid("....\n.##.\n....")
     assert find_path(grid, (0, 0), (3, 2)).options.algorithm == Algorithm.JPS
@@ -348,7 +348,7 @@ def test_prefetch_is_only_a_hint() -> None:
     faults, even for indices far outside the array."""
     from numba import njit
 
-    from app.search._prefetch import prefetch
+    from gridpath.search._prefetch import prefetch
 
     @njit
     def hint_then_sum(flat, rows):
@@ -368,7 +368,7 @@ def test_prefetch_is_only_a_hint() -> None:
 def test_turns_count_every_change_of_direction(steps):
     """``turns`` against its definition: the inner cells where the step differs from the
     step before."""
-    from app.search.find import count_turns
+    from gridpath.search.find import count_turns
 
     cells = [(0, 0)]
     for dx, dy in steps:

@@ -7,8 +7,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.grid import Grid
-from app.search import find_path, line_of_sight, smooth, turning_points
+from gridpath.grid import Grid
+from gridpath.search import find_path, line_of_sight, smooth, turning_points
 from tests.conftest import make_grid
 from tests.reference import reference_line_of_sight, touched_cells
 

@@ -11,9 +11,9 @@ from hypothesis import strategies as st
 from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import dijkstra
 
-from app.grid import Grid
-from app.search import CostModel, Diagonal, InvalidOption, SearchOptions, find_path
-from app.search.find import count_turns
+from gridpath.grid import Grid
+from gridpath.search import CostModel, Diagonal, InvalidOption, SearchOptions, find_path
+from gridpath.search.find import count_turns
 from tests.reference import SQRT2, path_cost, reference_costs, step_is_legal
 
 HEADINGS = [(0, -1), (1, 0), (0, 1), (-1, 0), (1, -1), (1, 1), (-1, 1), (-1, -1)]

@@ -7,9 +7,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.grid import Grid
-from app.search import CostModel, Diagonal, SearchOptions, find_path, smooth
-from app.search.validate import validate_path
+from gridpath.grid import Grid
+from gridpath.search import CostModel, Diagonal, SearchOptions, find_path, smooth
+from gridpath.search.validate import validate_path
 from tests.conftest import make_grid
 from tests.reference import path_cost, reference_line_of_sight_rule, step_is_legal
 

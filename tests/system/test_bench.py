@@ -23,7 +23,15 @@ RUNS = {
         "| **total** | **1 map** | **5** | **100** |",
     ),
     "algorithms": (["--maps", "arena", "--limit", "2"], "| auto (default) | jps | optimal | 2 |"),
+    "anyangle": (
+        ["--maps", "arena", "--limit", "10"],
+        "| arena | 10 | 0.9741 | 0.9661 | 20.0 | 80.0 | 0 |",
+    ),
     "memory": (["--size", "64", "--maps", "arena", "--limit", "3"], "| arena | 49x49 | 3 |"),
+    "table": (
+        ["--map", "arena", "--sizes", "3", "--repeat", "1", "--no-http"],
+        "| one_free | 3×3 | in process |",
+    ),
 }
 
 
@@ -65,7 +73,7 @@ def test_bench_http_floor_prints_the_ratio_to_the_bare_endpoint():
 
 
 def test_bench_cluster_measures_propagation_and_the_stores():
-    from app.config import Settings
+    from gridpath.config import Settings
 
     if "map_store" not in Settings.model_fields:
         pytest.skip("the app has no MAP_STORE setting yet (Redis store not merged)")

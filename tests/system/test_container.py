@@ -302,9 +302,13 @@ def test_dockerfile_cmd_is_exec_form_uvicorn(dockerfile):
     cmd = cmds[-1]
     assert cmd.startswith("["), f"CMD is not exec form (JSON array): {cmd!r}"
     argv = json.loads(cmd)
-    assert argv[0] == "uvicorn" and "app.main:app" in argv, (
-        f"CMD does not serve app.main:app: {argv}"
+    # `python -m gridpath` is uvicorn serving gridpath.main:app (gridpath/__main__.py).
+    serves = argv[:3] == ["python", "-m", "gridpath"] or (
+        argv[0] == "uvicorn" and "gridpath.main:app" in argv
     )
+    assert serves, f"CMD does not serve gridpath.main:app: {argv}"
+    graceful = argv[argv.index("--timeout-graceful-shutdown") + 1]
+    assert 0 < int(graceful) < 30, f"graceful shutdown must end before a 30 s SIGKILL: {argv}"
     assert argv[argv.index("--port") + 1] == str(CONTAINER_PORT), f"CMD port: {argv}"
     assert argv[argv.index("--host") + 1] == "0.0.0.0", f"CMD must listen on all interfaces: {argv}"
     exposed = {int(p.split("/")[0]) for k, a in dockerfile if k == "EXPOSE" for p in a.split()}
@@ -328,8 +332,8 @@ def test_dockerfile_healthcheck_probes_health(dockerfile):
 
 
 def test_dockerfile_warms_kernels_as_app_user(dockerfile):
-    warm = index_of(dockerfile, lambda k, a: k == "RUN" and "app.search.warmup" in a)
-    assert warm >= 0, "no RUN of app.search.warmup: the container would start cold"
+    warm = index_of(dockerfile, lambda k, a: k == "RUN" and "gridpath.search.warmup" in a)
+    assert warm >= 0, "no RUN of gridpath.search.warmup: the container would start cold"
     users = [a for k, a in dockerfile[:warm] if k == "USER"]
     assert users and not is_root_user(users[-1]), (
         "the warm-up must run as the app user, or its numba cache is not the one it can write"
@@ -347,23 +351,24 @@ def test_dockerfile_installs_dependencies_before_copying_code(dockerfile):
     ]
     pyproject = min((i for i, srcs in copies if "pyproject.toml" in srcs), default=-1)
     code = min(
-        (i for i, srcs in copies if any(s.rstrip("/") in {"app", "."} for s in srcs)), default=-1
+        (i for i, srcs in copies if any(s.rstrip("/") in {"gridpath", "."} for s in srcs)),
+        default=-1,
     )
     assert pyproject >= 0, "pyproject.toml is never copied"
-    assert code >= 0, "app/ is never copied"
-    assert pyproject < code, "app/ is copied before pyproject.toml: every code edit reinstalls"
+    assert code >= 0, "gridpath/ is never copied"
+    assert pyproject < code, "gridpath/ is copied before pyproject.toml: every code edit reinstalls"
     installs = [
         i
         for i, (k, a) in enumerate(dockerfile)
         if k == "RUN" and "pip install" in a and pyproject < i < code
     ]
-    assert installs, "no pip install between copying pyproject.toml and copying app/"
+    assert installs, "no pip install between copying pyproject.toml and copying gridpath/"
     package = [
         i
         for i, (k, a) in enumerate(dockerfile)
         if k == "RUN" and "pip install" in a and "--no-deps" in a and i > code
     ]
-    assert package, "the package itself is not installed (--no-deps) after app/ is copied"
+    assert package, "the package itself is not installed (--no-deps) after gridpath/ is copied"
     assert "-e " not in dockerfile[package[0]][1] and "--editable" not in dockerfile[package[0]][1]
 
 
@@ -392,8 +397,8 @@ def test_dockerignore_keeps_local_artefacts_out():
     for rel in (
         ".git/HEAD",
         ".venv/bin/python",
-        "app/search/__pycache__/_kernels.cpython-311.pyc",
-        "app/search/_kernels.smooth_path-291.py311.1.nbc",
+        "gridpath/search/__pycache__/_kernels.cpython-311.pyc",
+        "gridpath/search/_kernels.smooth_path-291.py311.1.nbc",
         "gridpath.egg-info/PKG-INFO",
         ".pytest_cache/README.md",
         "bench/results/run.json",

@@ -10,14 +10,15 @@ from tests.conftest import ROOT
 
 def test_grid_and_search_import_no_web_stack():
     code = (
-        "import sys, app.grid, app.grid.tiled, app.grid.upload, app.search, app.search.warmup\n"
+        "import sys, gridpath.grid, gridpath.grid.tiled, gridpath.grid.upload, gridpath.search\n"
+        "import gridpath.search.warmup\n"
         "bad = [m for m in ('fastapi', 'pydantic', 'starlette', 'uvicorn') if m in sys.modules]\n"
         "print(','.join(bad))\n"
     )
     out = subprocess.run(
         [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True
     ).stdout.strip()
-    assert out == "", f"imported by app.grid/app.search: {out}"
+    assert out == "", f"imported by gridpath.grid/gridpath.search: {out}"
 
 
 def _imports(path) -> set[str]:
@@ -36,25 +37,25 @@ def _imports(path) -> set[str]:
 
 def test_no_source_under_grid_or_search_names_the_web_stack_or_search_from_grid():
     """Statically, every module (also those the import above does not reach): no FastAPI,
-    pydantic, Starlette or uvicorn under app/grid and app/search; app/grid imports nothing
-    from app/search (the search layer keeps its per-revision tables on a Grid through
-    ``Grid.derived``)."""
+    pydantic, Starlette or uvicorn under gridpath/grid and gridpath/search; gridpath/grid
+    imports nothing from gridpath/search (the search layer keeps its per-revision tables on a
+    Grid through ``Grid.derived``)."""
     web = ("fastapi", "pydantic", "pydantic_settings", "starlette", "uvicorn")
     for package in ("grid", "search"):
-        for path in sorted((ROOT / "app" / package).rglob("*.py")):
+        for path in sorted((ROOT / "gridpath" / package).rglob("*.py")):
             for name in _imports(path):
                 assert name.split(".")[0] not in web, f"{path.relative_to(ROOT)} imports {name}"
                 if package == "grid":
-                    assert not name.startswith("app.search"), f"{path.name} imports {name}"
+                    assert not name.startswith("gridpath.search"), f"{path.name} imports {name}"
 
 
 def test_routes_import_no_kernel_module():
     """Routes reach the search through its public modules: no kernel module (the
-    underscore modules of app/search, which hold the numba kernels) and no runner."""
-    for path in sorted((ROOT / "app" / "api").rglob("*.py")):
+    underscore modules of gridpath/search, which hold the numba kernels) and no runner."""
+    for path in sorted((ROOT / "gridpath" / "api").rglob("*.py")):
         for name in _imports(path):
             parts = name.split(".")
-            if parts[:2] != ["app", "search"]:
+            if parts[:2] != ["gridpath", "search"]:
                 continue
             assert not any(p.startswith("_") for p in parts[2:]), (
                 f"{path.relative_to(ROOT)} imports the kernel module {name}"

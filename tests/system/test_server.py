@@ -3,24 +3,14 @@
 from __future__ import annotations
 
 import json
-import os
-import socket
-import subprocess
-import sys
-import time
 import urllib.error
 import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from tests.conftest import MAPS_DIR, ROOT
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+from tests.conftest import MAPS_DIR
+from tests.system.server_process import uvicorn_process
 
 
 def call(url: str, body: dict | None = None) -> tuple[int, bytes]:
@@ -35,45 +25,8 @@ def call(url: str, body: dict | None = None) -> tuple[int, bytes]:
 
 @pytest.fixture(scope="module")
 def server():
-    port = free_port()
-    env = {**os.environ, "MAPS_DIR": str(MAPS_DIR), "LOG_LEVEL": "warning"}
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "uvicorn",
-            "app.main:app",
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(port),
-        ],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-    )
-    base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 120
-    try:
-        while True:
-            if process.poll() is not None:
-                pytest.fail(f"uvicorn exited: {process.stdout.read().decode()}")
-            try:
-                if call(base + "/health")[0] == 200:
-                    break
-            except OSError:
-                pass
-            if time.monotonic() > deadline:
-                pytest.fail("uvicorn did not become ready within 120 s")
-            time.sleep(0.1)
+    with uvicorn_process({"MAPS_DIR": str(MAPS_DIR), "LOG_LEVEL": "warning"}) as base:
         yield base
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
 
 
 def test_health_and_path(server):

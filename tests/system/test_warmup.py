@@ -12,22 +12,23 @@ SCRIPT = """
 import sys
 import numpy as np
 from numba.core.registry import CPUDispatcher
-from app.search.warmup import warm_up
+from gridpath.search.warmup import warm_up
 
 def compiled():
     return sum(
         len(obj.signatures)
-        for name, module in list(sys.modules.items()) if name.startswith("app.")
+        for name, module in list(sys.modules.items()) if name.startswith("gridpath.")
         for obj in vars(module).values() if isinstance(obj, CPUDispatcher)
     )
 
 warm_up()
 before = compiled()
-from app.grid import MapStore
-from app.grid.edits import Edit, apply_edits
-from app.search import Algorithm, SearchOptions, find_path, jump_table, smooth
-from app.search.validate import validate_path
-from app.search.flowfield import flow_field
+from gridpath.grid import MapStore
+from gridpath.grid.edits import Edit, apply_edits
+from gridpath.search import Algorithm, SearchOptions, find_path, jump_table, smooth
+from gridpath.search.validate import validate_path
+from gridpath.search.flowfield import flow_field
+from gridpath.search.table import cost_table
 
 store = MapStore.from_dir("maps", max_cells=10**7, max_bytes=10**8)
 tables = set()
@@ -46,6 +47,8 @@ for grid in store.all():
         (y0, x0), (y1, x1) = wide[0], wide[-1]
         find_path(grid, (int(x0), int(y0)), (int(x1), int(y1)), SearchOptions(clearance=2))
     flow_field(grid, goal)
+    for options in (SearchOptions(), SearchOptions(connectivity=4)):  # JPS per pair; floods
+        cost_table(grid, [start, goal], [goal, start], options)
     edited = apply_edits(grid, [Edit("blocked", cells=[start])], revision=2)
     y2, x2 = cells[len(cells) // 2]
     find_path(edited, goal, (int(x2), int(y2)))  # on the new snapshot

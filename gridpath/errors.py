@@ -1,0 +1,143 @@
+"""Domain errors. Each carries a stable machine-readable ``code`` and an HTTP status.
+
+Nothing here imports FastAPI: the search and map layers raise these, and the HTTP
+layer (``gridpath.api.errors``) turns them into the JSON error envelope
+``{"error": {"code": ..., "message": ...}}``.
+"""
+
+from __future__ import annotations
+
+
+class ServiceError(Exception):
+    """Base class: an expected, client-visible failure."""
+
+    code: str = "error"
+    status: int = 400
+    headers: dict[str, str] | None = None  # sent with the error response
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+class InvalidRequest(ServiceError):
+    code = "invalid_request"
+    status = 422
+
+
+class InvalidField(ServiceError):
+    """A request field with a value that cannot be used: code ``invalid_<field>``."""
+
+    status = 422
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(message)
+        self.code = f"invalid_{field}"
+
+
+class InvalidOption(InvalidField):
+    """A search option value that cannot be used (raised by the search layer, on its own
+    or against a map's terrain classes); ``field`` names the option: ``invalid_<field>``."""
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(field, message)
+        self.field = field
+
+
+class AlgorithmUnsupported(ServiceError):
+    code = "algorithm_unsupported"
+    status = 422
+
+
+class BatchTooLarge(ServiceError):
+    code = "batch_too_large"
+    status = 422
+
+
+class TableTooLarge(ServiceError):
+    code = "table_too_large"
+    status = 422
+
+
+class MapNotFound(ServiceError):
+    code = "map_not_found"
+    status = 404
+
+
+class OutOfBounds(ServiceError):
+    code = "out_of_bounds"
+    status = 422
+
+
+class StartBlocked(ServiceError):
+    code = "start_blocked"
+    status = 422
+
+
+class GoalBlocked(ServiceError):
+    code = "goal_blocked"
+    status = 422
+
+
+class RevisionConflict(ServiceError):
+    code = "revision_conflict"
+    status = 409
+
+
+class StaleRevision(ServiceError):
+    code = "stale_revision"
+    status = 409
+
+
+class Unauthorized(ServiceError):
+    code = "unauthorized"
+    status = 401
+    headers = {"WWW-Authenticate": "Bearer"}  # RFC 6750: the scheme the client must use
+
+
+class AdminDisabled(ServiceError):
+    code = "admin_disabled"
+    status = 403
+
+
+class StorageError(ServiceError):
+    """Writing a map file failed (MAPS_WRITABLE): the change was not applied."""
+
+    code = "storage_error"
+    status = 503
+
+
+class StoreUnavailable(ServiceError):
+    """The shared map store (MAP_STORE) did not take the change: nothing was changed."""
+
+    code = "store_unavailable"
+    status = 503
+
+
+class SharedStoreRequired(ServiceError):
+    """Map changes refused: other processes serve the same maps folder and no shared store
+    (MAP_STORE) keeps them consistent."""
+
+    code = "shared_store_required"
+    status = 503
+
+
+class NotReady(ServiceError):
+    code = "not_ready"
+    status = 503
+
+
+class Overloaded(ServiceError):
+    """Every search thread busy and ``SEARCH_QUEUE`` searches waiting: refused at once."""
+
+    code = "overloaded"
+    status = 503
+    headers = {"Retry-After": "1"}
+
+
+class MapLoadError(Exception):
+    """A map file could not be read; ``reason`` says why (logged and listed by /health)."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason

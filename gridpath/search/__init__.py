@@ -1,0 +1,36 @@
+"""Search: pure computation on :class:`~gridpath.grid.Grid` maps (numpy + numba, no HTTP).
+
+Public surface: :func:`find_path`, :func:`smooth`, :func:`line_of_sight`,
+:func:`turning_points`, :class:`PathResult`, :func:`jump_table` (a map revision's
+JPS+ table), and the scratch pool. Kernel modules (``_*.py``) are internal.
+"""
+
+from gridpath.search.find import PathResult, find_path
+from gridpath.search.options import (
+    Algorithm,
+    CostModel,
+    Diagonal,
+    Heuristic,
+    InvalidOption,
+    SearchOptions,
+)
+from gridpath.search.runners.jps import jump_table
+from gridpath.search.scratch import ScratchPool, SearchScratch
+from gridpath.search.smooth import line_of_sight, smooth, turning_points
+
+__all__ = [
+    "Algorithm",
+    "CostModel",
+    "Diagonal",
+    "Heuristic",
+    "InvalidOption",
+    "PathResult",
+    "ScratchPool",
+    "SearchOptions",
+    "SearchScratch",
+    "find_path",
+    "jump_table",
+    "line_of_sight",
+    "smooth",
+    "turning_points",
+]

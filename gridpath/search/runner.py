@@ -1,0 +1,79 @@
+"""The contract between ``find_path`` and the searches: a checked :class:`Query` in, one
+:class:`Outcome` out, and a :class:`Runner` per search strategy.
+
+A runner is one module under :mod:`gridpath.search.runners` with one entry point (``run``),
+a ``refuses`` test (why it cannot serve a query; ``None``: it can) and a warm-up that
+compiles its kernels with the service's argument types. Which runner serves a query is
+decided by :func:`gridpath.search.registry.plan`, never inside a runner.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from gridpath.grid.model import Grid
+from gridpath.search.options import SearchOptions
+from gridpath.search.scratch import SearchScratch
+
+Cell = tuple[int, int]
+EMPTY_PATH = np.empty((0, 2), dtype=np.int32)
+EMPTY_PATH.flags.writeable = False
+
+
+@dataclass(slots=True)
+class Query:
+    """A checked query: endpoints in bounds and open, options resolved, terrain priced.
+    ``find_path`` sets ``options.algorithm`` to the one its plan chose before running."""
+
+    grid: Grid
+    start: Cell
+    goals: tuple[Cell, ...]
+    options: SearchOptions  # resolved (defaults filled in)
+    blocked: frozenset[Cell]  # per-request walls
+    explored_limit: int  # > 0: report up to this many expanded cells
+    class_cost: np.ndarray  # per terrain class (find.terrain_table)
+    uniform: bool  # every walkable cell costs 1 under these options
+    min_cost: float  # the cheapest walkable class cost (scales the heuristic)
+    jump_table_max_cells: int  # JUMP_TABLE_MAX_CELLS: the largest map given a JPS+ table
+
+    @property
+    def turn_states(self) -> int:
+        """Search states per cell: 9 (cell, heading) with a turn penalty, else 1."""
+        return 9 if self.options.turn_penalty > 0 else 1
+
+    @property
+    def max_expanded(self) -> int:
+        return self.options.max_expanded or self.grid.cell_count * self.turn_states
+
+
+@dataclass(slots=True)
+class Outcome:
+    """What every runner returns. ``status`` is a kernel status code
+    (:data:`gridpath.search._frontier.FOUND`, ``UNREACHABLE``, ``LIMIT_REACHED``); ``path`` the
+    cells from start to the goal reached (or to the expanded cell nearest a goal when
+    ``partial``), empty otherwise; ``cost`` its cost under the cost model before rounding."""
+
+    status: int
+    expanded: int
+    search_us: float  # time in the search kernel (path rebuilding excluded)
+    path: np.ndarray = field(default_factory=lambda: EMPTY_PATH)
+    cost: float | None = None
+    goal_index: int | None = None
+    partial: bool = False
+    explored: np.ndarray = field(default_factory=lambda: EMPTY_PATH)  # expanded, in order
+    waypoints: np.ndarray | None = None  # an any-angle runner's vertices (else from path)
+
+
+@dataclass(frozen=True)
+class Runner:
+    """One search strategy. ``refuses(query)`` says why it cannot serve a query (None: it
+    can); ``run(query, scratch)`` searches and rebuilds the path; ``warm_up(scratch)``
+    compiles its kernels with the argument types the service uses."""
+
+    name: str
+    refuses: Callable[[Query], str | None]
+    run: Callable[[Query, SearchScratch], Outcome]
+    warm_up: Callable[[SearchScratch], None]

@@ -1,0 +1,2 @@
+"""The search runners, one module each (see :mod:`gridpath.search.runner` for the contract and
+:mod:`gridpath.search.registry` for which algorithm uses which)."""

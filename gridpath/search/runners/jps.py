@@ -1,0 +1,91 @@
+"""The JPS runner: jump point search (JPS+ with the map's jump table for units of size 1,
+scanning otherwise), for uniform cost, 8-connected movement without corner cutting.
+
+The jump table is built per map revision, like the component labels, and kept with the
+:class:`~gridpath.grid.model.Grid` through its ``derived`` hook (the map layer never imports
+the search layer); the size limit comes from settings (``JUMP_TABLE_MAX_CELLS``) with
+each query. The service builds the tables of the maps it loads at start-up, an edited
+revision gets its table when it is made (``Grid.derive_like``), and any other new
+revision (an upload) on its first JPS query.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from gridpath.grid.model import Grid
+from gridpath.search._frontier import FOUND
+from gridpath.search._jps import expand_jumps, jps
+from gridpath.search._jumps import jump_table_for
+from gridpath.search.options import Diagonal, Heuristic, SearchOptions
+from gridpath.search.runner import Outcome, Query, Runner
+from gridpath.search.runners.fast_astar import pair_cost, run_pair_kernel
+from gridpath.search.scratch import SearchScratch
+
+DEFAULT_JUMP_TABLE_MAX_CELLS = 4_194_304  # the JUMP_TABLE_MAX_CELLS default
+
+
+def jump_table(grid: Grid, max_cells: int = DEFAULT_JUMP_TABLE_MAX_CELLS) -> np.ndarray | None:
+    """The JPS+ table of this revision for units of size 1 (read-only), or None: terrain
+    with costs, a map over ``max_cells`` (0: never), or jumps too short to gain from one."""
+    max_cells = max(0, int(max_cells))
+
+    def build(grid: Grid) -> np.ndarray | None:
+        if not grid.uniform:
+            return None
+        return jump_table_for(grid.flat, grid.stride, grid.width, grid.height, max_cells)
+
+    return grid.derived(("jump_table", max_cells), build)
+
+
+def refuses(query: Query) -> str | None:
+    """Why jump point search cannot serve this query (None: it can)."""
+    o = query.options
+    if not (o.connectivity == 8 and o.diagonal == Diagonal.NO_CORNER_CUT):
+        return "it needs 8-connected movement without corner cutting (diagonal no_corner_cut)"
+    if not query.uniform:
+        return "it needs uniform terrain costs"
+    if o.turn_penalty:
+        return "it does not support turn_penalty"
+    if o.heuristic != Heuristic.OCTILE or o.heuristic_weight != 1:
+        return "it uses the octile heuristic with weight 1"
+    if query.blocked:
+        return "it does not support per-request blocked cells"
+    if len(query.goals) != 1:
+        return "it searches for a single goal"
+    if o.closest or o.max_cost is not None:
+        return "it does not support closest or max_cost"
+    if query.explored_limit > 0:
+        return "it does not report explored cells"
+    return None
+
+
+def run(query: Query, scratch: SearchScratch) -> Outcome:
+    table = None
+    if query.options.clearance == 1:
+        table = jump_table(query.grid, query.jump_table_max_cells)
+    return run_jps(query, scratch, table)
+
+
+def run_jps(query: Query, scratch: SearchScratch, source) -> Outcome:
+    """Jump point search with ``source``: a JPS+ table, a block record
+    (:mod:`app.search._blocks`) or None (scan the bytes); the path expanded."""
+    status, expanded, search_us = run_pair_kernel(query, scratch, jps, source)
+    if status != FOUND:
+        return Outcome(status, expanded, search_us)
+    goal = query.grid.index(*query.goals[0])
+    path = expand_jumps(scratch.nodes, goal, query.grid.stride)
+    return Outcome(status, expanded, search_us, path, pair_cost(query, scratch, goal), 0)
+
+
+def warm_up(scratch: SearchScratch) -> None:
+    from gridpath.search.find import find_path  # the runner as the service reaches it
+
+    open_grid = Grid.from_walkable("_warmup_open", np.ones((8, 8), dtype=bool))
+    assert jump_table(open_grid) is not None  # runs long enough for JPS+
+    find_path(open_grid, (0, 0), (7, 5), scratch=scratch)  # JPS+: jumps by table lookup
+    # JPS for units of size 2 scans the grid (the jump table is for size 1)
+    find_path(open_grid, (0, 0), (5, 3), SearchOptions(clearance=2), scratch=scratch)
+
+
+RUNNER = Runner("jps", refuses, run, warm_up)

@@ -1,0 +1,201 @@
+"""The running service's state: settings, the map store, the scratch pool, readiness.
+
+Start-up (loading every map and compiling the kernels) runs in a background thread,
+so the port opens at once and ``GET /health`` answers 503 until the service is ready.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import ctypes
+import ctypes.util
+import gc
+import logging
+import os
+import signal
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any, TypeVar
+
+from gridpath.cache import LRUCache
+from gridpath.config import Settings
+from gridpath.errors import NotReady
+from gridpath.grid import MapStore
+from gridpath.observability import metrics
+from gridpath.scheduler import SearchScheduler
+from gridpath.search import ScratchPool, SearchScratch, jump_table
+from gridpath.search.warmup import warm_up
+from gridpath.store import MapAuthority, open_authority
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+
+class ServiceState:
+    def __init__(self, settings: Settings) -> None:
+        release_large_frees()
+        self.settings = settings
+        self.pool = ScratchPool(settings.search_threads)
+        # SEARCH_THREADS threads run the searches (in parallel: the kernels release the GIL);
+        # at most SEARCH_QUEUE wait, past that requests are refused (gridpath/scheduler.py).
+        self.scheduler = SearchScheduler(
+            settings.search_threads, settings.search_queue, settings.short_search_expansions
+        )
+        self.flowfields = LRUCache(settings.flowfield_cache, settings.flowfield_cache_bytes)
+        self.store = MapStore()  # the registry: the snapshots searches read, never I/O
+        # Who loads and changes the maps: the MAPS_DIR folder, or MAP_STORE (gridpath/store).
+        self.authority: MapAuthority = open_authority(settings, self.store)
+        self.ready = threading.Event()
+        self.startup_error: str | None = None
+        # Extra conditions of GET /health/ready, by name: each returns None when fine, else
+        # why not (e.g. the shared store: "unreachable"). Called on the event loop: they
+        # must answer at once (report a state kept up to date elsewhere, do no I/O).
+        self.readiness_checks: dict[str, Callable[[], str | None]] = {}
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    def start(self, loop: asyncio.AbstractEventLoop | None = None) -> threading.Thread:
+        """Load maps and warm the kernels in a background thread; then, on ``loop``, the
+        authority follows changes made elsewhere."""
+        self._loop = loop
+        thread = threading.Thread(target=self._start, name="gridpath-startup", daemon=True)
+        thread.start()
+        return thread
+
+    def _start(self) -> None:
+        began = time.perf_counter()
+        try:
+            s = self.settings
+            self.store.prepare = lambda grid: jump_table(grid, s.jump_table_max_cells)
+            self.authority.load()
+            for grid in self.store.all():  # per-revision JPS+ tables, at load, not on a query
+                jump_table(grid, s.jump_table_max_cells)
+            if self._loop is not None:
+                asyncio.run_coroutine_threadsafe(self.authority.start(), self._loop).result()
+            compile_s = warm_up()
+        except Exception as exc:  # never leave the service hanging in "starting"
+            log.exception("start-up failed")
+            self.startup_error = f"start-up failed: {exc}"
+            return
+        # Start-up leaves many long-lived objects (numba, pydantic, FastAPI); moving them out
+        # of the collector's sight keeps full collections (during which the worker answers
+        # nothing) out of request latencies (see bench/README.md, 'bench-http').
+        gc.freeze()
+        self.refresh_gauges()
+        self.ready.set()
+        log.info(
+            "ready in %.2f s: %d maps loaded, %d failed, kernels warm in %.2f s",
+            time.perf_counter() - began,
+            len(self.store),
+            len(self.store.errors),
+            compile_s,
+        )
+
+    @contextlib.contextmanager
+    def search_scratch(self) -> Iterator[SearchScratch]:
+        """A scratch for one search (waits while ``SEARCH_THREADS`` searches run), on a
+        thread whose CPU priority is ``SEARCH_NICE`` below the event loop's."""
+        lower_thread_priority(self.settings.search_nice)
+        with self.pool.borrow() as scratch:
+            yield scratch
+
+    async def run_search(self, work: Callable[..., T], *args: Any, cost: int = 0) -> T:
+        """``work(*args)`` on a search thread, awaited from the event loop. The service's
+        own threads, not the framework's: they are the searches' (``SEARCH_THREADS``, each
+        with a scratch to borrow), and the hop costs less than ``anyio.to_thread`` (see
+        bench/README.md, 'bench-http'). ``cost`` is the search's worst case in expansions
+        (cheapest waits least); raises ``Overloaded`` at once when the queue is full."""
+        return await asyncio.wrap_future(self.scheduler.submit(work, *args, cost=cost))
+
+    async def run_batch(
+        self, work: Callable[..., T], calls: Sequence[tuple], cost: int = 0
+    ) -> list[T]:
+        """``work(*args)`` for each ``args`` of ``calls``, spread over the search threads;
+        admitted as one request (``SearchScheduler.submit_all``)."""
+        futures = self.scheduler.submit_all(work, calls, cost)
+        return list(await asyncio.gather(*(asyncio.wrap_future(f) for f in futures)))
+
+    def readiness(self) -> dict[str, str]:
+        """Why the service is not ready to serve, by check; empty when it is."""
+        problems = {}
+        if not self.ready.is_set():
+            problems["maps"] = self.startup_error or "loading maps and compiling the kernels"
+        for name, check in self.readiness_checks.items():
+            try:
+                problem = check()
+            except Exception as exc:  # a broken check is a failing check, never a 500
+                problem = f"check failed: {exc}"
+            if problem:
+                problems[name] = problem
+        return problems
+
+    def refresh_gauges(self) -> None:
+        """The gauges read from state (maps, search queue), brought up to date: at start-up
+        and at each scrape."""
+        metrics.set_maps((g.name, g.revision, g.nbytes) for g in self.store.all())
+        metrics.set_store_state(self.authority.status().state)
+        self.scheduler.sample_gauges()
+
+    def close(self) -> None:
+        self.scheduler.close()
+
+    async def aclose(self) -> None:
+        await self.authority.close()
+        self.close()
+
+    def require_ready(self) -> MapStore:
+        if not self.ready.is_set():
+            raise NotReady("the service is starting: maps are loading and kernels compiling")
+        return self.store
+
+
+def reload_on_sighup(state: ServiceState) -> None:
+    """``SIGHUP`` reloads the maps as ``POST /maps/reload`` does. Installed where the event
+    loop runs in the main thread (uvicorn's worker processes); not elsewhere (tests)."""
+    loop = asyncio.get_running_loop()
+
+    async def reload() -> None:
+        try:
+            report = await state.authority.reload()
+            log.info("SIGHUP: maps reloaded, %d changed", len(report.changes))
+        except Exception as exc:
+            log.error("SIGHUP: map reload failed: %s", exc)
+
+    def on_sighup() -> None:
+        if state.ready.is_set():
+            loop.create_task(reload())
+
+    with contextlib.suppress(ValueError, RuntimeError, NotImplementedError, AttributeError):
+        loop.add_signal_handler(signal.SIGHUP, on_sighup)
+
+
+_lowered = threading.local()
+
+
+def lower_thread_priority(nice: int) -> None:
+    """Raise the calling thread's nice value by ``nice`` (once per thread; Linux threads
+    have their own). Searches then yield the CPU to the event loop thread, so ``/health``
+    and request parsing stay prompt while long searches saturate every core."""
+    if nice <= 0 or getattr(_lowered, "done", False):
+        return
+    _lowered.done = True
+    with contextlib.suppress(AttributeError, OSError):  # not on Linux: keep the priority
+        tid = threading.get_native_id()
+        os.setpriority(os.PRIO_PROCESS, tid, os.getpriority(os.PRIO_PROCESS, tid) + nice)
+
+
+_M_MMAP_THRESHOLD = -3  # glibc's mallopt parameter
+
+
+def release_large_frees(threshold: int = 1 << 20) -> bool:
+    """Have glibc serve every allocation of ``threshold`` bytes or more with a mapping of
+    its own, returned to the OS when freed. By default glibc raises that threshold up to
+    32 MiB as large blocks are freed, and then keeps freed map-sized temporaries (those of
+    loading or editing a map) in the process's heap (``tests/api/test_service.py`` shows
+    both behaviours; bench/README.md, 'bench.memory', has the figures). Returns False
+    where the C library has no ``mallopt`` (not glibc): nothing changes there."""
+    with contextlib.suppress(OSError, AttributeError, TypeError):
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+        return bool(libc.mallopt(_M_MMAP_THRESHOLD, threshold))
+    return False
