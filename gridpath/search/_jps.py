@@ -37,8 +37,6 @@ import numpy as np
 from numba import njit
 
 from gridpath.search._astar import open_start, pair_search, relax
-from gridpath.search._blocks import entry as jump_entry
-from gridpath.search._blocks import prunes, warm
 from gridpath.search._frontier import (
     CAME_FROM,
     COST_DIAG,
@@ -61,6 +59,7 @@ from gridpath.search._jumps import (
     forced,
 )
 from gridpath.search._jumps import room as _room
+from gridpath.search._prefetch import prefetch
 
 # Every jump is given the cell, its coordinates and a direction (dx, dy), and returns
 # how many steps away the jump point is (-1: none). Coordinates are carried along rather
@@ -125,17 +124,17 @@ def _open_ahead(entry):
 
 
 @njit(nogil=True, cache=True, inline="always")
-def _goal_ahead(table, cell, x, y, col, distance):
-    """Whether a straight jump (table column ``col``) from ``cell`` at ``(x, y)`` reaches a
-    goal ``distance`` cells ahead on its line (0: the cell is the goal)."""
-    return distance == 0 or 1 <= distance <= _open_ahead(jump_entry(table, cell, x, y, col))
+def _goal_ahead(table, cell, col, distance):
+    """Whether a straight jump (table column ``col``) from ``cell`` reaches a goal
+    ``distance`` cells ahead on its line (0: the cell is the goal)."""
+    return distance == 0 or 1 <= distance <= _open_ahead(np.int64(table[cell, col]))
 
 
 @njit(nogil=True, cache=True, inline="always")
 def _lookup_straight(table, cell, x, y, dx, dy, gx, gy):
     """:func:`_scan_straight` by lookup: the goal if it lies on the way, else the table's
     jump point."""
-    entry = jump_entry(table, cell, x, y, _straight_column(dx, dy))
+    entry = np.int64(table[cell, _straight_column(dx, dy)])
     if dx != 0:
         on_line, ahead = gy == y, (gx - x) * dx
     else:
@@ -154,21 +153,19 @@ def _lookup_diagonal(table, stride, cell, x, y, dx, dy, gx, gy):
         col = JUMP_SE if dy > 0 else JUMP_NE
     else:
         col = JUMP_SW if dy > 0 else JUMP_NW
-    entry = jump_entry(table, cell, x, y, col)
+    entry = np.int64(table[cell, col])
     reach = _open_ahead(entry)  # diagonal steps the jump can take
     best = entry if entry > 0 else reach + 1  # reach + 1: no jump point
     diagonal = dx + dy * stride
     k = (gy - y) * dy  # steps to the goal's row
     if 1 <= k < best and _goal_ahead(
-        table, cell + k * diagonal, x + k * dx, y + k * dy, _straight_column(dx, 0),
-        (gx - x - k * dx) * dx,
-    ):  # fmt: skip
+        table, cell + k * diagonal, _straight_column(dx, 0), (gx - x - k * dx) * dx
+    ):
         best = k
     k = (gx - x) * dx  # steps to the goal's column
     if 1 <= k < best and _goal_ahead(
-        table, cell + k * diagonal, x + k * dx, y + k * dy, _straight_column(0, dy),
-        (gy - y - k * dy) * dy,
-    ):  # fmt: skip
+        table, cell + k * diagonal, _straight_column(0, dy), (gy - y - k * dy) * dy
+    ):
         best = k
     return best if best <= reach else -1
 
@@ -216,16 +213,16 @@ def _offer_diagonal(search, size, table, stride, current, x, y, dx, dy, a, d):
         x += k * dx
         y += k * dy
         steps += k
-        warm(table, cell + dx + dy * stride)  # often the next intermediate point
+        prefetch(table, cell + dx + dy * stride)  # often the next intermediate point
         if cell == goal:
             return relax(search, size, cell, x, y, a, d + steps, current)
         k = _lookup_straight(table, cell, x, y, dx, 0, goal_x, goal_y)
         if k > 0:
-            warm(table, cell + k * dx)  # its row is read when it is expanded
+            prefetch(table, cell + k * dx)  # its row is read when it is expanded
             size = relax(search, size, cell + k * dx, x + k * dx, y, a + k, d + steps, current)
         k = _lookup_straight(table, cell, x, y, 0, dy, goal_x, goal_y)
         if k > 0:
-            warm(table, cell + k * dy * stride)
+            prefetch(table, cell + k * dy * stride)
             size = relax(
                 search, size, cell + k * dy * stride, x, y + k * dy, a + k, d + steps, current
             )
@@ -290,7 +287,7 @@ def jps(grid, rules, scratch, table, start, goal):
         for i in range(n):
             dx = dirs[i, 0]
             dy = dirs[i, 1]
-            if table is not None and dx != 0 and dy != 0 and prunes(table):
+            if table is not None and dx != 0 and dy != 0:
                 size = _offer_diagonal(search, size, table, stride, current, x, y, dx, dy, a, d)
                 continue
             k = _jump(passable, unit, table, stride, current, x, y, dx, dy, goal_x, goal_y, goal)

@@ -64,13 +64,7 @@ def run(query: Query, scratch: SearchScratch) -> Outcome:
     table = None
     if query.options.clearance == 1:
         table = jump_table(query.grid, query.jump_table_max_cells)
-    return run_jps(query, scratch, table)
-
-
-def run_jps(query: Query, scratch: SearchScratch, source) -> Outcome:
-    """Jump point search with ``source``: a JPS+ table, a block record
-    (:mod:`app.search._blocks`) or None (scan the bytes); the path expanded."""
-    status, expanded, search_us = run_pair_kernel(query, scratch, jps, source)
+    status, expanded, search_us = run_pair_kernel(query, scratch, jps, table)
     if status != FOUND:
         return Outcome(status, expanded, search_us)
     goal = query.grid.index(*query.goals[0])

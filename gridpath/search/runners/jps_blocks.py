@@ -1,21 +1,17 @@
-"""The block-based JPS runner: jump point search whose straight jumps scan the map's
-row and column bitsets 64 cells at a time (:mod:`gridpath.search._blocks`), for the JPS
-queries of units of size 1 on a revision without a JPS+ table.
+"""The block-based JPS runner: jump point search whose jumps scan the map's row and column
+bitsets 64 cells at a time (:mod:`gridpath.search._blocks`), for units of size 1 on
+uniform terrain. No table: the bitsets are part of each revision (about six bits per
+cell), and an edit updates them around the cells it changed.
 
 Which JPS serves a query (registry order: this runner, then :mod:`.jps`):
 
-* the revision has a JPS+ table: JPS+ (table lookups measured 2-3x faster than block
-  scans on the Dragon Age maps; see ``bench/README.md``);
-* no table because the map is over ``JUMP_TABLE_MAX_CELLS`` (or the limit is 0): this
-  runner. It stops at intermediate jump points like the byte scan it replaces, so it
-  expands the same jump points in the same order and returns the same paths, 1.4-2.5x
-  faster (the answer does not depend on which of the two ran);
-* no table because the map's straight runs are short (``_jumps.MIN_MEAN_RUN``: mazes,
-  scattered obstacles): the byte scan, which is as fast there; this runner refuses.
-
-The bitsets are built per revision through ``Grid.derived`` (``np.packbits`` over the
-map and one sweep for the per-cell jump flags, a few ms for a million cells; an edit's
-revision builds them again, as it does its other tables).
+* a map whose straight runs are long (``_jumps.MIN_MEAN_RUN``): this runner. It offers
+  the same nodes in the same order as JPS+ with its table, so it returns the same paths
+  and expansions; measured faster than the table lookups on the Dragon Age maps (see
+  ``bench/README.md``), so such maps no longer need a JPS+ table;
+* short runs (mazes, scattered obstacles): the byte scan of :mod:`.jps` (as fast there,
+  and its lazy rule gives those maps' paths); this runner refuses;
+* larger units: :mod:`.jps`.
 """
 
 from __future__ import annotations
@@ -25,36 +21,55 @@ from dataclasses import dataclass
 import numpy as np
 
 from gridpath.grid.model import Grid
-from gridpath.search._blocks import jump_blocks
+from gridpath.search._blocks import block_bits, edit_block_bits, jps_blocks
+from gridpath.search._frontier import FOUND
+from gridpath.search._jps import expand_jumps
 from gridpath.search._jumps import long_runs
 from gridpath.search.runner import Outcome, Query, Runner
 from gridpath.search.runners import jps
+from gridpath.search.runners.fast_astar import pair_cost, run_pair_kernel
 from gridpath.search.scratch import SearchScratch
+
+KEY = "jump_blocks"
 
 
 @dataclass(frozen=True)
 class Blocks:
     """A revision's block record as kept with the :class:`Grid` (``nbytes``: what it adds
-    to the snapshot's memory; the record also holds the grid's own ``flat`` array)."""
+    to the snapshot's memory)."""
 
     record: tuple
     nbytes: int
 
 
-def block_record(grid: Grid, prune: bool = False) -> tuple | None:
-    """The revision's block record for units of size 1 (``prune``: see
-    :func:`gridpath.search._blocks.jump_blocks`), or None on a map with costly terrain or
-    short straight runs."""
+class _Build:
+    """Builds a revision's :class:`Blocks` (None: costly terrain or short runs), and for
+    an edit's revision updates the earlier revision's bitsets (``Grid.derive_like``)."""
 
-    def build(grid: Grid) -> Blocks | None:
-        if not grid.uniform:
+    def __call__(self, grid: Grid) -> Blocks | None:
+        if not grid.uniform or not long_runs(grid.flat, grid.stride, grid.width, grid.height):
             return None
-        if not long_runs(grid.flat, grid.stride, grid.width, grid.height):
-            return None
-        record = jump_blocks(grid.flat, grid.stride, 1, prune)
-        return Blocks(record, sum(a.nbytes for a in record[:5]))
+        return _blocks(block_bits(grid.flat, grid.stride))
 
-    blocks = grid.derived(("jump_blocks", bool(prune)), build)
+    def update(self, grid: Grid, earlier: Grid, value: Blocks | None) -> Blocks | None:
+        if value is None or earlier.flat.shape != grid.flat.shape:
+            return self(grid)
+        if not grid.uniform or not long_runs(grid.flat, grid.stride, grid.width, grid.height):
+            return None
+        changed = np.flatnonzero((earlier.flat != 0) != (grid.flat != 0))
+        return _blocks(edit_block_bits(value.record, grid.flat, grid.stride, changed))
+
+
+def _blocks(record: tuple) -> Blocks:
+    return Blocks(record, record[0].nbytes)
+
+
+_BUILD = _Build()
+
+
+def block_record(grid: Grid) -> tuple | None:
+    """The revision's block record, or None (costly terrain, short straight runs)."""
+    blocks = grid.derived(KEY, _BUILD)
     return None if blocks is None else blocks.record
 
 
@@ -64,15 +79,20 @@ def refuses(query: Query) -> str | None:
         return reason
     if query.options.clearance != 1:
         return "its bitsets are for units of size 1"
-    if jps.jump_table(query.grid, query.jump_table_max_cells) is not None:
-        return "the revision has a JPS+ jump table (lookups are faster than block scans)"
     if block_record(query.grid) is None:
         return "the map's straight runs are short (scanning the bytes is as fast)"
     return None
 
 
 def run(query: Query, scratch: SearchScratch) -> Outcome:
-    return jps.run_jps(query, scratch, block_record(query.grid))
+    status, expanded, search_us = run_pair_kernel(
+        query, scratch, jps_blocks, block_record(query.grid)
+    )
+    if status != FOUND:
+        return Outcome(status, expanded, search_us)
+    goal = query.grid.index(*query.goals[0])
+    path = expand_jumps(scratch.nodes, goal, query.grid.stride)
+    return Outcome(status, expanded, search_us, path, pair_cost(query, scratch, goal), 0)
 
 
 def warm_up(scratch: SearchScratch) -> None:
@@ -80,7 +100,9 @@ def warm_up(scratch: SearchScratch) -> None:
 
     open_grid = Grid.from_walkable("_warmup_blocks", np.ones((8, 70), dtype=bool))
     assert block_record(open_grid) is not None
-    find_path(open_grid, (0, 0), (69, 5), jump_table_max_cells=0, scratch=scratch)
+    find_path(open_grid, (0, 0), (69, 5), scratch=scratch)
+    changed = np.array([open_grid.index(3, 3)], dtype=np.int64)
+    edit_block_bits(block_record(open_grid), open_grid.flat, open_grid.stride, changed)
 
 
 RUNNER = Runner("jps_blocks", refuses, run, warm_up)
