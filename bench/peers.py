@@ -9,8 +9,10 @@ the ``bench`` extra: ``pip install -e '.[bench]'``)::
 
 Solvers, each set up once per map (untimed) and then asked the same queries:
 
-* ``ours A*`` and ``ours JPS``: ``find_path`` with ``Algorithm.ASTAR`` / ``Algorithm.JPS``
-  (octile, 8-connected, no corner cutting), one ``SearchScratch`` per map;
+* ``ours A*`` and ``ours JPS-B``: ``find_path`` with ``Algorithm.ASTAR`` / ``Algorithm.JPS``
+  (octile, 8-connected, no corner cutting; JPS is block-based where the map's runs are
+  long), one ``SearchScratch`` per map; ``ours JPS+``: the JPS runner with the map's
+  jump table, as ``find_path`` served JPS before block JPS;
 * ``tcod`` (C): ``tcod.path.CustomGraph`` with straight edges of cost 100000, diagonal
   edges of cost 141421 gated by a ``condition`` array (both orthogonal neighbours
   walkable), the matching octile heuristic, and one ``Pathfinder`` reused via ``clear()``;
@@ -79,7 +81,10 @@ from bench.common import (
 )
 from gridpath.errors import MapLoadError
 from gridpath.grid import Grid
-from gridpath.search import Algorithm, SearchOptions, SearchScratch, find_path
+from gridpath.search import Algorithm, SearchOptions, SearchScratch, find_path, jump_table
+from gridpath.search._frontier import FOUND
+from gridpath.search.find import checked_query
+from gridpath.search.registry import JPS
 from gridpath.search.runners.jps import DEFAULT_JUMP_TABLE_MAX_CELLS
 
 DEFAULT_LIMIT = 100
@@ -112,25 +117,40 @@ def walkable_of(grid: Grid) -> np.ndarray:
     return grid.passable[1:-1, 1:-1] > 0
 
 
-def prepare_ours(
-    algorithm: Algorithm, jump_table_max_cells: int = DEFAULT_JUMP_TABLE_MAX_CELLS
-) -> Callable[[Grid], tuple[Solve, ToPath]]:
+def prepare_ours(algorithm: Algorithm) -> Callable[[Grid], tuple[Solve, ToPath]]:
     options = SearchOptions(algorithm=algorithm)
 
     def prepare(grid: Grid) -> tuple[Solve, ToPath]:
-        scratch = SearchScratch(grid.flat.size)
-        scratch.nodes.fill(0)  # touch every page now, not during a timed search
-        scratch.frontier.fill(0)
+        scratch = _scratch(grid)
 
         def solve(start: Cell, goal: Cell) -> Any:
-            return find_path(
-                grid, start, goal, options, jump_table_max_cells=jump_table_max_cells,
-                scratch=scratch,
-            )  # fmt: skip
+            return find_path(grid, start, goal, options, scratch=scratch)
 
         return solve, lambda result: result.path if result.found else None
 
     return prepare
+
+
+def prepare_jps_plus(grid: Grid) -> tuple[Solve, ToPath]:
+    """JPS+: the JPS runner (with the map's jump table; scanning the bytes where the map has
+    none), which ``find_path`` no longer picks where block JPS applies, called the way
+    ``find_path`` calls it."""
+    options = SearchOptions(algorithm=Algorithm.JPS)
+    scratch = _scratch(grid)
+    jump_table(grid)  # built now, not in the first timed query
+
+    def solve(start: Cell, goal: Cell) -> Any:
+        query = checked_query(grid, start, goal, None, options, (), 0, DEFAULT_JUMP_TABLE_MAX_CELLS)
+        return JPS.run(query, scratch)
+
+    return solve, lambda outcome: outcome.path if outcome.status == FOUND else None
+
+
+def _scratch(grid: Grid) -> SearchScratch:
+    scratch = SearchScratch(grid.flat.size)
+    scratch.nodes.fill(0)  # touch every page now, not during a timed search
+    scratch.frontier.fill(0)
+    return scratch
 
 
 def prepare_tcod(grid: Grid) -> tuple[Solve, ToPath]:
@@ -292,9 +312,10 @@ def prepare_heapq(grid: Grid) -> tuple[Solve, ToPath]:
 
 SOLVERS = (
     Solver("ours A*", False, True, prepare_ours(Algorithm.ASTAR)),
-    Solver("ours JPS", False, True, prepare_ours(Algorithm.JPS)),
-    # JPS on a revision without a JPS+ table: block scans where runs are long (jps_blocks)
-    Solver("ours JPS-B", False, True, prepare_ours(Algorithm.JPS, jump_table_max_cells=0)),
+    # JPS+ with its table, which find_path picked before block JPS
+    Solver("ours JPS+", False, True, prepare_jps_plus),
+    # JPS as find_path serves it: block scans where runs are long (jps_blocks), else JPS+
+    Solver("ours JPS-B", False, True, prepare_ours(Algorithm.JPS)),
     Solver("tcod", False, False, prepare_tcod),
     Solver("pyastar2d", False, False, prepare_pyastar2d),
     Solver("python-pathfinding", True, False, prepare_pathfinding),
@@ -528,15 +549,15 @@ def summary_table(runs: Sequence[MapRun]) -> str:
 KERNEL_COLUMNS = (
     "map",
     "A* kernel µs",
-    "JPS kernel µs",
+    "JPS+ kernel µs",
     "JPS-B kernel µs",
     "A* expanded",
-    "JPS expanded",
+    "JPS+ expanded",
     "JPS-B expanded",
-    "A* / JPS, kernels",
+    "A* / JPS+, kernels",
     "A* / JPS-B, kernels",
-    "JPS / JPS-B, kernels",
-    "A* / JPS, calls",
+    "JPS+ / JPS-B, kernels",
+    "A* / JPS+, calls",
 )
 
 
@@ -612,7 +633,7 @@ def draw_chart(runs: Sequence[MapRun], path: Path, subtitle: str) -> None:
 
     colours = {
         "ours A*": "#1f4e9c",
-        "ours JPS": "#4f9be8",
+        "ours JPS+": "#4f9be8",
         "ours JPS-B": "#9ecae1",
         "tcod": "#2ca02c",
         "pyastar2d": "#bcbd22",

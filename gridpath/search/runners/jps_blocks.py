@@ -85,9 +85,12 @@ def refuses(query: Query) -> str | None:
 
 
 def run(query: Query, scratch: SearchScratch) -> Outcome:
-    status, expanded, search_us = run_pair_kernel(
-        query, scratch, jps_blocks, block_record(query.grid)
-    )
+    return run_with(query, scratch, block_record(query.grid))
+
+
+def run_with(query: Query, scratch: SearchScratch, record: tuple) -> Outcome:
+    """Block JPS with the block record ``record`` (the revision's, or a test's)."""
+    status, expanded, search_us = run_pair_kernel(query, scratch, jps_blocks, record)
     if status != FOUND:
         return Outcome(status, expanded, search_us)
     goal = query.grid.index(*query.goals[0])
