@@ -25,7 +25,7 @@ from gridpath.errors import NotReady
 from gridpath.grid import MapStore
 from gridpath.observability import metrics
 from gridpath.scheduler import SearchScheduler
-from gridpath.search import ScratchPool, SearchScratch, jump_table
+from gridpath.search import ScratchPool, SearchScratch, prepare_jps
 from gridpath.search.warmup import warm_up
 from gridpath.store import MapAuthority, open_authority
 
@@ -67,10 +67,10 @@ class ServiceState:
         began = time.perf_counter()
         try:
             s = self.settings
-            self.store.prepare = lambda grid: jump_table(grid, s.jump_table_max_cells)
+            self.store.prepare = lambda grid: prepare_jps(grid, s.jump_table_max_cells)
             self.authority.load()
-            for grid in self.store.all():  # per-revision JPS+ tables, at load, not on a query
-                jump_table(grid, s.jump_table_max_cells)
+            for grid in self.store.all():  # per-revision JPS structures, at load, not on a query
+                prepare_jps(grid, s.jump_table_max_cells)
             if self._loop is not None:
                 asyncio.run_coroutine_threadsafe(self.authority.start(), self._loop).result()
             compile_s = warm_up()

@@ -15,6 +15,7 @@ from gridpath.search.options import (
     SearchOptions,
 )
 from gridpath.search.runners.jps import jump_table
+from gridpath.search.runners.jps_blocks import prepare_jps
 from gridpath.search.scratch import ScratchPool, SearchScratch
 from gridpath.search.smooth import line_of_sight, smooth, turning_points
 
@@ -30,6 +31,7 @@ __all__ = [
     "SearchScratch",
     "find_path",
     "jump_table",
+    "prepare_jps",
     "line_of_sight",
     "smooth",
     "turning_points",

@@ -60,6 +60,12 @@ def _line_words(length: int) -> int:
     return (MARGIN + length + 63) // 64 + 1
 
 
+def block_bytes(width: int, height: int) -> int:
+    """The bytes of a block record's bitsets for a ``width`` x ``height`` map."""
+    rows, cols = height + 2, width + 2
+    return 24 * (rows * _line_words(cols) + cols * _line_words(rows))
+
+
 def block_bits(passable: np.ndarray, stride: int) -> tuple:
     """The block record of a padded flat grid (walkable: ``passable != 0``; units of size
     1). A vectorised pass over the map: a few ms for a million cells."""

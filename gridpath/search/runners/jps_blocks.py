@@ -73,6 +73,15 @@ def block_record(grid: Grid) -> tuple | None:
     return None if blocks is None else blocks.record
 
 
+def prepare_jps(grid: Grid, max_cells: int) -> None:
+    """Build what a revision's JPS queries read, before it is published: the block bitsets,
+    or where they do not apply, the JPS+ table (``max_cells``: ``JUMP_TABLE_MAX_CELLS``).
+    Both need a uniform map with long runs, so a revision gets one or neither; its edits
+    then update the bitsets (``Grid.derive_like``) and rebuild no table."""
+    if block_record(grid) is None:
+        jps.jump_table(grid, max_cells)
+
+
 def refuses(query: Query) -> str | None:
     reason = jps.refuses(query)
     if reason is not None:
