@@ -11,10 +11,11 @@ JPS+ does with its table and keeps the same frontier order, so it expands the sa
 points and returns the same path: which of the two served a query never shows in the
 answer.
 
-The block record ``(bits, row_words, column_words, column_base)`` is one flat uint64 array.
-Line ``i`` (row ``y`` of the padded grid, or column ``x`` from ``column_base`` on) is a
-run of words, each a triple: blocked cells, jump points arriving forwards (east, or south
-for a column), jump points arriving backwards (west, north). Cell ``i`` of a line is bit
+The block record is ``(bits, row_stride, column_stride, column_base)``: ``bits`` one flat
+uint64 array, row ``y`` of the padded grid from ``y * row_stride`` on, column ``x`` from
+``column_base + x * column_stride`` on. A line is a run of word triples: blocked cells,
+jump points arriving forwards (east, or south for a column), jump points arriving
+backwards (west, north). Cell ``i`` of a line is bit
 ``MARGIN + i``; the margin word before a line and the words after it hold no cell, and the
 padded grid's border is blocked, so a scan never leaves its line. A jump point arriving
 eastwards is an open cell with an open cell above (below) whose west neighbour is blocked
