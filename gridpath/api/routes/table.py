@@ -9,6 +9,7 @@ from fastapi.responses import Response
 
 from gridpath.api.deps import StateDep, StoreDep, wait_for_revision
 from gridpath.api.echo import flow_field_options
+from gridpath.api.polygon import require_grid
 from gridpath.api.responses import json_response
 from gridpath.api.rules import search_options, worst_case_expansions
 from gridpath.errors import StaleRevision, TableTooLarge
@@ -68,7 +69,7 @@ async def post_table(request: TableRequest, state: StateDep, store: StoreDep) ->
             f"entries, over the limit of {state.settings.max_table_cells} (MAX_TABLE_CELLS)"
         )
     await wait_for_revision(state, request.map, request.revision)
-    grid = store.get(request.map)  # one snapshot for the whole table
+    grid = require_grid(store.get(request.map), "POST /table")  # one snapshot for it all
     note_map(grid.name, grid.revision)
     if request.revision is not None and request.revision != grid.revision:
         raise StaleRevision(
