@@ -30,7 +30,8 @@ def test_health_lists_maps(client):
 
 
 def test_maps_listing(client):
-    maps = {m["name"]: m for m in client.get("/maps").json()["maps"]}
+    listed = client.get("/maps").json()["maps"]
+    maps = {m["name"]: m for m in listed if m["kind"] == "grid"}  # polygon maps: their tests
     assert {"arena", "maze", "field"} <= set(maps)
     assert max(m["width"] * m["height"] for m in maps.values()) >= 128 * 128
     for m in maps.values():
