@@ -489,6 +489,10 @@ class RedisAuthority:
     ) -> Grid:
         for _attempt in range(_EDIT_ATTEMPTS):
             current = await self._current(name, if_revision)
+            if if_revision is not None and if_revision < current.revision:
+                # Revisions only grow: a conflict now, before an edit meant for another
+                # revision is computed (and perhaps refused as invalid on this one).
+                raise _conflict(name, current.revision, if_revision)
             new = await asyncio.to_thread(edit_map, current, edits, current.revision + 1)
             upload = await asyncio.to_thread(encode, new)
             keys, args = commit_args(
