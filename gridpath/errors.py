@@ -103,6 +103,12 @@ class StaleRevision(ServiceError):
     status = 409
 
 
+def require_revision(name: str, current: int, wanted: int | None) -> None:
+    """A request naming ``revision`` is answered on that revision only (409 otherwise)."""
+    if wanted is not None and wanted != current:
+        raise StaleRevision(f"map {name!r} is at revision {current}, not {wanted}")
+
+
 class Unauthorized(ServiceError):
     code = "unauthorized"
     status = 401

@@ -23,24 +23,28 @@ from gridpath.grid.model import MAP_NAME_PATTERN, MAX_TERRAIN_COST
 from gridpath.search.options import Algorithm, CostModel, Diagonal, Heuristic
 from gridpath.search.registry import algorithm_description
 
+# Cells are spelled in the OpenAPI document as arrays of exactly two integers (``items`` with
+# min/max 2), not as ``prefixItems`` tuples: the same constraint, and one that every client
+# generator (openapi-typescript's --array-length gives [number, number]) and response
+# validator reads (schemathesis rejects nested prefixItems). Requests stay strict integers.
+_PAIR_SCHEMA = {"type": "array", "items": {"type": "integer"}, "minItems": 2, "maxItems": 2}
 Cell = Annotated[
     tuple[StrictInt, StrictInt],
-    Field(
-        description="A cell as [x, y]: x the column, y the row, origin top-left.", examples=[[1, 1]]
-    ),
-]
-# A nullable pair in responses, spelled without ``prefixItems``: the same constraint for a pair
-# of integers, and one that every client generator and response validator reads.
-CellOrNull = Annotated[
-    tuple[int, int] | None,
     WithJsonSchema(
         {
-            "anyOf": [
-                {"type": "array", "items": {"type": "integer"}, "minItems": 2, "maxItems": 2},
-                {"type": "null"},
-            ]
+            **_PAIR_SCHEMA,
+            "description": "A cell as [x, y]: x the column, y the row, origin top-left.",
+            "examples": [[1, 1]],
         }
     ),
+]
+CellOut = Annotated[tuple[int, int], WithJsonSchema(_PAIR_SCHEMA)]
+Rect = Annotated[
+    tuple[StrictInt, StrictInt, StrictInt, StrictInt],
+    WithJsonSchema({"type": "array", "items": {"type": "integer"}, "minItems": 4, "maxItems": 4}),
+]
+CellOrNull = Annotated[
+    tuple[int, int] | None, WithJsonSchema({"anyOf": [_PAIR_SCHEMA, {"type": "null"}]})
 ]
 MapName = Annotated[
     str,
@@ -70,13 +74,19 @@ FiniteFloat = Annotated[float, Field(strict=True, allow_inf_nan=False)]
 TerrainCost = Annotated[float, Field(strict=True, gt=0, le=MAX_TERRAIN_COST, allow_inf_nan=False)]
 Include = Literal["path", "waypoints", "explored", "timing"]
 
-# Polygon maps: points in continuous coordinates.
+# Polygon maps: points in continuous coordinates, spelled like cells (arrays of exactly two
+# numbers); requests take JSON numbers only (finite, never a bool or a string).
+_POINT_SCHEMA = {"type": "array", "items": {"type": "number"}, "minItems": 2, "maxItems": 2}
 Point = Annotated[
     tuple[FiniteFloat, FiniteFloat],
-    Field(description="A point of a polygon map as [x, y] (numbers).", examples=[[1.5, 2.0]]),
+    WithJsonSchema(
+        {
+            **_POINT_SCHEMA,
+            "description": "A point of a polygon map as [x, y] (numbers).",
+            "examples": [[1.5, 2.0]],
+        }
+    ),
 ]
-# In responses, spelled as plain items (as CellOrNull): every validator reads it.
-_POINT_SCHEMA = {"type": "array", "items": {"type": "number"}, "minItems": 2, "maxItems": 2}
 PointOut = Annotated[tuple[float, float], WithJsonSchema(_POINT_SCHEMA)]
 PointOrNull = Annotated[
     tuple[float, float] | None, WithJsonSchema({"anyOf": [_POINT_SCHEMA, {"type": "null"}]})
@@ -300,7 +310,7 @@ class TableResponse(BaseModel):
         "with the integer cost model), as /path reports it; null when there is no path, the "
         "source or target is blocked, or the entry is listed in `limit_reached`."
     )
-    limit_reached: list[tuple[int, int]] = Field(
+    limit_reached: list[CellOut] = Field(
         description="[i, j] of the entries not computed: their search used up its share of "
         "MAX_BATCH_EXPANDED first (row-major order; empty when the table is complete)."
     )
@@ -329,7 +339,7 @@ class EncodedArray(BaseModel):
 class FlowFieldResponse(BaseModel):
     map: str
     revision: int
-    goal: tuple[int, int]
+    goal: CellOut
     width: int
     height: int
     reachable: int = Field(description="Cells that can reach the goal.")
@@ -361,7 +371,7 @@ class EffectiveOptions(BaseModel):
 
 class SnappedGoal(BaseModel):
     index: int
-    cell: tuple[int, int]
+    cell: CellOut
 
 
 class PathResponse(BaseModel):
@@ -378,10 +388,10 @@ class PathResponse(BaseModel):
         "per diagonal; integer: 10 and 14; theta: the length of `waypoints`); null when "
         "there is no path."
     )
-    path: list[tuple[int, int]] | None = Field(
+    path: list[CellOut] | None = Field(
         None, description="Every cell from start to goal inclusive (when included)."
     )
-    waypoints: list[tuple[int, int]] | None = Field(
+    waypoints: list[CellOut] | None = Field(
         None,
         description="Subsequence of `path` from start to goal in which consecutive "
         "waypoints have line of sight (when included); with theta, the any-angle vertices.",
@@ -392,7 +402,7 @@ class PathResponse(BaseModel):
     )
     turns: int = Field(description="Changes of direction along the path.")
     expanded: int = Field(description="Nodes the search expanded.")
-    explored: list[tuple[int, int]] | None = Field(
+    explored: list[CellOut] | None = Field(
         None, description="Expanded cells in order, capped (only when included)."
     )
     search_us: float | None = Field(
@@ -596,9 +606,7 @@ class MapEdit(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     cells: list[Cell] = Field(default_factory=list)
-    rect: tuple[StrictInt, StrictInt, StrictInt, StrictInt] | None = Field(
-        None, description="[x0, y0, x1, y1], inclusive."
-    )
+    rect: Rect | None = Field(None, description="[x0, y0, x1, y1], inclusive.")
     value: Literal["blocked", "walkable"] | TerrainCost
 
 

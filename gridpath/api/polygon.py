@@ -17,7 +17,12 @@ from fastapi.exceptions import RequestValidationError
 from pydantic import BaseModel, ValidationError
 
 from gridpath.config import Settings
-from gridpath.errors import InvalidField, StaleRevision, TargetNotWalkable, UnsupportedMapKind
+from gridpath.errors import (
+    InvalidField,
+    TargetNotWalkable,
+    UnsupportedMapKind,
+    require_revision,
+)
 from gridpath.grid import Grid, is_valid_map_name
 from gridpath.nav.snapshot import PolygonMap
 from gridpath.observability import record_search
@@ -90,10 +95,7 @@ def polygon_path(
 ) -> tuple[dict, float]:
     """One ``/path`` query on a polygon map: the ``PolygonPathResponse`` body and the search
     time in µs. Deterministic: the body depends on the query and the revision only."""
-    if query.revision is not None and query.revision != pmap.revision:
-        raise StaleRevision(
-            f"map {pmap.name!r} is at revision {pmap.revision}, not {query.revision}"
-        )
+    require_revision(pmap.name, pmap.revision, query.revision)
     engine = pmap.engine
     ends = {"start": _point(query.start), "goal": _point(query.goal)}
     snapped: dict[str, list[float]] = {}

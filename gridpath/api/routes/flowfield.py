@@ -15,7 +15,7 @@ from gridpath.api.echo import flow_field_options
 from gridpath.api.png import render_flow_field
 from gridpath.api.polygon import require_grid
 from gridpath.api.rules import search_options
-from gridpath.errors import InvalidField, StaleRevision
+from gridpath.errors import InvalidField, require_revision
 from gridpath.grid import MapStore
 from gridpath.observability import metrics, note_map, record_search
 from gridpath.schemas import (
@@ -63,10 +63,7 @@ async def post_flowfield(request: FlowFieldRequest, state: StateDep, store: Stor
 def _flowfield(request: FlowFieldRequest, state: ServiceState, store: MapStore) -> Response:
     grid = require_grid(store.get(request.map), "POST /flowfield")
     note_map(grid.name, grid.revision)
-    if request.revision is not None and request.revision != grid.revision:
-        raise StaleRevision(
-            f"map {grid.name!r} is at revision {grid.revision}, not {request.revision}"
-        )
+    require_revision(grid.name, grid.revision, request.revision)
     settings = state.settings
     if grid.cell_count > settings.max_flowfield_cells:
         raise InvalidField(

@@ -10,13 +10,13 @@ from fastapi import APIRouter
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import Response
 
-from gridpath.api.deps import StateDep, StoreDep, wait_for_revision
+from gridpath.api.deps import StateDep, StoreDep, snapshot_at, wait_for_revision
 from gridpath.api.errors import describe_errors, error_code_for
 from gridpath.api.path_body import answer
 from gridpath.api.polygon import map_name_of, parse_for_kind, polygon_path
 from gridpath.api.responses import json_response
 from gridpath.api.rules import worst_case_expansions
-from gridpath.errors import BatchTooLarge, ServiceError, StaleRevision
+from gridpath.errors import BatchTooLarge, ServiceError
 from gridpath.grid import Grid, MapStore
 from gridpath.nav.snapshot import PolygonMap
 from gridpath.observability import note_map
@@ -132,13 +132,7 @@ async def post_paths(request: BatchRequest, state: StateDep, store: StoreDep) ->
         raise BatchTooLarge(
             f"{len(request.queries)} queries, over the limit of {state.settings.max_batch}"
         )
-    await wait_for_revision(state, request.map, request.revision)
-    grid = store.get(request.map)  # one snapshot for the whole batch
-    note_map(grid.name, grid.revision)
-    if request.revision is not None and request.revision != grid.revision:
-        raise StaleRevision(
-            f"map {grid.name!r} is at revision {grid.revision}, not {request.revision}"
-        )
+    grid = await snapshot_at(state, store, request.map, request.revision)  # one for the whole batch
     # The whole batch shares MAX_BATCH_EXPANDED, so one request cannot tie the server up.
     share = max(1, state.settings.max_batch_expanded // max(1, len(request.queries)))
     if grid.kind == "polygon":  # a polygon batch shares 4 x MAX_POLYGON_EXPANDED, as a grid
