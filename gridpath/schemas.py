@@ -20,6 +20,7 @@ from pydantic import (
 from pydantic_core import PydanticCustomError
 
 from gridpath.grid.model import MAP_NAME_PATTERN, MAX_TERRAIN_COST
+from gridpath.nav.model import MAX_COORDINATE
 from gridpath.search.options import Algorithm, CostModel, Diagonal, Heuristic
 from gridpath.search.registry import algorithm_description
 
@@ -77,12 +78,17 @@ Include = Literal["path", "waypoints", "explored", "timing"]
 # Polygon maps: points in continuous coordinates, spelled like cells (arrays of exactly two
 # numbers); requests take JSON numbers only (finite, never a bool or a string).
 _POINT_SCHEMA = {"type": "array", "items": {"type": "number"}, "minItems": 2, "maxItems": 2}
+Coordinate = Annotated[
+    float, Field(strict=True, allow_inf_nan=False, ge=-MAX_COORDINATE, le=MAX_COORDINATE)
+]
+_BOUNDED_NUMBER = {"type": "number", "minimum": -MAX_COORDINATE, "maximum": MAX_COORDINATE}
 Point = Annotated[
-    tuple[FiniteFloat, FiniteFloat],
+    tuple[Coordinate, Coordinate],
     WithJsonSchema(
         {
             **_POINT_SCHEMA,
-            "description": "A point of a polygon map as [x, y] (numbers).",
+            "items": _BOUNDED_NUMBER,
+            "description": "A point of a polygon map as [x, y] (numbers within ±1e15).",
             "examples": [[1.5, 2.0]],
         }
     ),

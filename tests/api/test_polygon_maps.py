@@ -199,6 +199,11 @@ def test_grids_keep_integer_cells_and_fields_of_the_other_kind_are_refused(clien
         "/path", content=b'{"map": "courtyard", "start": [1e999, 1], "goal": [5, 5]}'
     )
     assert error(not_finite)[:2] == (422, "invalid_request")
+    # coordinates are bounded (lengths stay finite); far but within the bound: snapped
+    beyond = client.post("/path", json={"map": "courtyard", "start": [1e16, 0], "goal": [5, 5]})
+    assert error(beyond)[:2] == (422, "invalid_request")
+    far = path(client, start=[1e15, -1e15], goal=[-1e15, 1e15], snap=True)
+    assert (far["snapped_start"], far["snapped_goal"]) == ([40.0, 0.0], [0.0, 30.0])
 
 
 def test_the_expansion_cap_ends_a_search(client):
