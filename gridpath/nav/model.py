@@ -89,16 +89,23 @@ def load_nav_file(
     max_waypoints: int = DEFAULT_MAX_WAYPOINTS,
 ) -> NavMap:
     path = Path(path)
+    return load_nav_bytes(
+        nav_map_name(path),
+        read_nav_file(path, max_bytes=max_bytes),
+        max_vertices=max_vertices,
+        max_waypoints=max_waypoints,
+    )
+
+
+def read_nav_file(path: Path, *, max_bytes: int) -> bytes:
+    """A ``.nav.json`` file's bytes; :class:`MapLoadError` if unreadable or over ``max_bytes``."""
     try:
         size = path.stat().st_size
         if size > max_bytes:
             raise MapLoadError(f"file is {size} bytes, over the limit of {max_bytes} bytes")
-        data = path.read_bytes()
+        return path.read_bytes()
     except OSError as exc:
         raise MapLoadError(f"cannot read file: {exc.strerror or exc}") from exc
-    return load_nav_bytes(
-        nav_map_name(path), data, max_vertices=max_vertices, max_waypoints=max_waypoints
-    )
 
 
 def load_nav_bytes(

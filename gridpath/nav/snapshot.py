@@ -33,8 +33,10 @@ from gridpath.nav.model import (
     DEFAULT_MAX_WAYPOINTS,
     NAV_SUFFIX,
     NavMap,
+    load_nav_bytes,
     nav_map_name,
     parse_nav,
+    read_nav_file,
 )
 from gridpath.nav.query import NavEngine
 
@@ -82,13 +84,7 @@ def polygon_map(
     max_waypoints: int = DEFAULT_MAX_WAYPOINTS,
 ) -> PolygonMap:
     """The polygon map ``data`` (``.nav.json`` bytes) encodes; :class:`MapLoadError` if bad."""
-    if not data:
-        raise MapLoadError("file is empty (0 bytes)")
-    try:
-        doc = orjson.loads(data)
-    except orjson.JSONDecodeError as exc:
-        raise MapLoadError(f"not valid JSON: {exc}") from exc
-    nav = parse_nav(name, doc, max_vertices=max_vertices, max_waypoints=max_waypoints)
+    nav = load_nav_bytes(name, data, max_vertices=max_vertices, max_waypoints=max_waypoints)
     return _snapshot(nav, data, source)
 
 
@@ -100,13 +96,7 @@ def _snapshot(nav: NavMap, data: bytes, source: str, revision: int = 1) -> Polyg
 def load_polygon_file(path: Path, *, max_bytes: int) -> PolygonMap:
     """Load ``NAME.nav.json`` (the map ``NAME``)."""
     path = Path(path)
-    try:
-        size = path.stat().st_size
-        if size > max_bytes:
-            raise MapLoadError(f"file is {size} bytes, over the limit of {max_bytes} bytes")
-        data = path.read_bytes()
-    except OSError as exc:
-        raise MapLoadError(f"cannot read file: {exc.strerror or exc}") from exc
+    data = read_nav_file(path, max_bytes=max_bytes)
     return polygon_map(nav_map_name(path), data, source=path.name)
 
 
