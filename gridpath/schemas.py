@@ -672,7 +672,13 @@ UPLOAD_BODY = {
     "content": {
         "image/png": {"schema": {**_BINARY, "description": "A lossless image (JPEG refused)."}},
         "text/plain": {"schema": {"type": "string", "description": "A Moving AI .map file."}},
-        "application/json": {"schema": {"type": "object", "description": "A Tiled .tmj map."}},
+        "application/json": {
+            "schema": {
+                "type": "object",
+                "description": "A Tiled .tmj map, or a polygon map (.nav.json: outline, "
+                "holes, waypoints; see the README's Polygon maps section).",
+            }
+        },
         "application/xml": {"schema": {"type": "string", "description": "A Tiled .tmx map."}},
         "multipart/form-data": {
             "schema": {
@@ -681,8 +687,8 @@ UPLOAD_BODY = {
                 "properties": {
                     "map": {
                         **_BINARY,
-                        "description": "The map file (PNG, .map, .tmj, .tmx); the file "
-                        "name's suffix names the format, else it is sniffed.",
+                        "description": "The map file (PNG, .map, .tmj, .tmx, .nav.json); "
+                        "the file name's suffix names the format, else it is sniffed.",
                     },
                     "sidecar": {
                         "type": "object",

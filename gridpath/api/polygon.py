@@ -15,16 +15,20 @@ from typing import Any, TypeVar
 
 from fastapi.exceptions import RequestValidationError
 from pydantic import BaseModel, ValidationError
+from python_multipart.multipart import parse_options_header
 
 from gridpath.config import Settings
 from gridpath.errors import (
     InvalidField,
+    MapLoadError,
     TargetNotWalkable,
     UnsupportedMapKind,
     require_revision,
 )
 from gridpath.grid import Grid, is_valid_map_name
-from gridpath.nav.snapshot import PolygonMap
+from gridpath.grid.upload import form_parts
+from gridpath.nav.model import NAV_SUFFIX
+from gridpath.nav.snapshot import PolygonMap, looks_like_polygon_map
 from gridpath.observability import record_search
 from gridpath.schemas import PolygonMapInfo, PolygonPathQuery, PolygonValidateRequest
 
@@ -67,6 +71,22 @@ def parse_for_kind(raw: dict, kind: str, models: dict[str, type[M]], name: str) 
         raise RequestValidationError(
             [{**e, "loc": ("body", *e["loc"])} for e in exc.errors()]
         ) from None
+
+
+def polygon_upload(body: bytes, content_type: str) -> bytes | None:
+    """The ``.nav.json`` bytes of a ``PUT /maps/{name}`` body that is a polygon map (the
+    raw body, or a form's ``map`` part named ``*.nav.json`` or holding one), else None (a
+    grid: :func:`gridpath.grid.upload.load_upload`). A polygon map takes no sidecar."""
+    media_type, params = parse_options_header(content_type or "")
+    if media_type != b"multipart/form-data":
+        return body if looks_like_polygon_map(body) else None
+    parts = form_parts(body, params.get(b"boundary", b""))
+    filename, data = parts.get("map", ("", b""))
+    if not (filename.endswith(NAV_SUFFIX) or looks_like_polygon_map(data)):
+        return None
+    if "sidecar" in parts:
+        raise MapLoadError("a polygon map has no sidecar: send the .nav.json alone")
+    return data
 
 
 def polygon_map_info(pmap: PolygonMap) -> PolygonMapInfo:

@@ -450,6 +450,17 @@ def test_put_creates_and_replaces_a_polygon_map_and_delete_removes_it(maps, tmp_
         assert "holes[0] is not inside the outline: vertex 1 (12, 4)" in message
         assert client.get("/maps/room").json() == info  # nothing changed
 
+        # as a form: the map part named *.nav.json; no sidecar for a polygon map
+        form = client.put("/maps/hall", files={"map": ("hall.nav.json", body)}, headers=ADMIN)
+        assert form.status_code == 201 and form.json()["kind"] == "polygon", form.text
+        sidecar = client.put(
+            "/maps/hall",
+            files={"map": ("hall.nav.json", body), "sidecar": ("s.json", b"{}")},
+            headers=ADMIN,
+        )
+        assert error(sidecar)[:2] == (422, "invalid_map_data")
+        assert "no sidecar" in error(sidecar)[2]
+
         conflict = client.put("/maps/room?if_revision=5", content=body, headers=ADMIN)
         assert error(conflict)[:2] == (409, "revision_conflict")
 

@@ -12,17 +12,16 @@ from fastapi.responses import Response
 from gridpath.api.auth import require_admin
 from gridpath.api.deps import StateDep, StoreDep, wait_for_revision
 from gridpath.api.png import render_map
-from gridpath.api.polygon import polygon_map_info, require_grid
+from gridpath.api.polygon import polygon_map_info, polygon_upload, require_grid
 from gridpath.errors import InvalidField, InvalidRequest, MapLoadError
 from gridpath.grid import Grid, is_valid_map_name
 from gridpath.grid.edits import Edit
 from gridpath.grid.upload import load_upload
-from gridpath.nav.model import DEFAULT_MAX_VERTICES, NAV_SUFFIX
+from gridpath.nav.model import NAV_SUFFIX
 from gridpath.nav.snapshot import (
     HoleEdit,
     PolygonEdit,
     PolygonMap,
-    looks_like_polygon_map,
     polygon_map,
 )
 from gridpath.schemas import (
@@ -219,10 +218,9 @@ async def put_map(
 
     def parse() -> Grid | PolygonMap:
         try:
-            if looks_like_polygon_map(data):  # a NAME.nav.json, stored as sent
-                return polygon_map(
-                    name, data, source=f"{name}{NAV_SUFFIX}", max_vertices=DEFAULT_MAX_VERTICES
-                ).prepare()
+            nav_json = polygon_upload(data, content_type)
+            if nav_json is not None:  # a NAME.nav.json, stored as sent
+                return polygon_map(name, nav_json, source=f"{name}{NAV_SUFFIX}").prepare()
             return load_upload(
                 name,
                 data,
