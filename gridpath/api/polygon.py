@@ -62,7 +62,7 @@ def parse_for_kind(raw: dict, kind: str, models: dict[str, type[M]], name: str) 
     foreign = sorted(set(raw) & (set(other.model_fields) - set(model.model_fields)))
     if foreign:
         raise UnsupportedMapKind(
-            f"{foreign[0]!r} is for {KIND_NAMES['polygon' if kind == 'grid' else 'grid']}s; "
+            f"{foreign[0]!r} is for {'polygon' if kind == 'grid' else 'grid'} maps; "
             f"map {name!r} is {KIND_NAMES[kind]}"
         )
     try:

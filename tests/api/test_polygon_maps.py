@@ -185,7 +185,11 @@ def test_grids_keep_integer_cells_and_fields_of_the_other_kind_are_refused(clien
     grid_mode = client.post(
         "/path", json={"map": "arena", "start": [1, 1], "goal": [5, 5], "mode": "exact"}
     )
-    assert error(grid_mode)[:2] == (422, "unsupported_map_kind")
+    assert error(grid_mode) == (
+        422,
+        "unsupported_map_kind",
+        "'mode' is for polygon maps; map 'arena' is a grid map",
+    )
     polygon_rules = client.post(
         "/path", json={"map": "courtyard", "start": [1, 1], "goal": [5, 5], "connectivity": 4}
     )
