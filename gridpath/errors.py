@@ -79,6 +79,20 @@ class GoalBlocked(ServiceError):
     status = 422
 
 
+class UnsupportedMapKind(ServiceError):
+    """A route or field of one kind of map (grid or polygon) used on the other kind."""
+
+    code = "unsupported_map_kind"
+    status = 422
+
+
+class TargetNotWalkable(ServiceError):
+    """A polygon map's start or goal outside the walkable area (and no ``snap``)."""
+
+    code = "target_not_walkable"
+    status = 422
+
+
 class RevisionConflict(ServiceError):
     code = "revision_conflict"
     status = 409

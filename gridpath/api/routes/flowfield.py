@@ -13,6 +13,7 @@ from fastapi.responses import Response
 from gridpath.api.deps import StateDep, StoreDep, wait_for_revision
 from gridpath.api.echo import flow_field_options
 from gridpath.api.png import render_flow_field
+from gridpath.api.polygon import require_grid
 from gridpath.api.rules import search_options
 from gridpath.errors import InvalidField, require_revision
 from gridpath.grid import MapStore
@@ -55,12 +56,12 @@ async def post_flowfield(request: FlowFieldRequest, state: StateDep, store: Stor
     Results are cached per (map revision, goal, options); ``X-Cache`` says hit or miss.
     """
     await wait_for_revision(state, request.map, request.revision)
-    cost = store.get(request.map).cell_count
+    cost = require_grid(store.get(request.map), "POST /flowfield").cell_count
     return await state.run_search(_flowfield, request, state, store, cost=cost)
 
 
 def _flowfield(request: FlowFieldRequest, state: ServiceState, store: MapStore) -> Response:
-    grid = store.get(request.map)
+    grid = require_grid(store.get(request.map), "POST /flowfield")
     note_map(grid.name, grid.revision)
     require_revision(grid.name, grid.revision, request.revision)
     settings = state.settings

@@ -9,6 +9,7 @@ from fastapi.responses import Response
 
 from gridpath.api.deps import StateDep, StoreDep, snapshot_at
 from gridpath.api.echo import flow_field_options
+from gridpath.api.polygon import require_grid
 from gridpath.api.responses import json_response
 from gridpath.api.rules import search_options, worst_case_expansions
 from gridpath.errors import TableTooLarge
@@ -68,6 +69,7 @@ async def post_table(request: TableRequest, state: StateDep, store: StoreDep) ->
             f"entries, over the limit of {state.settings.max_table_cells} (MAX_TABLE_CELLS)"
         )
     grid = await snapshot_at(state, store, request.map, request.revision)  # one for the whole table
+    require_grid(grid, "POST /table")
     plan = await state.run_search(_plan, state, grid, request)
     # Admitted as one request, like a /paths batch: each search's worst case is its share.
     cost = worst_case_expansions(grid.cell_count, state.settings, plan.max_expanded, None)
