@@ -65,7 +65,13 @@ def run(query: Query, scratch: SearchScratch) -> Outcome:
     table = None
     if query.options.clearance == 1:
         table = jump_table(query.grid, query.jump_table_max_cells)
-    status, expanded, search_us = run_pair_kernel(query, scratch, jps, table)
+    return run_jump_kernel(query, scratch, jps, table)
+
+
+def run_jump_kernel(query: Query, scratch: SearchScratch, kernel, source) -> Outcome:
+    """A JPS kernel (``kernel(grid, rules, scratch, source, start, goal)``, linking jump
+    points in ``came_from``) and the path expanded between them."""
+    status, expanded, search_us = run_pair_kernel(query, scratch, kernel, source)
     if status != FOUND:
         return Outcome(status, expanded, search_us)
     goal = query.grid.index(*query.goals[0])

@@ -22,12 +22,9 @@ import numpy as np
 
 from gridpath.grid.model import Grid
 from gridpath.search._blocks import block_bits, edit_block_bits, jps_blocks
-from gridpath.search._frontier import FOUND
-from gridpath.search._jps import expand_jumps
 from gridpath.search._jumps import long_runs
 from gridpath.search.runner import Outcome, Query, Runner
 from gridpath.search.runners import jps
-from gridpath.search.runners.fast_astar import pair_cost, run_pair_kernel
 from gridpath.search.scratch import SearchScratch
 
 KEY = "jump_blocks"
@@ -99,12 +96,7 @@ def run(query: Query, scratch: SearchScratch) -> Outcome:
 
 def run_with(query: Query, scratch: SearchScratch, record: tuple) -> Outcome:
     """Block JPS with the block record ``record`` (the revision's, or a test's)."""
-    status, expanded, search_us = run_pair_kernel(query, scratch, jps_blocks, record)
-    if status != FOUND:
-        return Outcome(status, expanded, search_us)
-    goal = query.grid.index(*query.goals[0])
-    path = expand_jumps(scratch.nodes, goal, query.grid.stride)
-    return Outcome(status, expanded, search_us, path, pair_cost(query, scratch, goal), 0)
+    return jps.run_jump_kernel(query, scratch, jps_blocks, record)
 
 
 def warm_up(scratch: SearchScratch) -> None:
