@@ -2,7 +2,8 @@
 
 Public surface: :func:`find_path`, :func:`smooth`, :func:`line_of_sight`,
 :func:`turning_points`, :class:`PathResult`, :func:`jump_table` (a map revision's
-JPS+ table), and the scratch pool. Kernel modules (``_*.py``) are internal.
+JPS+ table), :func:`prepare_jps` (what a revision's JPS queries read, built before it is
+served), and the scratch pool. Kernel modules (``_*.py``) are internal.
 """
 
 from gridpath.search.find import PathResult, find_path
