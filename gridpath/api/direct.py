@@ -16,8 +16,9 @@ middleware (the innermost one) does the same work itself, in FastAPI's order:
    ``RESOLVERS`` (each stands for the whole dependency: the token checks, the service state,
    the map store once it is ready); a refusal raises, as in FastAPI, before the body is
    validated;
-3. the body is validated by the route's own body field with FastAPI's own
-   ``request_body_to_args``: the same pydantic errors, so the same 422 codes and messages;
+3. the body is validated by the route's own body field (its ``validate``, as FastAPI's
+   ``request_body_to_args`` calls it for a body that is one model; that function itself
+   for anything else): the same pydantic errors, so the same 422 codes and messages;
 4. the route's endpoint function is called and its response sent; an exception goes to the
    handler the app registered for it (``gridpath.api.errors``), and one without a handler
    goes up to ``RequestObservation``'s 500 answer, as it does from FastAPI's router.
@@ -77,6 +78,9 @@ class _Plan:
     body_fields: list[Any]
     embed_body_fields: bool
     strict_content_type: bool
+    # The one body field when the body is the field itself (FastAPI's "single, not
+    # embedded" case), validated without request_body_to_args' per-call checks.
+    single_body_field: Any | None
 
 
 def plan_for(context: Any) -> _Plan | None:
@@ -106,13 +110,20 @@ def plan_for(context: Any) -> _Plan | None:
             return None
         dependencies.append((dependency.name, resolver))
     strict = context.strict_content_type
+    body_fields = dependant.body_params
+    single = (
+        len({field.name for field in body_fields}) == 1
+        and not context._embed_body_fields
+        and not getattr(body_field.field_info, "embed", None)
+    )
     return _Plan(
         route=route,
         endpoint=dependant.call,
         dependencies=tuple(dependencies),
-        body_fields=dependant.body_params,
+        body_fields=body_fields,
         embed_body_fields=context._embed_body_fields,
         strict_content_type=strict.value if isinstance(strict, DefaultPlaceholder) else strict,
+        single_body_field=body_fields[0] if single else None,
     )
 
 
@@ -204,9 +215,15 @@ class DirectRoutes:
             value = resolve(request)
             if name is not None:
                 values[name] = value
-        body_values, errors = await request_body_to_args(
-            plan.body_fields, body, plan.embed_body_fields
-        )
+        field = plan.single_body_field
+        if field is not None and body is not PydanticUndefined:
+            # What request_body_to_args does for such a field and a body that is there.
+            value, errors = field.validate(body, {}, loc=("body",))
+            body_values = {field.name: value}
+        else:
+            body_values, errors = await request_body_to_args(
+                plan.body_fields, body, plan.embed_body_fields
+            )
         if errors:
             raise RequestValidationError(errors, body=body)
         return await plan.endpoint(**values, **body_values)
