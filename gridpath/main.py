@@ -50,6 +50,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         generate_unique_id_function=operation_id,
         docs_url=None,  # served by gridpath.web without a CDN
         redoc_url=None,
+        # The service's own observability is Prometheus and its request log
+        # (gridpath/observability); FastAPI's native OpenTelemetry would look up the global
+        # providers on every request, for nothing.
+        telemetry={"tracing": False, "metrics": False, "logs": False},
     )
     # Innermost: POST /path and the like without FastAPI's per-request machinery (its
     # docstring says what is kept); inside the size limit and the token checks.
