@@ -48,7 +48,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.routing import APIRoute, iter_route_contexts
 from pydantic_core import PydanticUndefined
 from starlette.exceptions import HTTPException
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 from starlette.types import ASGIApp, Receive, Scope, Send
 
@@ -151,13 +151,34 @@ def _is_json_media_type(content_type: str) -> bool:
     return subtype == "json" or subtype.endswith("+json")
 
 
-async def _decoded_body(request: Request, strict_content_type: bool) -> Any:
+async def _read_body(receive: Receive) -> bytes:
+    """The whole body, as Starlette's ``Request.body`` reads it (without its stream object)."""
+    chunks: list[bytes] = []
+    while True:
+        message = await receive()
+        if message["type"] == "http.request":
+            chunks.append(message.get("body", b""))
+            if not message.get("more_body", False):
+                return chunks[0] if len(chunks) == 1 else b"".join(chunks)
+        elif message["type"] == "http.disconnect":
+            raise ClientDisconnect()
+
+
+def _content_type(scope: Scope) -> str | None:
+    """The first ``Content-Type`` header, as Starlette's ``Headers.get`` finds it."""
+    for key, value in scope["headers"]:
+        if key == b"content-type":
+            return value.decode("latin-1")
+    return None
+
+
+async def _decoded_body(scope: Scope, receive: Receive, strict_content_type: bool) -> Any:
     """The body as FastAPI hands it to validation (``PydanticUndefined`` when empty)."""
     try:
-        body = await request.body()
+        body = await _read_body(receive)
         if not body:
             return PydanticUndefined
-        content_type = request.headers.get("content-type")
+        content_type = _content_type(scope)
         if not content_type:
             return body if strict_content_type else json.loads(body)
         return json.loads(body) if _is_json_media_type(content_type) else body
@@ -172,7 +193,7 @@ async def _decoded_body(request: Request, strict_content_type: bool) -> Any:
         raise RequestValidationError([error], body=exc.doc) from exc
     except HTTPException:
         raise
-    except Exception as exc:  # not text (e.g. invalid UTF-8): FastAPI's 400
+    except Exception as exc:  # not text (e.g. invalid UTF-8), or the client left: FastAPI's 400
         raise HTTPException(400, "There was an error parsing the body") from exc
 
 
@@ -209,7 +230,7 @@ class DirectRoutes:
 
     @staticmethod
     async def _call(plan: _Plan, request: Request) -> Response:
-        body = await _decoded_body(request, plan.strict_content_type)
+        body = await _decoded_body(request.scope, request.receive, plan.strict_content_type)
         values = {}
         for name, resolve in plan.dependencies:
             value = resolve(request)

@@ -189,3 +189,17 @@ def test_a_route_with_an_unknown_dependency_is_left_to_fastapi():
     assert plan_for(contexts["/known"]) is not None
     assert plan_for(contexts["/unknown"]) is None
     assert plan_for(contexts["/query"]) is None
+
+
+def test_same_answers_for_a_body_in_chunks(pair):
+    direct, routed = pair
+    body = json.dumps(GOOD).encode()
+
+    def chunks():
+        for i in range(0, len(body), 7):
+            yield body[i : i + 7]
+
+    sent = {"authorization": f"Bearer {TOKEN}", **JSON}
+    one = direct.post("/path", content=chunks(), headers=sent)
+    other = routed.post("/path", content=chunks(), headers=sent)
+    assert one.status_code == 200 and _comparable(one) == _comparable(other)
