@@ -203,3 +203,15 @@ def test_same_answers_for_a_body_in_chunks(pair):
     one = direct.post("/path", content=chunks(), headers=sent)
     other = routed.post("/path", content=chunks(), headers=sent)
     assert one.status_code == 200 and _comparable(one) == _comparable(other)
+
+
+def test_search_response_has_starlettes_headers():
+    from starlette.responses import Response
+
+    from gridpath.api.responses import SearchResponse, server_timing
+
+    for body, us in [(b'{"a":1}', 12.345), (b"", 0.0), (b"x" * 70_000, 1e7)]:
+        ours = SearchResponse(body, us)
+        theirs = Response(body, media_type="application/json", headers=server_timing(us))
+        assert ours.raw_headers == theirs.raw_headers and ours.body == theirs.body
+        assert ours.status_code == theirs.status_code == 200 and ours.background is None
