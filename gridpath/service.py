@@ -67,11 +67,10 @@ class ServiceState:
     def _start(self) -> None:
         began = time.perf_counter()
         try:
-            s = self.settings
-            self.store.prepare = lambda grid: jump_table(grid, s.jump_table_max_cells)
+            self.store.prepare = self.prepare
             self.authority.load()
-            for grid in self.store.all():  # per-revision JPS+ tables, at load, not on a query
-                jump_table(grid, s.jump_table_max_cells)
+            for snapshot in self.store.all():  # per-revision tables, at load, not on a query
+                self.prepare(snapshot)
             if self._loop is not None:
                 asyncio.run_coroutine_threadsafe(self.authority.start(), self._loop).result()
             compile_s = warm_up()
@@ -92,6 +91,14 @@ class ServiceState:
             len(self.store.errors),
             compile_s,
         )
+
+    def prepare(self, snapshot: Any) -> None:
+        """A revision's derived structures, built before it is served: a grid's JPS+ table,
+        a polygon map's navigation mesh and waypoint graph (gridpath.nav.snapshot)."""
+        if snapshot.kind == "polygon":
+            snapshot.prepare()
+        else:
+            jump_table(snapshot, self.settings.jump_table_max_cells)
 
     @contextlib.contextmanager
     def search_scratch(self) -> Iterator[SearchScratch]:
