@@ -87,6 +87,9 @@ BODIES = [
     {**GOOD, "terrain_costs": {"sand": "x"}},
     {**GOOD, "blocked": [[3, 3], [4]]},
     {**GOOD, "revision": 0},
+    {"map": "courtyard", "start": [1.25, 2.5], "goal": [45, 15]},  # a polygon map
+    {"map": "courtyard", "start": [20, 15], "goal": [45, 15]},
+    {"map": "courtyard", "start": [1, 1], "goal": [5, 5], "connectivity": 4},
     [1, 2, 3],
     "arena",
     None,
