@@ -9,8 +9,10 @@ the ``bench`` extra: ``pip install -e '.[bench]'``)::
 
 Solvers, each set up once per map (untimed) and then asked the same queries:
 
-* ``ours A*`` and ``ours JPS``: ``find_path`` with ``Algorithm.ASTAR`` / ``Algorithm.JPS``
-  (octile, 8-connected, no corner cutting), one ``SearchScratch`` per map;
+* ``ours A*`` and ``ours JPS-B``: ``find_path`` with ``Algorithm.ASTAR`` / ``Algorithm.JPS``
+  (octile, 8-connected, no corner cutting; JPS is block-based where the map's runs are
+  long), one ``SearchScratch`` per map; ``ours JPS+``: the JPS runner with the map's
+  jump table, as ``find_path`` served JPS before block JPS;
 * ``tcod`` (C): ``tcod.path.CustomGraph`` with straight edges of cost 100000, diagonal
   edges of cost 141421 gated by a ``condition`` array (both orthogonal neighbours
   walkable), the matching octile heuristic, and one ``Pathfinder`` reused via ``clear()``;
@@ -79,7 +81,11 @@ from bench.common import (
 )
 from gridpath.errors import MapLoadError
 from gridpath.grid import Grid
-from gridpath.search import Algorithm, SearchOptions, SearchScratch, find_path
+from gridpath.search import Algorithm, SearchOptions, SearchScratch, find_path, jump_table
+from gridpath.search._frontier import FOUND
+from gridpath.search.find import checked_query
+from gridpath.search.registry import JPS
+from gridpath.search.runners.jps import DEFAULT_JUMP_TABLE_MAX_CELLS
 
 DEFAULT_LIMIT = 100
 DEFAULT_PEER_LIMIT = 20
@@ -115,9 +121,7 @@ def prepare_ours(algorithm: Algorithm) -> Callable[[Grid], tuple[Solve, ToPath]]
     options = SearchOptions(algorithm=algorithm)
 
     def prepare(grid: Grid) -> tuple[Solve, ToPath]:
-        scratch = SearchScratch(grid.flat.size)
-        scratch.nodes.fill(0)  # touch every page now, not during a timed search
-        scratch.frontier.fill(0)
+        scratch = _scratch(grid)
 
         def solve(start: Cell, goal: Cell) -> Any:
             return find_path(grid, start, goal, options, scratch=scratch)
@@ -125,6 +129,28 @@ def prepare_ours(algorithm: Algorithm) -> Callable[[Grid], tuple[Solve, ToPath]]
         return solve, lambda result: result.path if result.found else None
 
     return prepare
+
+
+def prepare_jps_plus(grid: Grid) -> tuple[Solve, ToPath]:
+    """JPS+: the JPS runner (with the map's jump table; scanning the bytes where the map has
+    none), which ``find_path`` no longer picks where block JPS applies, called the way
+    ``find_path`` calls it."""
+    options = SearchOptions(algorithm=Algorithm.JPS)
+    scratch = _scratch(grid)
+    jump_table(grid)  # built now, not in the first timed query
+
+    def solve(start: Cell, goal: Cell) -> Any:
+        query = checked_query(grid, start, goal, None, options, (), 0, DEFAULT_JUMP_TABLE_MAX_CELLS)
+        return JPS.run(query, scratch)
+
+    return solve, lambda outcome: outcome.path if outcome.status == FOUND else None
+
+
+def _scratch(grid: Grid) -> SearchScratch:
+    scratch = SearchScratch(grid.flat.size)
+    scratch.nodes.fill(0)  # touch every page now, not during a timed search
+    scratch.frontier.fill(0)
+    return scratch
 
 
 def prepare_tcod(grid: Grid) -> tuple[Solve, ToPath]:
@@ -286,14 +312,17 @@ def prepare_heapq(grid: Grid) -> tuple[Solve, ToPath]:
 
 SOLVERS = (
     Solver("ours A*", False, True, prepare_ours(Algorithm.ASTAR)),
-    Solver("ours JPS", False, True, prepare_ours(Algorithm.JPS)),
+    # JPS+ with its table, which find_path picked before block JPS
+    Solver("ours JPS+", False, True, prepare_jps_plus),
+    # JPS as find_path serves it: block scans where runs are long (jps_blocks), else JPS+
+    Solver("ours JPS-B", False, True, prepare_ours(Algorithm.JPS)),
     Solver("tcod", False, False, prepare_tcod),
     Solver("pyastar2d", False, False, prepare_pyastar2d),
     Solver("python-pathfinding", True, False, prepare_pathfinding),
     Solver("networkx", True, False, prepare_networkx),
     Solver("heapq A*", True, False, prepare_heapq),
 )
-OURS_ASTAR, OURS_JPS = SOLVERS[0].name, SOLVERS[1].name
+OURS_ASTAR, OURS_JPS, OURS_BLOCKS = SOLVERS[0].name, SOLVERS[1].name, SOLVERS[2].name
 
 
 # --- running -----------------------------------------------------------------------------
@@ -520,31 +549,38 @@ def summary_table(runs: Sequence[MapRun]) -> str:
 KERNEL_COLUMNS = (
     "map",
     "A* kernel µs",
-    "JPS kernel µs",
+    "JPS+ kernel µs",
+    "JPS-B kernel µs",
     "A* expanded",
-    "JPS expanded",
-    "A* / JPS, kernels",
-    "A* / JPS, calls",
+    "JPS+ expanded",
+    "JPS-B expanded",
+    "A* / JPS+, kernels",
+    "A* / JPS-B, kernels",
+    "JPS+ / JPS-B, kernels",
+    "A* / JPS+, calls",
 )
 
 
 def kernel_row(name: str, runs: Sequence[MapRun]) -> str:
     """Our two searches on ``runs``: medians of kernel time (``search_us``) and expansions,
     and of the per-query A* / JPS time ratios, kernels alone and whole ``find_path`` calls."""
-    a_ns, j_ns, a_ex, j_ex, by_kernel, by_call = [], [], [], [], [], []
+    a_ns, j_ns, b_ns, a_ex, j_ex, b_ex, by_call = [], [], [], [], [], [], []
     for run in runs:
         for i, a in run.answers[OURS_ASTAR].items():
-            j = run.answers[OURS_JPS][i]
+            j, b = run.answers[OURS_JPS][i], run.answers[OURS_BLOCKS][i]
             a_ns.append(a.kernel_ns)
-            j_ns.append(j.kernel_ns)
+            j_ns.append(max(j.kernel_ns, 1.0))
+            b_ns.append(max(b.kernel_ns, 1.0))
             a_ex.append(a.expanded)
             j_ex.append(j.expanded)
-            by_kernel.append(a.kernel_ns / max(j.kernel_ns, 1.0))
+            b_ex.append(b.expanded)
             by_call.append(a.ns / j.ns)
+    a, j, b = np.asarray(a_ns), np.asarray(j_ns), np.asarray(b_ns)
+    ratios = [times(float(np.median(r))) for r in (a / j, a / b, j / b)]
     return (
-        f"| {name} | {np.median(a_ns) / 1e3:,.1f} | {np.median(j_ns) / 1e3:,.1f} | "
-        f"{np.median(a_ex):,.0f} | {np.median(j_ex):,.0f} | {times(float(np.median(by_kernel)))} | "
-        f"{times(float(np.median(by_call)))} |"
+        f"| {name} | {np.median(a) / 1e3:,.1f} | {np.median(j) / 1e3:,.1f} | "
+        f"{np.median(b) / 1e3:,.1f} | {np.median(a_ex):,.0f} | {np.median(j_ex):,.0f} | "
+        f"{np.median(b_ex):,.0f} | {' | '.join(ratios)} | {times(float(np.median(by_call)))} |"
     )
 
 
@@ -597,7 +633,8 @@ def draw_chart(runs: Sequence[MapRun], path: Path, subtitle: str) -> None:
 
     colours = {
         "ours A*": "#1f4e9c",
-        "ours JPS": "#4f9be8",
+        "ours JPS+": "#4f9be8",
+        "ours JPS-B": "#9ecae1",
         "tcod": "#2ca02c",
         "pyastar2d": "#bcbd22",
         "python-pathfinding": "#d62728",

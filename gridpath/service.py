@@ -26,7 +26,7 @@ from gridpath.errors import NotReady
 from gridpath.grid import MapStore
 from gridpath.observability import metrics
 from gridpath.scheduler import SearchScheduler
-from gridpath.search import ScratchPool, SearchScratch, jump_table
+from gridpath.search import ScratchPool, SearchScratch, prepare_jps
 from gridpath.search.warmup import warm_up
 from gridpath.store import MapAuthority, open_authority
 
@@ -93,12 +93,13 @@ class ServiceState:
         )
 
     def prepare(self, snapshot: Any) -> None:
-        """A revision's derived structures, built before it is served: a grid's JPS+ table,
-        a polygon map's navigation mesh and waypoint graph (gridpath.nav.snapshot)."""
+        """A revision's derived structures, built before it is served: a grid's block JPS
+        bitsets (or JPS+ table: ``prepare_jps``), a polygon map's navigation mesh and
+        waypoint graph (gridpath.nav.snapshot)."""
         if snapshot.kind == "polygon":
             snapshot.prepare()
         else:
-            jump_table(snapshot, self.settings.jump_table_max_cells)
+            prepare_jps(snapshot, self.settings.jump_table_max_cells)
 
     @contextlib.contextmanager
     def search_scratch(self) -> Iterator[SearchScratch]:

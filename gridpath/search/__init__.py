@@ -2,7 +2,8 @@
 
 Public surface: :func:`find_path`, :func:`smooth`, :func:`line_of_sight`,
 :func:`turning_points`, :class:`PathResult`, :func:`jump_table` (a map revision's
-JPS+ table), and the scratch pool. Kernel modules (``_*.py``) are internal.
+JPS+ table), :func:`prepare_jps` (what a revision's JPS queries read, built before it is
+served), and the scratch pool. Kernel modules (``_*.py``) are internal.
 """
 
 from gridpath.search.find import PathResult, find_path
@@ -15,6 +16,7 @@ from gridpath.search.options import (
     SearchOptions,
 )
 from gridpath.search.runners.jps import jump_table
+from gridpath.search.runners.jps_blocks import prepare_jps
 from gridpath.search.scratch import ScratchPool, SearchScratch
 from gridpath.search.smooth import line_of_sight, smooth, turning_points
 
@@ -30,6 +32,7 @@ __all__ = [
     "SearchScratch",
     "find_path",
     "jump_table",
+    "prepare_jps",
     "line_of_sight",
     "smooth",
     "turning_points",

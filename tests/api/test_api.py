@@ -10,6 +10,7 @@ from fastapi.testclient import TestClient
 
 from gridpath.config import Settings
 from gridpath.main import create_app
+from gridpath.search._blocks import block_bytes
 from tests.reference import path_cost, reference_line_of_sight, step_is_legal
 
 
@@ -40,9 +41,16 @@ def test_maps_listing(client):
         padded = (m["width"] + 2) * (m["height"] + 2)
         table = 16 * padded if m["jump_table"] else 0
         terrain = padded if len(m["terrain"]) > 1 else 0
-        # labels for other movement rules, once asked for, add a byte per cell each
-        assert m["memory_bytes"] in {2 * padded + table + terrain + k * padded for k in range(4)}
-    assert maps["arena"]["jump_table"] and not maps["maze"]["jump_table"]  # 1-wide corridors
+        base = 2 * padded + table + terrain
+        # labels for other movement rules, once asked for, add a byte per cell each; block
+        # JPS's bitsets where the map's runs are long
+        extra = {
+            k * padded + b for k in range(4) for b in (0, block_bytes(m["width"], m["height"]))
+        }
+        assert m["memory_bytes"] - base in extra
+    # block JPS needs no JPS+ table; the maze's 1-wide corridors scan the bytes
+    assert not maps["arena"]["jump_table"] and not maps["maze"]["jump_table"]
+    assert maps["arena"]["memory_bytes"] > 2 * (51 * 51)  # the arena's bitsets
 
 
 @pytest.mark.parametrize("name", ["arena", "maze", "field"])
