@@ -83,11 +83,15 @@ class TablePlan:
     reverse: bool  # searches start at the targets
     origins: tuple[Cell, ...]
     ends: tuple[Cell, ...]
-    max_expanded: int  # per search
+    max_expanded: int  # a flood's cap: its origin's share, at most one search's cap
     pairwise: bool  # one jump point search per pair instead of one flood per origin
     jump_table_max_cells: int
     blocked_sources: tuple[int, ...]
     blocked_targets: tuple[int, ...]
+    # Pairwise lines: one search's cap (MAX_EXPANDED, at most the map), and what an origin's
+    # searches may spend together (its share of the total, at most a cap per end).
+    search_cap: int
+    line_budget: int
 
 
 @dataclass(frozen=True)
@@ -163,9 +167,14 @@ def plan_table(
     open_targets = [c for c in dict.fromkeys(targets_t) if _open(grid, c, blocked_set, unit)]
     reverse = len(open_targets) < len(open_sources)
     origins, ends = (open_targets, open_sources) if reverse else (open_sources, open_targets)
-    per_search = min(grid.cell_count + 1, max_expanded or grid.cell_count + 1)
+    search_cap = min(grid.cell_count + 1, max_expanded or grid.cell_count + 1)
+    share = None
     if max_expanded_total is not None:
-        per_search = min(per_search, max(1, max_expanded_total // max(1, len(origins))))
+        share = max(1, max_expanded_total // max(1, len(origins)))
+    per_search = search_cap if share is None else min(search_cap, share)
+    line_budget = search_cap * max(1, len(ends))
+    if share is not None:
+        line_budget = min(line_budget, share)
     pairwise = False
     if origins and ends and len(ends) <= PAIRWISE_MAX_ENDS:
         pair = checked_query(
@@ -177,6 +186,7 @@ def plan_table(
         tuple(origins), tuple(ends), per_search, pairwise, jump_table_max_cells,
         tuple(i for i, c in enumerate(sources_t) if not _open(grid, c, blocked_set, unit)),
         tuple(j for j, c in enumerate(targets_t) if not _open(grid, c, blocked_set, unit)),
+        search_cap, line_budget,
     )  # fmt: skip
 
 
@@ -242,13 +252,13 @@ def _pairwise_line(plan: TablePlan, k: int, wanted, costs, kinds, scratch) -> Ta
     """Origin ``k``'s line by one search per end (in the plan's order, sharing the origin's
     expansion share): the very search and cost of ``/path``, a step costing the same both
     ways on the uniform terrain that jump point search needs."""
-    left, expanded, search_us, searches = plan.max_expanded, 0, 0.0, 0
+    left, expanded, search_us, searches = plan.line_budget, 0, 0.0, 0
     for i in np.flatnonzero(wanted):
         if left <= 0:
             kinds[i] = NOT_COMPUTED
             continue
         searches += 1
-        options = replace(plan.options, max_expanded=left)
+        options = replace(plan.options, max_expanded=min(left, plan.search_cap))
         result = find_path(
             plan.grid, plan.origins[k], plan.ends[i], options,
             jump_table_max_cells=plan.jump_table_max_cells, scratch=scratch,

@@ -199,3 +199,13 @@ def test_pairwise_jump_point_searches_where_they_apply():
     tight = plan_table(grid, pick[:1], pick[3:], max_expanded_total=1)
     line = search_line(tight, 0)
     assert list(line.kinds).count(NOT_COMPUTED) >= len(pick[3:]) - 1
+
+
+def test_pairwise_searches_of_one_origin_are_not_capped_at_one_map_of_expansions():
+    # One search per end: together they may expand more than the map has cells (here 7
+    # expansions for 5 ends on a 6-cell row), which a single flood never needs.
+    grid = make_grid("......")
+    options = SearchOptions(cost_model=CostModel.INTEGER)
+    table = cost_table(grid, [(3, 0)], [(5, 0), (0, 0), (3, 0), (4, 0), (2, 0)], options)
+    assert table.not_computed == []
+    assert table.costs == [[20, 30, 0, 10, 10]]
