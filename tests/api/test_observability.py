@@ -289,8 +289,14 @@ def test_overloaded_is_503_with_retry_after_at_once():
     with served(search_threads=1, search_queue=0) as client:
         wait_ready(client)
         state = client.app.state.service
-        release = threading.Event()
-        holder = state.scheduler.submit(release.wait, 30, cost=10**9)
+        started, release = threading.Event(), threading.Event()
+
+        def hold() -> None:
+            started.set()
+            release.wait(30)
+
+        holder = state.scheduler.submit(hold, cost=10**9)
+        assert started.wait(30)  # the one search thread is busy before the requests come
         try:
             for url, body in [
                 ("/path", PATH),
