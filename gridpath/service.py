@@ -22,10 +22,10 @@ from typing import Any, TypeVar
 from gridpath.cache import LRUCache
 from gridpath.config import Settings
 from gridpath.errors import NotReady
-from gridpath.grid import MapStore
+from gridpath.grid import Grid, MapStore
 from gridpath.observability import metrics
 from gridpath.scheduler import SearchScheduler
-from gridpath.search import ScratchPool, SearchScratch, jump_table
+from gridpath.search import ScratchPool, SearchScratch, jump_table, subgoal_graph
 from gridpath.search.warmup import warm_up
 from gridpath.store import MapAuthority, open_authority
 
@@ -67,10 +67,10 @@ class ServiceState:
         began = time.perf_counter()
         try:
             s = self.settings
-            self.store.prepare = lambda grid: jump_table(grid, s.jump_table_max_cells)
+            self.store.prepare = self.prepare_tables
             self.authority.load()
-            for grid in self.store.all():  # per-revision JPS+ tables, at load, not on a query
-                jump_table(grid, s.jump_table_max_cells)
+            for grid in self.store.all():  # per-revision tables, at load, not on a query
+                self.prepare_tables(grid)
             if self._loop is not None:
                 asyncio.run_coroutine_threadsafe(self.authority.start(), self._loop).result()
             compile_s = warm_up()
@@ -91,6 +91,12 @@ class ServiceState:
             len(self.store.errors),
             compile_s,
         )
+
+    def prepare_tables(self, grid: Grid) -> None:
+        """Build a revision's preprocessed tables (JPS+, the subgoal tier) before it is
+        published: readers keep the previous revision until then."""
+        jump_table(grid, self.settings.jump_table_max_cells)
+        subgoal_graph(grid, self.settings.subgoal_max_cells)
 
     @contextlib.contextmanager
     def search_scratch(self) -> Iterator[SearchScratch]:

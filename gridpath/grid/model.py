@@ -115,6 +115,15 @@ class Grid:
             self.derived(key, build)
         return self
 
+    def built(self, name: str) -> Any | None:
+        """The value derived under a key named ``name`` (its first item) if one was built
+        and is not None, else None; never builds (a query asks what the revision has)."""
+        with self._component_lock:
+            for key, (value, _) in self._derived.items():
+                if key[0] == name and value is not None:
+                    return value
+        return None
+
     @property
     def jump_table(self) -> np.ndarray | None:
         """The JPS+ jump table built for this revision, if the search layer built one."""

@@ -2,7 +2,7 @@
 
 Public surface: :func:`find_path`, :func:`smooth`, :func:`line_of_sight`,
 :func:`turning_points`, :class:`PathResult`, :func:`jump_table` (a map revision's
-JPS+ table), and the scratch pool. Kernel modules (``_*.py``) are internal.
+JPS+ table), :func:`subgoal_graph` (its subgoal tier), :func:`tiers`, and the scratch pool. Kernel modules (``_*.py``) are internal.
 """
 
 from gridpath.search.find import PathResult, find_path
@@ -15,6 +15,7 @@ from gridpath.search.options import (
     SearchOptions,
 )
 from gridpath.search.runners.jps import jump_table
+from gridpath.search.runners.subgoal import subgoal_graph, tiers
 from gridpath.search.scratch import ScratchPool, SearchScratch
 from gridpath.search.smooth import line_of_sight, smooth, turning_points
 
@@ -32,5 +33,7 @@ __all__ = [
     "jump_table",
     "line_of_sight",
     "smooth",
+    "subgoal_graph",
+    "tiers",
     "turning_points",
 ]

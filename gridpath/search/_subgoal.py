@@ -48,7 +48,7 @@ import math
 import numpy as np
 from numba import njit
 
-from gridpath.search._frontier import FOUND, UNREACHABLE
+from gridpath.search._frontier import FOUND, LIMIT_REACHED, UNREACHABLE
 
 SQRT2 = math.sqrt(2.0)
 _EPS = 1e-9
@@ -300,16 +300,26 @@ def _grow(nxt, to, wt, mid, need):
 
 @njit(nogil=True, cache=True)
 def _neighbours(head, nxt, to, wt, done, v, out_node, out_w, out_slot):
+    """The uncontracted neighbours of ``v``; unlinks the contracted ones from its list (a
+    node's list then holds its edges to later nodes, which is all the hierarchy keeps)."""
     n = 0
+    prev = -1
     s = head[v]
     while s >= 0:
         u = to[s]
-        if not done[u]:
+        following = nxt[s]
+        if done[u]:
+            if prev < 0:
+                head[v] = following
+            else:
+                nxt[prev] = following
+        else:
             out_node[n] = u
             out_w[n] = wt[s]
             out_slot[n] = s
             n += 1
-        s = nxt[s]
+            prev = s
+        s = following
     return n
 
 
@@ -317,11 +327,12 @@ def _neighbours(head, nxt, to, wt, done, v, out_node, out_w, out_slot):
 def _witness(head, nxt, to, wt, done, skip, source, bound, limit, dist, stamp, gen, hk, hi):
     """Dijkstra from ``source`` over uncontracted nodes other than ``skip``, up to distance
     ``bound`` or ``limit`` settled nodes; ``dist`` holds the distances where
-    ``stamp == gen``."""
+    ``stamp == gen``. Returns the edges scanned (the build's unit of work)."""
     stamp[source] = gen
     dist[source] = 0.0
     size = _heap_push(hk, hi, 0, 0.0, source)
     settled = 0
+    scanned = 0
     while size > 0:
         d = hk[0]
         u = hi[0]
@@ -335,6 +346,7 @@ def _witness(head, nxt, to, wt, done, skip, source, bound, limit, dist, stamp, g
             break
         s = head[u]
         while s >= 0:
+            scanned += 1
             v = to[s]
             if not done[v] and v != skip:
                 nd = d + wt[s]
@@ -345,12 +357,13 @@ def _witness(head, nxt, to, wt, done, skip, source, bound, limit, dist, stamp, g
                         break  # the heap is full: stop short (only adds shortcuts)
                     size = _heap_push(hk, hi, size, nd, v)
             s = nxt[s]
-    return gen
+    return scanned
 
 
 @njit(nogil=True, cache=True)
 def _shortcuts(g, v, limit, apply):
-    """The shortcuts contracting ``v`` needs (added when ``apply``); returns how many."""
+    """The shortcuts contracting ``v`` needs (added when ``apply``); returns how many and
+    how many neighbours ``v`` has. ``gen[1]`` counts the work done."""
     head, nxt, to, wt, mid, done, dist, stamp, gen, hk, hi, nb, nbw, nbs, used = g
     k = _neighbours(head, nxt, to, wt, done, v, nb, nbw, nbs)
     added = 0
@@ -362,7 +375,7 @@ def _shortcuts(g, v, limit, apply):
         if i + 1 >= k:
             continue
         gen[0] += 1
-        _witness(head, nxt, to, wt, done, v, u, bound, limit, dist, stamp, gen[0], hk, hi)
+        gen[1] += _witness(head, nxt, to, wt, done, v, u, bound, limit, dist, stamp, gen[0], hk, hi)
         for j in range(i + 1, k):
             w = nb[j]
             via = nbw[i] + nbw[j]
@@ -404,9 +417,13 @@ def _priority(added, neighbours, deleted, level):
 
 
 @njit(nogil=True, cache=True)
-def contract(count, eu, ev, ew, limit):
-    """Contract the graph; returns the rank per node and the upward CSR ``(start, to,
-    weight, mid)`` (``mid`` -1: an edge of the subgoal graph, else the bypassed node)."""
+def contract(count, eu, ev, ew, limit, estimate_limit, budget):
+    """Contract the graph, spending at most about ``budget`` edges scanned by witness
+    searches (``limit`` per search when contracting, ``estimate_limit`` when estimating a
+    priority); returns the rank per node, the upward CSR ``(start, to, weight, mid)``
+    (``mid`` -1: an edge of the subgoal graph, else the bypassed node), how many nodes
+    were left uncontracted when the budget ran out (then the CSR is empty) and the work
+    spent."""
     m = eu.size
     cap = max(64, 6 * m)
     nxt = np.empty(cap, dtype=np.int64)
@@ -425,9 +442,9 @@ def contract(count, eu, ev, ew, limit):
     done = np.zeros(count, dtype=np.bool_)
     dist = np.empty(count, dtype=np.float64)
     stamp = np.zeros(count, dtype=np.int64)
-    gen = np.zeros(1, dtype=np.int64)
-    hk = np.empty(4 * limit + 64, dtype=np.float64)
-    hi = np.empty(4 * limit + 64, dtype=np.int64)
+    gen = np.zeros(2, dtype=np.int64)  # the witness searches' stamp, the work done
+    hk = np.empty(64 * limit + 1024, dtype=np.float64)  # full: a witness search stops short
+    hi = np.empty(64 * limit + 1024, dtype=np.int64)
     degree_cap = count + 1
     nb = np.empty(degree_cap, dtype=np.int32)
     nbw = np.empty(degree_cap, dtype=np.float64)
@@ -442,23 +459,24 @@ def contract(count, eu, ev, ew, limit):
     current = np.empty(count, dtype=np.float64)  # a heap entry is stale unless it matches
     size = 0
     for v in range(count):
-        added, k = _shortcuts(g, v, limit, False)
+        added, k = _shortcuts(g, v, estimate_limit, False)
         current[v] = _priority(added, k, 0, 0)
         size = _heap_push(pk, pi, size, current[v], v)
     order = 0
-    while size > 0:
+    while size > 0 and gen[1] <= budget:
         p, v = pk[0], pi[0]
         size = _heap_pop(pk, pi, size)
         if done[v] or p != current[v]:
             continue
-        added, k = _shortcuts(g, v, limit, False)
+        added, k = _shortcuts(g, v, estimate_limit, False)
         priority = _priority(added, k, deleted[v], level[v])
         if size > 0 and priority > pk[0]:
             current[v] = priority
             size = _heap_push(pk, pi, size, priority, v)
             continue
-        # room for every shortcut this contraction may add, then add them
-        need = used[0] + k * (k - 1) + 2  # the most shortcuts k neighbours can need
+        # room for every shortcut this contraction may add, then add them (k neighbours
+        # need at most k * (k - 1) / 2, two slots each)
+        need = used[0] + k * (k - 1) + 2
         if need > nxt.size:
             nxt, to, wt, mid = _grow(nxt, to, wt, mid, need)
             g = (head, nxt, to, wt, mid, done, dist, stamp, gen, hk, hi, nb, nbw, nbs, used)
@@ -473,6 +491,9 @@ def contract(count, eu, ev, ew, limit):
                 deleted[u] += 1
                 level[u] = max(level[u], level[v] + 1)
             s = nxt[s]
+    left = count - order
+    if left > 0:  # over the budget: no hierarchy
+        return rank, np.zeros(1, dtype=np.int64), to[:0], wt[:0], mid[:0], left, gen[1]
     # upward CSR, each node's edges in slot order
     start = np.zeros(count + 1, dtype=np.int64)
     for v in range(count):
@@ -494,7 +515,7 @@ def contract(count, eu, ev, ew, limit):
                 up_to[e], up_w[e], up_mid[e] = to[s], wt[s], mid[s]
                 e += 1
             s = nxt[s]
-    return rank, start, up_to, up_w, up_mid
+    return rank, start, up_to, up_w, up_mid, 0, gen[1]
 
 
 # ---------------------------------------------------------------------------------------
@@ -548,11 +569,14 @@ def _seed(kind, stride, cells, cell, target, si, sf, side, gen):
 
 
 @njit(nogil=True, cache=True)
-def subgoal_search(kind, stride, cells, up_start, up_to, up_w, si, sf, gen, start, goal):
+def subgoal_search(
+    kind, stride, cells, up_start, up_to, up_w, si, sf, gen, start, goal, max_settled
+):
     """Shortest path from padded cell ``start`` to ``goal`` (scratch ``si``, ``sf``, stamped
     ``gen``): returns ``(status, settled, meet)``; ``meet`` is the subgoal where the two
     searches met, -1 when the goal is directly h-reachable from the start (``status``
-    FOUND) or unreachable."""
+    FOUND) or unreachable. Settling ``max_settled`` subgoals without an answer stops it
+    (LIMIT_REACHED)."""
     if start == goal:
         return FOUND, 0, -1
     target = -1 if kind[goal] == SUBGOAL else goal
@@ -578,6 +602,8 @@ def subgoal_search(kind, stride, cells, up_start, up_to, up_w, si, sf, gen, star
             size_b = _heap_pop(hk_b, hi_b, size_b)
         if d > sf[u, DIST_F + side]:
             continue  # a stale heap entry
+        if settled == max_settled:
+            return LIMIT_REACHED, settled, -1
         if si[u, STAMP_B - side] == gen and d + sf[u, DIST_B - side] < best:
             best = d + sf[u, DIST_B - side]
             meet = u

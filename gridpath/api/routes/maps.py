@@ -29,7 +29,7 @@ from gridpath.schemas import (
     ReloadedMap,
     TerrainInfo,
 )
-from gridpath.search import find_path, smooth
+from gridpath.search import find_path, smooth, tiers
 
 router = APIRouter(tags=["maps"])
 
@@ -63,6 +63,7 @@ def map_info(grid: Grid) -> MapInfo:
         source=grid.source,
         jump_table=grid.jump_table is not None,
         memory_bytes=grid.nbytes,
+        tiers=tiers(grid),
     )
 
 
