@@ -66,7 +66,6 @@ class ServiceState:
     def _start(self) -> None:
         began = time.perf_counter()
         try:
-            s = self.settings
             self.store.prepare = self.prepare_tables
             self.authority.load()
             for grid in self.store.all():  # per-revision tables, at load, not on a query

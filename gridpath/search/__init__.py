@@ -2,7 +2,8 @@
 
 Public surface: :func:`find_path`, :func:`smooth`, :func:`line_of_sight`,
 :func:`turning_points`, :class:`PathResult`, :func:`jump_table` (a map revision's
-JPS+ table), :func:`subgoal_graph` (its subgoal tier), :func:`tiers`, and the scratch pool. Kernel modules (``_*.py``) are internal.
+JPS+ table), :func:`subgoal_graph` (its subgoal tier), :func:`tiers`, and the scratch
+pool. Kernel modules (``_*.py``) are internal.
 """
 
 from gridpath.search.find import PathResult, find_path
