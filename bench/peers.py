@@ -10,7 +10,9 @@ the ``bench`` extra: ``pip install -e '.[bench]'``)::
 Solvers, each set up once per map (untimed) and then asked the same queries:
 
 * ``ours A*`` and ``ours JPS``: ``find_path`` with ``Algorithm.ASTAR`` / ``Algorithm.JPS``
-  (octile, 8-connected, no corner cutting), one ``SearchScratch`` per map;
+  (octile, 8-connected, no corner cutting), one ``SearchScratch`` per map; ``ours
+  subgoal``: ``Algorithm.SUBGOAL``, the preprocessed tier, its hierarchy built untimed
+  (on a map whose build runs over its budget it falls through to JPS);
 * ``tcod`` (C): ``tcod.path.CustomGraph`` with straight edges of cost 100000, diagonal
   edges of cost 141421 gated by a ``condition`` array (both orthogonal neighbours
   walkable), the matching octile heuristic, and one ``Pathfinder`` reused via ``clear()``;
@@ -79,7 +81,7 @@ from bench.common import (
 )
 from gridpath.errors import MapLoadError
 from gridpath.grid import Grid
-from gridpath.search import Algorithm, SearchOptions, SearchScratch, find_path
+from gridpath.search import Algorithm, SearchOptions, SearchScratch, find_path, subgoal_graph
 
 DEFAULT_LIMIT = 100
 DEFAULT_PEER_LIMIT = 20
@@ -115,6 +117,8 @@ def prepare_ours(algorithm: Algorithm) -> Callable[[Grid], tuple[Solve, ToPath]]
     options = SearchOptions(algorithm=algorithm)
 
     def prepare(grid: Grid) -> tuple[Solve, ToPath]:
+        if algorithm == Algorithm.SUBGOAL:
+            subgoal_graph(grid)  # the tier's build, as the service's before it publishes
         scratch = SearchScratch(grid.flat.size)
         scratch.nodes.fill(0)  # touch every page now, not during a timed search
         scratch.frontier.fill(0)
@@ -287,13 +291,14 @@ def prepare_heapq(grid: Grid) -> tuple[Solve, ToPath]:
 SOLVERS = (
     Solver("ours A*", False, True, prepare_ours(Algorithm.ASTAR)),
     Solver("ours JPS", False, True, prepare_ours(Algorithm.JPS)),
+    Solver("ours subgoal", False, True, prepare_ours(Algorithm.SUBGOAL)),
     Solver("tcod", False, False, prepare_tcod),
     Solver("pyastar2d", False, False, prepare_pyastar2d),
     Solver("python-pathfinding", True, False, prepare_pathfinding),
     Solver("networkx", True, False, prepare_networkx),
     Solver("heapq A*", True, False, prepare_heapq),
 )
-OURS_ASTAR, OURS_JPS = SOLVERS[0].name, SOLVERS[1].name
+OURS_ASTAR, OURS_JPS, OURS_SUBGOAL = SOLVERS[0].name, SOLVERS[1].name, SOLVERS[2].name
 
 
 # --- running -----------------------------------------------------------------------------
@@ -525,6 +530,8 @@ KERNEL_COLUMNS = (
     "JPS expanded",
     "A* / JPS, kernels",
     "A* / JPS, calls",
+    "subgoal kernel µs",
+    "A* / subgoal, kernels",
 )
 
 
@@ -532,9 +539,12 @@ def kernel_row(name: str, runs: Sequence[MapRun]) -> str:
     """Our two searches on ``runs``: medians of kernel time (``search_us``) and expansions,
     and of the per-query A* / JPS time ratios, kernels alone and whole ``find_path`` calls."""
     a_ns, j_ns, a_ex, j_ex, by_kernel, by_call = [], [], [], [], [], []
+    s_ns, by_subgoal = [], []
     for run in runs:
         for i, a in run.answers[OURS_ASTAR].items():
             j = run.answers[OURS_JPS][i]
+            s_ns.append(run.answers[OURS_SUBGOAL][i].kernel_ns)
+            by_subgoal.append(a.kernel_ns / max(s_ns[-1], 1.0))
             a_ns.append(a.kernel_ns)
             j_ns.append(j.kernel_ns)
             a_ex.append(a.expanded)
@@ -544,7 +554,8 @@ def kernel_row(name: str, runs: Sequence[MapRun]) -> str:
     return (
         f"| {name} | {np.median(a_ns) / 1e3:,.1f} | {np.median(j_ns) / 1e3:,.1f} | "
         f"{np.median(a_ex):,.0f} | {np.median(j_ex):,.0f} | {times(float(np.median(by_kernel)))} | "
-        f"{times(float(np.median(by_call)))} |"
+        f"{times(float(np.median(by_call)))} | {np.median(s_ns) / 1e3:,.1f} | "
+        f"{times(float(np.median(by_subgoal)))} |"
     )
 
 
@@ -598,6 +609,7 @@ def draw_chart(runs: Sequence[MapRun], path: Path, subtitle: str) -> None:
     colours = {
         "ours A*": "#1f4e9c",
         "ours JPS": "#4f9be8",
+        "ours subgoal": "#17becf",
         "tcod": "#2ca02c",
         "pyastar2d": "#bcbd22",
         "python-pathfinding": "#d62728",

@@ -38,10 +38,14 @@ def test_maps_listing(client):
         assert m["revision"] == 1 and len(m["sha256"]) == 64
         padded = (m["width"] + 2) * (m["height"] + 2)
         table = 16 * padded if m["jump_table"] else 0
+        assert m["tiers"].get("jps", 0) == table
+        tiers = table + m["tiers"].get("subgoal", 0)
         terrain = padded if len(m["terrain"]) > 1 else 0
         # labels for other movement rules, once asked for, add a byte per cell each
-        assert m["memory_bytes"] in {2 * padded + table + terrain + k * padded for k in range(4)}
+        assert m["memory_bytes"] in {2 * padded + tiers + terrain + k * padded for k in range(4)}
     assert maps["arena"]["jump_table"] and not maps["maze"]["jump_table"]  # 1-wide corridors
+    # the subgoal tier: a byte per padded cell plus the hierarchy, on uniform-cost maps
+    assert maps["arena"]["tiers"]["subgoal"] > (maps["arena"]["width"] + 2) ** 2
 
 
 @pytest.mark.parametrize("name", ["arena", "maze", "field"])
