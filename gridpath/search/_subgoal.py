@@ -411,9 +411,22 @@ def _add_shortcut(g, u, w, weight, via):
 @njit(nogil=True, cache=True, inline="always")
 def _priority(added, neighbours, deleted, level):
     """Contract first what adds few shortcuts for the edges it removes, spreading the
-    contractions (deleted neighbours) and keeping the hierarchy shallow (level). Kept up
-    to date lazily: recomputed when popped, and pushed back if no longer the smallest."""
-    return float(2 * (added - neighbours) + deleted + level)
+    contractions (deleted neighbours) and keeping the hierarchy shallow (level). Updated
+    for a node's neighbours when it is contracted, and checked again when popped (pushed
+    back if no longer the smallest)."""
+    return float(added - neighbours + deleted + 2 * level)
+
+
+@njit(nogil=True, cache=True)
+def _compact(pk, pi, size, current, done):
+    """A heap with twice the room holding only the live entries of ``pk, pi``."""
+    keys = np.empty(2 * pk.size, dtype=np.float64)
+    items = np.empty(2 * pk.size, dtype=np.int64)
+    n = 0
+    for i in range(size):
+        if not done[pi[i]] and pk[i] == current[pi[i]]:
+            n = _heap_push(keys, items, n, pk[i], pi[i])
+    return keys, items, n
 
 
 @njit(nogil=True, cache=True)
@@ -454,8 +467,8 @@ def contract(count, eu, ev, ew, limit, estimate_limit, budget):
     rank = np.empty(count, dtype=np.int32)
 
     g = (head, nxt, to, wt, mid, done, dist, stamp, gen, hk, hi, nb, nbw, nbs, used)
-    pk = np.empty(count + 1, dtype=np.float64)  # one entry per node: popped, then pushed
-    pi = np.empty(count + 1, dtype=np.int64)
+    pk = np.empty(4 * count + 4, dtype=np.float64)
+    pi = np.empty(4 * count + 4, dtype=np.int64)
     current = np.empty(count, dtype=np.float64)  # a heap entry is stale unless it matches
     size = 0
     for v in range(count):
@@ -484,13 +497,21 @@ def contract(count, eu, ev, ew, limit, estimate_limit, budget):
         done[v] = True
         rank[v] = order
         order += 1
-        s = head[v]
-        while s >= 0:
-            u = to[s]
-            if not done[u]:
-                deleted[u] += 1
-                level[u] = max(level[u], level[v] + 1)
-            s = nxt[s]
+        k = _neighbours(head, nxt, to, wt, done, v, nb, nbw, nbs)
+        touched = nb[:k].copy()
+        for i in range(k):
+            u = touched[i]
+            deleted[u] += 1
+            level[u] = max(level[u], level[v] + 1)
+        for i in range(k):  # the neighbours' priorities, now
+            u = touched[i]
+            added, ku = _shortcuts(g, u, estimate_limit, False)
+            priority = _priority(added, ku, deleted[u], level[u])
+            if priority != current[u]:
+                current[u] = priority
+                if size == pk.size:
+                    pk, pi, size = _compact(pk, pi, size, current, done)
+                size = _heap_push(pk, pi, size, priority, u)
     left = count - order
     if left > 0:  # over the budget: no hierarchy
         return rank, np.zeros(1, dtype=np.int64), to[:0], wt[:0], mid[:0], left, gen[1]
@@ -522,18 +543,60 @@ def contract(count, eu, ev, ew, limit, estimate_limit, budget):
 # Query.
 
 
-# Scratch columns: ``scratch_i`` int64 (rows: subgoals + heap room) and ``scratch_f``
-# float64. Rows 0.. of FOUND/ORTH/DIAG hold an exploration's result; the others are per
-# subgoal (stamps, parents, distances) or per heap slot, one column per direction.
-FOUND_CELL, FOUND_ORTH, FOUND_DIAG, STAMP_F, STAMP_B, PARENT_F, PARENT_B, ITEM_F, ITEM_B = range(9)
-DIST_F, DIST_B, KEY_F, KEY_B = range(4)
-SCRATCH_I_COLUMNS, SCRATCH_F_COLUMNS = 9, 4
+# Query scratch: ``si`` int64, a row per subgoal (the first rows also hold an
+# exploration's result), and ``sf`` float64, a row per subgoal and heap slot. Each side
+# (forward, backward) has its own stamp, parent and distance columns and its own heap, a
+# (key, item) column pair: a heap level is one row.
+FOUND_CELL, FOUND_ORTH, FOUND_DIAG, STAMP_F, STAMP_B, PARENT_F, PARENT_B = range(7)
+DIST_F, DIST_B, HEAP_F, HEAP_B = 0, 1, 2, 4
+SCRATCH_I_COLUMNS, SCRATCH_F_COLUMNS = 7, 6
 
 
 def scratch_rows(subgoals: int, up_edges: int) -> int:
     """Rows the query scratch needs for a hierarchy of this size (every subgoal once plus
     every upward edge relaxed once, per heap)."""
     return subgoals + up_edges + 2
+
+
+@njit(nogil=True, cache=True, inline="always")
+def _query_push(h, c, size, key, item):
+    """Push on the heap in columns ``c`` (key) and ``c + 1`` (item, a float); ties go to
+    the smaller item. Returns the new size."""
+    i = size
+    while i > 0:
+        parent = (i - 1) >> 1
+        pk, pi = h[parent, c], h[parent, c + 1]
+        if key < pk or (key == pk and item < pi):
+            h[i, c], h[i, c + 1] = pk, pi
+            i = parent
+        else:
+            break
+    h[i, c], h[i, c + 1] = key, item
+    return size + 1
+
+
+@njit(nogil=True, cache=True, inline="always")
+def _query_pop(h, c, size):
+    """Remove the top (read it first from row 0); returns the new size."""
+    size -= 1
+    key, item = h[size, c], h[size, c + 1]
+    i = 0
+    while True:
+        child = 2 * i + 1
+        if child >= size:
+            break
+        ck, ci = h[child, c], h[child, c + 1]
+        if child + 1 < size:
+            rk, ri = h[child + 1, c], h[child + 1, c + 1]
+            if rk < ck or (rk == ck and ri < ci):
+                child, ck, ci = child + 1, rk, ri
+        if ck < key or (ck == key and ci < item):
+            h[i, c], h[i, c + 1] = ck, ci
+            i = child
+        else:
+            break
+    h[i, c], h[i, c + 1] = key, item
+    return size
 
 
 @njit(nogil=True, cache=True)
@@ -544,27 +607,23 @@ def _seed(kind, stride, cells, cell, target, si, sf, side, gen):
     found = si[:, FOUND_CELL]
     orth = si[:, FOUND_ORTH]
     diag = si[:, FOUND_DIAG]
-    stamp = si[:, STAMP_F + side]
-    parent = si[:, PARENT_F + side]
-    items = si[:, ITEM_F + side]
-    dist = sf[:, DIST_F + side]
-    keys = sf[:, KEY_F + side]
     if kind[cell] == SUBGOAL:
         k = 1
         found[0], orth[0], diag[0] = cell, 0, 0
     else:
         k = explore(kind, stride, cell, target, found, orth, diag)
+    heap = HEAP_F + 2 * side
     size = 0
     for i in range(k):
         if found[i] == target:
             return -1
         v = subgoal_id(cells, found[i])
         d = orth[i] + diag[i] * SQRT2
-        if stamp[v] != gen or d < dist[v]:
-            stamp[v] = gen
-            dist[v] = d
-            parent[v] = -1
-            size = _heap_push(keys, items, size, d, v)
+        if si[v, STAMP_F + side] != gen or d < sf[v, DIST_F + side]:
+            si[v, STAMP_F + side] = gen
+            sf[v, DIST_F + side] = d
+            si[v, PARENT_F + side] = -1
+            size = _query_push(sf, heap, size, d, float(v))
     return size
 
 
@@ -584,22 +643,21 @@ def subgoal_search(
     if size_f < 0:
         return FOUND, 0, -1
     size_b = _seed(kind, stride, cells, goal, -1, si, sf, 1, gen)
-    hk_f, hi_f, hk_b, hi_b = sf[:, KEY_F], si[:, ITEM_F], sf[:, KEY_B], si[:, ITEM_B]
     best = _INF
     meet = -1
     settled = 0
     while size_f > 0 or size_b > 0:
-        top_f = hk_f[0] if size_f > 0 else _INF
-        top_b = hk_b[0] if size_b > 0 else _INF
+        top_f = sf[0, HEAP_F] if size_f > 0 else _INF
+        top_b = sf[0, HEAP_B] if size_b > 0 else _INF
         if min(top_f, top_b) >= best:
             break
         side = 0 if top_f <= top_b else 1
+        heap = HEAP_F + 2 * side
+        d, u = sf[0, heap], np.int64(sf[0, heap + 1])
         if side == 0:
-            d, u = hk_f[0], hi_f[0]
-            size_f = _heap_pop(hk_f, hi_f, size_f)
+            size_f = _query_pop(sf, heap, size_f)
         else:
-            d, u = hk_b[0], hi_b[0]
-            size_b = _heap_pop(hk_b, hi_b, size_b)
+            size_b = _query_pop(sf, heap, size_b)
         if d > sf[u, DIST_F + side]:
             continue  # a stale heap entry
         if settled == max_settled:
@@ -617,6 +675,7 @@ def subgoal_search(
                 break
         if stalled:
             continue
+        size = size_f if side == 0 else size_b
         for e in range(up_start[u], up_start[u + 1]):
             v = up_to[e]
             nd = d + up_w[e]
@@ -624,10 +683,11 @@ def subgoal_search(
                 si[v, STAMP_F + side] = gen
                 sf[v, DIST_F + side] = nd
                 si[v, PARENT_F + side] = u
-                if side == 0:
-                    size_f = _heap_push(hk_f, hi_f, size_f, nd, v)
-                else:
-                    size_b = _heap_push(hk_b, hi_b, size_b, nd, v)
+                size = _query_push(sf, heap, size, nd, float(v))
+        if side == 0:
+            size_f = size
+        else:
+            size_b = size
     if meet < 0:
         return UNREACHABLE, settled, -1
     return FOUND, settled, meet
