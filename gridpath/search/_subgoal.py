@@ -24,8 +24,9 @@ Hierarchy
     difference plus contracted neighbours plus level), adding a shortcut between two
     neighbours when a bounded witness search finds no path as short without the node. A
     settle limit on a witness search can only add shortcuts, never lose a distance. The
-    result is kept as upward edges (to a later-contracted node) in CSR form; a shortcut
-    remembers the node it bypasses, so a path unpacks recursively.
+    result is kept as upward edges (to a later-contracted node) in CSR form, the nodes
+    renumbered from the top of the hierarchy down (the nodes every search reaches share
+    cache lines); a shortcut remembers the node it bypasses, so a path unpacks recursively.
 
 Query
     A start (goal) that is not a subgoal is joined to the subgoals the same exploration
@@ -109,7 +110,8 @@ def _heap_pop(keys, items, size):
 
 # The exploration reads one byte per cell, ``kind``: BLOCKED, OPEN or SUBGOAL (the padded
 # grid's walkability with the subgoals marked), so its walks stay in a map-sized byte
-# array; a subgoal's id is its rank among the subgoal cells (``cells`` is sorted).
+# array. While the graph is built a subgoal's id is its place among the subgoal cells in
+# cell order (found by binary search); the query maps that to the hierarchy's id.
 BLOCKED, OPEN, SUBGOAL = 0, 1, 2
 
 
@@ -539,22 +541,48 @@ def contract(count, eu, ev, ew, limit, estimate_limit, budget):
     return rank, start, up_to, up_w, up_mid, 0, gen[1]
 
 
+@njit(nogil=True, cache=True)
+def by_rank(rank, cells, up_start, up_to, up_w, up_mid):
+    """The hierarchy renumbered from the top (id 0: the last node contracted), so the
+    nodes every upward search reaches sit together in memory: the cell of each new id,
+    the new id of each subgoal in cell order, and the upward CSR in new ids."""
+    count = rank.size
+    new = (count - 1 - rank).astype(np.int32)
+    old = np.empty(count, dtype=np.int64)
+    for v in range(count):
+        old[new[v]] = v
+    start = np.zeros(count + 1, dtype=np.int64)
+    for n in range(count):
+        start[n + 1] = start[n] + up_start[old[n] + 1] - up_start[old[n]]
+    to = np.empty(up_to.size, dtype=np.int32)
+    w = np.empty(up_to.size, dtype=np.float64)
+    mid = np.empty(up_to.size, dtype=np.int32)
+    for n in range(count):
+        e2 = start[n]
+        for e in range(up_start[old[n]], up_start[old[n] + 1]):
+            to[e2] = new[up_to[e]]
+            w[e2] = up_w[e]
+            mid[e2] = new[up_mid[e]] if up_mid[e] >= 0 else -1
+            e2 += 1
+    return cells[old], new, start, to, w, mid
+
+
 # ---------------------------------------------------------------------------------------
 # Query.
 
 
-# Query scratch: ``si`` int64, a row per subgoal (the first rows also hold an
-# exploration's result), and ``sf`` float64, a row per subgoal and heap slot. Each side
-# (forward, backward) has its own stamp, parent and distance columns and its own heap, a
-# (key, item) column pair: a heap level is one row.
-FOUND_CELL, FOUND_ORTH, FOUND_DIAG, STAMP_F, STAMP_B, PARENT_F, PARENT_B = range(7)
-DIST_F, DIST_B, HEAP_F, HEAP_B = 0, 1, 2, 4
-SCRATCH_I_COLUMNS, SCRATCH_F_COLUMNS = 7, 6
+# Query scratch, stamped by generation: ``nodes`` float64, one 64-byte row per subgoal
+# (distance, stamp and parent per side: what a search reads of a node in one cache line);
+# ``heap`` float64, a row per heap slot with each side's heap as a (key, item) pair of
+# columns; ``found`` int64, an exploration's result (cell, straight and diagonal steps).
+DIST_F, DIST_B, STAMP_F, STAMP_B, PARENT_F, PARENT_B = range(6)
+NODE_COLUMNS = 8
+HEAP_F, HEAP_B, HEAP_COLUMNS = 0, 2, 4
 
 
 def scratch_rows(subgoals: int, up_edges: int) -> int:
-    """Rows the query scratch needs for a hierarchy of this size (every subgoal once plus
-    every upward edge relaxed once, per heap)."""
+    """Heap rows the query scratch needs for a hierarchy of this size (every subgoal
+    seeded once plus every upward edge relaxed once, per heap)."""
     return subgoals + up_edges + 2
 
 
@@ -600,77 +628,77 @@ def _query_pop(h, c, size):
 
 
 @njit(nogil=True, cache=True)
-def _seed(kind, stride, cells, cell, target, si, sf, side, gen):
+def _seed(kind, stride, sorted_cells, sorted_ids, cell, target, nodes, heap, found, side, gen):
     """Put the subgoals ``cell`` joins (itself if it is one) into one side's frontier
     (``side`` 0: forward, 1: backward); returns the frontier size, or -1 when the
     exploration reached ``target``."""
-    found = si[:, FOUND_CELL]
-    orth = si[:, FOUND_ORTH]
-    diag = si[:, FOUND_DIAG]
     if kind[cell] == SUBGOAL:
         k = 1
-        found[0], orth[0], diag[0] = cell, 0, 0
+        found[0, 0], found[0, 1], found[0, 2] = cell, 0, 0
     else:
-        k = explore(kind, stride, cell, target, found, orth, diag)
-    heap = HEAP_F + 2 * side
+        k = explore(kind, stride, cell, target, found[:, 0], found[:, 1], found[:, 2])
+    column = HEAP_F + 2 * side
     size = 0
     for i in range(k):
-        if found[i] == target:
+        if found[i, 0] == target:
             return -1
-        v = subgoal_id(cells, found[i])
-        d = orth[i] + diag[i] * SQRT2
-        if si[v, STAMP_F + side] != gen or d < sf[v, DIST_F + side]:
-            si[v, STAMP_F + side] = gen
-            sf[v, DIST_F + side] = d
-            si[v, PARENT_F + side] = -1
-            size = _query_push(sf, heap, size, d, float(v))
+        v = sorted_ids[subgoal_id(sorted_cells, found[i, 0])]
+        d = found[i, 1] + found[i, 2] * SQRT2
+        if nodes[v, STAMP_F + side] != gen or d < nodes[v, DIST_F + side]:
+            nodes[v, STAMP_F + side] = gen
+            nodes[v, DIST_F + side] = d
+            nodes[v, PARENT_F + side] = -1
+            size = _query_push(heap, column, size, d, float(v))
     return size
 
 
 @njit(nogil=True, cache=True)
 def subgoal_search(
-    kind, stride, cells, up_start, up_to, up_w, si, sf, gen, start, goal, max_settled
-):
-    """Shortest path from padded cell ``start`` to ``goal`` (scratch ``si``, ``sf``, stamped
-    ``gen``): returns ``(status, settled, meet)``; ``meet`` is the subgoal where the two
-    searches met, -1 when the goal is directly h-reachable from the start (``status``
-    FOUND) or unreachable. Settling ``max_settled`` subgoals without an answer stops it
-    (LIMIT_REACHED)."""
+    kind, stride, sorted_cells, sorted_ids, up_start, up_to, up_w, nodes, heap, found, gen,
+    start, goal, max_settled,
+):  # fmt: skip
+    """Shortest path from padded cell ``start`` to ``goal`` (scratch ``nodes``, ``heap``,
+    ``found``, stamped ``gen``): returns ``(status, settled, meet)``; ``meet`` is the
+    subgoal where the two searches met, -1 when the goal is directly h-reachable from the
+    start (``status`` FOUND) or unreachable. Settling ``max_settled`` subgoals without an
+    answer stops it (LIMIT_REACHED)."""
     if start == goal:
         return FOUND, 0, -1
     target = -1 if kind[goal] == SUBGOAL else goal
-    size_f = _seed(kind, stride, cells, start, target, si, sf, 0, gen)
+    g = float(gen)
+    size_f = _seed(kind, stride, sorted_cells, sorted_ids, start, target, nodes, heap, found,
+                   0, g)  # fmt: skip
     if size_f < 0:
         return FOUND, 0, -1
-    size_b = _seed(kind, stride, cells, goal, -1, si, sf, 1, gen)
+    size_b = _seed(kind, stride, sorted_cells, sorted_ids, goal, -1, nodes, heap, found, 1, g)
     best = _INF
     meet = -1
     settled = 0
     while size_f > 0 or size_b > 0:
-        top_f = sf[0, HEAP_F] if size_f > 0 else _INF
-        top_b = sf[0, HEAP_B] if size_b > 0 else _INF
+        top_f = heap[0, HEAP_F] if size_f > 0 else _INF
+        top_b = heap[0, HEAP_B] if size_b > 0 else _INF
         if min(top_f, top_b) >= best:
             break
         side = 0 if top_f <= top_b else 1
-        heap = HEAP_F + 2 * side
-        d, u = sf[0, heap], np.int64(sf[0, heap + 1])
+        column = HEAP_F + 2 * side
+        d, u = heap[0, column], np.int64(heap[0, column + 1])
         if side == 0:
-            size_f = _query_pop(sf, heap, size_f)
+            size_f = _query_pop(heap, column, size_f)
         else:
-            size_b = _query_pop(sf, heap, size_b)
-        if d > sf[u, DIST_F + side]:
+            size_b = _query_pop(heap, column, size_b)
+        if d > nodes[u, DIST_F + side]:
             continue  # a stale heap entry
         if settled == max_settled:
             return LIMIT_REACHED, settled, -1
-        if si[u, STAMP_B - side] == gen and d + sf[u, DIST_B - side] < best:
-            best = d + sf[u, DIST_B - side]
+        if nodes[u, STAMP_B - side] == g and d + nodes[u, DIST_B - side] < best:
+            best = d + nodes[u, DIST_B - side]
             meet = u
         settled += 1
         # stall on demand: an upward edge proving u is reached shorter from above
         stalled = False
         for e in range(up_start[u], up_start[u + 1]):
             v = up_to[e]
-            if si[v, STAMP_F + side] == gen and sf[v, DIST_F + side] + up_w[e] < d - _EPS:
+            if nodes[v, STAMP_F + side] == g and nodes[v, DIST_F + side] + up_w[e] < d - _EPS:
                 stalled = True
                 break
         if stalled:
@@ -679,11 +707,11 @@ def subgoal_search(
         for e in range(up_start[u], up_start[u + 1]):
             v = up_to[e]
             nd = d + up_w[e]
-            if si[v, STAMP_F + side] != gen or nd < sf[v, DIST_F + side]:
-                si[v, STAMP_F + side] = gen
-                sf[v, DIST_F + side] = nd
-                si[v, PARENT_F + side] = u
-                size = _query_push(sf, heap, size, nd, float(v))
+            if nodes[v, STAMP_F + side] != g or nd < nodes[v, DIST_F + side]:
+                nodes[v, STAMP_F + side] = g
+                nodes[v, DIST_F + side] = nd
+                nodes[v, PARENT_F + side] = u
+                size = _query_push(heap, column, size, nd, float(v))
         if side == 0:
             size_f = size
         else:
@@ -792,10 +820,10 @@ def _unpack(up_start, up_to, up_mid, a, b, nodes, n, stack):
 
 
 @njit(nogil=True, cache=True)
-def subgoal_path(passable, stride, cells, up_start, up_to, up_mid, si, start, goal, meet):
+def subgoal_path(passable, stride, cells, up_start, up_to, up_mid, nodes, start, goal, meet):
     """The cell path ``(n, 2)`` int32 (unpadded x, y) of the search that met at ``meet``
     (-1: the direct move), with its straight and diagonal step counts."""
-    par_f, par_b = si[:, PARENT_F], si[:, PARENT_B]
+    par_f, par_b = nodes[:, PARENT_F], nodes[:, PARENT_B]
     count = cells.size
     chain = np.empty(0, dtype=np.int32)
     if meet >= 0:
@@ -804,24 +832,24 @@ def subgoal_path(passable, stride, cells, up_start, up_to, up_mid, si, start, go
         u = meet
         while u >= 0:
             length += 1
-            u = par_f[u]
-        u = par_b[meet]
+            u = np.int64(par_f[u])
+        u = np.int64(par_b[meet])
         while u >= 0:
             length += 1
-            u = par_b[u]
+            u = np.int64(par_b[u])
         top = np.empty(length, dtype=np.int32)
         i = 0
         u = meet
         while u >= 0:
             top[i] = u
             i += 1
-            u = par_f[u]
+            u = np.int64(par_f[u])
         top[:i] = top[:i][::-1]
-        u = par_b[meet]
+        u = np.int64(par_b[meet])
         while u >= 0:
             top[i] = u
             i += 1
-            u = par_b[u]
+            u = np.int64(par_b[u])
         # unpack shortcuts
         nodes = np.empty(count + 1, dtype=np.int32)
         stack = np.empty((count + 2, 2), dtype=np.int32)

@@ -26,8 +26,9 @@ import numpy as np
 from gridpath.grid.model import Grid
 from gridpath.search._frontier import FOUND
 from gridpath.search._subgoal import (
-    SCRATCH_F_COLUMNS,
-    SCRATCH_I_COLUMNS,
+    HEAP_COLUMNS,
+    NODE_COLUMNS,
+    by_rank,
     contract,
     mark_subgoals,
     scratch_rows,
@@ -55,10 +56,13 @@ BUILD_BUDGET = 100_000_000
 @dataclass(frozen=True, eq=False)
 class SubgoalGraph:
     """A revision's subgoal graph and hierarchy (read-only arrays): each cell's kind
-    (blocked, open, subgoal), the subgoals' cells in cell order (a subgoal's id is its
-    position), the upward edges in CSR form with their costs and bypassed nodes."""
+    (blocked, open, subgoal); the subgoals' cells in cell order with their ids (an id is
+    the node's place in the hierarchy from the top: :func:`~gridpath.search._subgoal.by_rank`);
+    each id's cell; the upward edges in CSR form with their costs and bypassed nodes."""
 
     kind: np.ndarray = field(repr=False)
+    sorted_cells: np.ndarray = field(repr=False)
+    sorted_ids: np.ndarray = field(repr=False)
     cells: np.ndarray = field(repr=False)
     up_start: np.ndarray = field(repr=False)
     up_to: np.ndarray = field(repr=False)
@@ -68,9 +72,15 @@ class SubgoalGraph:
     build_seconds: float
 
     @property
+    def arrays(self) -> tuple[np.ndarray, ...]:
+        return (
+            self.kind, self.sorted_cells, self.sorted_ids, self.cells, self.up_start,
+            self.up_to, self.up_cost, self.up_mid,
+        )  # fmt: skip
+
+    @property
     def nbytes(self) -> int:
-        arrays = (self.kind, self.cells, self.up_start, self.up_to, self.up_cost, self.up_mid)
-        return sum(a.nbytes for a in arrays)
+        return sum(a.nbytes for a in self.arrays)
 
     @property
     def scratch_rows(self) -> int:
@@ -81,17 +91,23 @@ def build_subgoal_graph(grid: Grid) -> SubgoalGraph | None:
     """The subgoal graph and hierarchy of a uniform-cost revision (None when the
     contraction runs over :data:`BUILD_BUDGET`)."""
     began = time.perf_counter()
-    kind, cells = mark_subgoals(grid.flat, grid.stride)
-    eu, ev, ew = subgoal_edges(kind, grid.stride, cells)
-    _, up_start, up_to, up_cost, up_mid, left, _ = contract(
-        cells.size, eu, ev, ew, WITNESS_LIMIT, ESTIMATE_LIMIT, BUILD_BUDGET
+    kind, sorted_cells = mark_subgoals(grid.flat, grid.stride)
+    eu, ev, ew = subgoal_edges(kind, grid.stride, sorted_cells)
+    rank, up_start, up_to, up_cost, up_mid, left, _ = contract(
+        sorted_cells.size, eu, ev, ew, WITNESS_LIMIT, ESTIMATE_LIMIT, BUILD_BUDGET
     )
     if left > 0:
         return None
-    arrays = (kind, cells, up_start, up_to, up_cost, up_mid)
-    for a in arrays:
+    cells, sorted_ids, up_start, up_to, up_cost, up_mid = by_rank(
+        rank, sorted_cells, up_start, up_to, up_cost, up_mid
+    )
+    graph = SubgoalGraph(
+        kind, sorted_cells, sorted_ids, cells, up_start, up_to, up_cost, up_mid,
+        int(eu.size), time.perf_counter() - began,
+    )  # fmt: skip
+    for a in graph.arrays:
         a.flags.writeable = False
-    return SubgoalGraph(*arrays, int(eu.size), time.perf_counter() - began)
+    return graph
 
 
 def subgoal_graph(grid: Grid, max_cells: int = DEFAULT_SUBGOAL_MAX_CELLS) -> SubgoalGraph | None:
@@ -136,13 +152,13 @@ def refuses(query: Query) -> str | None:
 
 
 class _Scratch:
-    """The tier's query arrays, kept with a :class:`SearchScratch` (one search at a time)
-    and stamped by generation like it: int64 and float64 columns per subgoal and heap
-    slot (:mod:`gridpath.search._subgoal`)."""
+    """The tier's query arrays (:mod:`gridpath.search._subgoal`), kept with a
+    :class:`SearchScratch` (one search at a time) and stamped by generation like it."""
 
-    def __init__(self, rows: int) -> None:
-        self.ints = np.zeros((rows, SCRATCH_I_COLUMNS), dtype=np.int64)
-        self.floats = np.zeros((rows, SCRATCH_F_COLUMNS), dtype=np.float64)
+    def __init__(self, subgoals: int, rows: int) -> None:
+        self.nodes = np.zeros((subgoals, NODE_COLUMNS), dtype=np.float64)
+        self.heap = np.empty((rows, HEAP_COLUMNS), dtype=np.float64)
+        self.found = np.empty((subgoals + 1, 3), dtype=np.int64)
         self.generation = 0
 
     def begin(self) -> int:
@@ -150,30 +166,36 @@ class _Scratch:
         return self.generation
 
 
-def _scratch_for(scratch: SearchScratch, rows: int) -> _Scratch:
+def _scratch_for(scratch: SearchScratch, graph: SubgoalGraph) -> _Scratch:
+    """The arrays kept with ``scratch``, grown to the largest hierarchy it has served."""
     mine = scratch.__dict__.get("subgoal")
-    if mine is None or mine.ints.shape[0] < rows:
-        mine = scratch.__dict__["subgoal"] = _Scratch(rows)
+    subgoals, rows = graph.cells.size, graph.scratch_rows
+    if mine is None or mine.nodes.shape[0] < subgoals or mine.heap.shape[0] < rows:
+        if mine is not None:
+            subgoals = max(subgoals, mine.nodes.shape[0])
+            rows = max(rows, mine.heap.shape[0])
+        mine = scratch.__dict__["subgoal"] = _Scratch(subgoals, rows)
     return mine
 
 
 def run(query: Query, scratch: SearchScratch) -> Outcome:
     graph: SubgoalGraph = query.grid.built(TABLE)
     grid = query.grid
-    mine = _scratch_for(scratch, graph.scratch_rows)
+    mine = _scratch_for(scratch, graph)
     start, goal = grid.index(*query.start), grid.index(*query.goals[0])
-    ints, floats, generation = mine.ints, mine.floats, mine.begin()
+    generation = mine.begin()
     began = time.perf_counter_ns()
     status, settled, meet = subgoal_search(
-        graph.kind, grid.stride, graph.cells, graph.up_start, graph.up_to, graph.up_cost,
-        ints, floats, generation, start, goal, query.max_expanded,
+        graph.kind, grid.stride, graph.sorted_cells, graph.sorted_ids, graph.up_start,
+        graph.up_to, graph.up_cost, mine.nodes, mine.heap, mine.found, generation,
+        start, goal, query.max_expanded,
     )  # fmt: skip
     search_us = (time.perf_counter_ns() - began) / 1000
     if status != FOUND:
         return Outcome(int(status), int(settled), search_us)
     path, n_orth, n_diag = subgoal_path(
         grid.flat, grid.stride, graph.cells, graph.up_start, graph.up_to, graph.up_mid,
-        ints, start, goal, meet,
+        mine.nodes, start, goal, meet,
     )  # fmt: skip
     orth_w, diag_w = query.options.step_weights
     return Outcome(FOUND, int(settled), search_us, path, n_orth * orth_w + n_diag * diag_w, 0)
