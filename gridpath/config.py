@@ -68,6 +68,9 @@ class Settings(BaseSettings):
     # POST /table: most entries (sources x targets) in one cost table; its searches share
     # MAX_BATCH_EXPANDED like a /paths batch.
     max_table_cells: int = Field(65_536, ge=1)
+    # Polygon maps (NAME.nav.json): most search nodes one exact path (Polyanya) may expand
+    # (a request's max_expanded is capped by it); past it, reason limit_reached.
+    max_polygon_expanded: int = Field(200_000, ge=1)
 
 
 @lru_cache

@@ -79,6 +79,20 @@ class GoalBlocked(ServiceError):
     status = 422
 
 
+class UnsupportedMapKind(ServiceError):
+    """A route or field of one kind of map (grid or polygon) used on the other kind."""
+
+    code = "unsupported_map_kind"
+    status = 422
+
+
+class TargetNotWalkable(ServiceError):
+    """A polygon map's start or goal outside the walkable area (and no ``snap``)."""
+
+    code = "target_not_walkable"
+    status = 422
+
+
 class RevisionConflict(ServiceError):
     code = "revision_conflict"
     status = 409
@@ -87,6 +101,12 @@ class RevisionConflict(ServiceError):
 class StaleRevision(ServiceError):
     code = "stale_revision"
     status = 409
+
+
+def require_revision(name: str, current: int, wanted: int | None) -> None:
+    """A request naming ``revision`` is answered on that revision only (409 otherwise)."""
+    if wanted is not None and wanted != current:
+        raise StaleRevision(f"map {name!r} is at revision {current}, not {wanted}")
 
 
 class Unauthorized(ServiceError):

@@ -20,27 +20,32 @@ from pydantic import (
 from pydantic_core import PydanticCustomError
 
 from gridpath.grid.model import MAP_NAME_PATTERN, MAX_TERRAIN_COST
+from gridpath.nav.model import MAX_COORDINATE
 from gridpath.search.options import Algorithm, CostModel, Diagonal, Heuristic
 from gridpath.search.registry import algorithm_description
 
+# Cells are spelled in the OpenAPI document as arrays of exactly two integers (``items`` with
+# min/max 2), not as ``prefixItems`` tuples: the same constraint, and one that every client
+# generator (openapi-typescript's --array-length gives [number, number]) and response
+# validator reads (schemathesis rejects nested prefixItems). Requests stay strict integers.
+_PAIR_SCHEMA = {"type": "array", "items": {"type": "integer"}, "minItems": 2, "maxItems": 2}
 Cell = Annotated[
     tuple[StrictInt, StrictInt],
-    Field(
-        description="A cell as [x, y]: x the column, y the row, origin top-left.", examples=[[1, 1]]
-    ),
-]
-# A nullable pair in responses, spelled without ``prefixItems``: the same constraint for a pair
-# of integers, and one that every client generator and response validator reads.
-CellOrNull = Annotated[
-    tuple[int, int] | None,
     WithJsonSchema(
         {
-            "anyOf": [
-                {"type": "array", "items": {"type": "integer"}, "minItems": 2, "maxItems": 2},
-                {"type": "null"},
-            ]
+            **_PAIR_SCHEMA,
+            "description": "A cell as [x, y]: x the column, y the row, origin top-left.",
+            "examples": [[1, 1]],
         }
     ),
+]
+CellOut = Annotated[tuple[int, int], WithJsonSchema(_PAIR_SCHEMA)]
+Rect = Annotated[
+    tuple[StrictInt, StrictInt, StrictInt, StrictInt],
+    WithJsonSchema({"type": "array", "items": {"type": "integer"}, "minItems": 4, "maxItems": 4}),
+]
+CellOrNull = Annotated[
+    tuple[int, int] | None, WithJsonSchema({"anyOf": [_PAIR_SCHEMA, {"type": "null"}]})
 ]
 MapName = Annotated[
     str,
@@ -69,6 +74,29 @@ class ErrorResponse(BaseModel):
 FiniteFloat = Annotated[float, Field(strict=True, allow_inf_nan=False)]
 TerrainCost = Annotated[float, Field(strict=True, gt=0, le=MAX_TERRAIN_COST, allow_inf_nan=False)]
 Include = Literal["path", "waypoints", "explored", "timing"]
+
+# Polygon maps: points in continuous coordinates, spelled like cells (arrays of exactly two
+# numbers); requests take JSON numbers only (finite, never a bool or a string).
+_POINT_SCHEMA = {"type": "array", "items": {"type": "number"}, "minItems": 2, "maxItems": 2}
+Coordinate = Annotated[
+    float, Field(strict=True, allow_inf_nan=False, ge=-MAX_COORDINATE, le=MAX_COORDINATE)
+]
+_BOUNDED_NUMBER = {"type": "number", "minimum": -MAX_COORDINATE, "maximum": MAX_COORDINATE}
+Point = Annotated[
+    tuple[Coordinate, Coordinate],
+    WithJsonSchema(
+        {
+            **_POINT_SCHEMA,
+            "items": _BOUNDED_NUMBER,
+            "description": "A point of a polygon map as [x, y] (numbers within ±1e15).",
+            "examples": [[1.5, 2.0]],
+        }
+    ),
+]
+PointOut = Annotated[tuple[float, float], WithJsonSchema(_POINT_SCHEMA)]
+PointOrNull = Annotated[
+    tuple[float, float] | None, WithJsonSchema({"anyOf": [_POINT_SCHEMA, {"type": "null"}]})
+]
 
 
 class MovementRules(BaseModel):
@@ -181,6 +209,53 @@ class PathRequest(PathQuery):
     map: MapName
 
 
+class PolygonPathQuery(BaseModel):
+    """One query on a polygon map (``/path``, each ``/paths`` query)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    start: Point
+    goal: Point
+    mode: Literal["exact", "waypoints"] = Field(
+        "exact",
+        description="exact: the Euclidean shortest path (Polyanya on the navigation mesh). "
+        "waypoints: the route over the map's waypoints, smoothed by skip-ahead.",
+    )
+    snap: StrictBool = Field(
+        False,
+        description="A start or goal outside the walkable area moves to the nearest walkable "
+        "point (snapped_start / snapped_goal say where); without it: 422 target_not_walkable.",
+    )
+    max_expanded: StrictInt | None = Field(
+        None, ge=1, description="Stop after this many expansions (capped by the server)."
+    )
+    revision: StrictInt | None = Field(
+        None, description="Expected map revision: 409 stale_revision if the map has moved on."
+    )
+
+
+class PolygonPathRequest(PolygonPathQuery):
+    map: MapName
+
+
+class PolygonPathResponse(BaseModel):
+    map: str
+    revision: int = Field(description="Revision of the map the path was computed on.")
+    found: bool
+    reason: Literal["unreachable", "limit_reached"] | None = Field(
+        description="Why no path was found; null when found."
+    )
+    cost: float | None = Field(description="Euclidean length of `points`; null when not found.")
+    points: list[PointOut] = Field(
+        description="[[x, y], ...] from start to goal, where the path turns (empty when not found)."
+    )
+    mode: Literal["exact", "waypoints"]
+    expanded: int = Field(description="Search nodes expanded.")
+    optimal: bool = Field(description="The shortest path in the walkable area (mode exact).")
+    snapped_start: PointOrNull = Field(None, description="Where `start` moved to (snap).")
+    snapped_goal: PointOrNull = Field(None, description="Where `goal` moved to (snap).")
+
+
 def _any_object(value: Any, handler: object) -> dict:
     # Never calls the handler: each query is validated on its own when the batch runs, so
     # a bad one gets its error in its place and the others are answered.
@@ -191,7 +266,9 @@ def _any_object(value: Any, handler: object) -> dict:
 
 # A /paths query as the batch receives it: any JSON object (a dict at run time), documented
 # as a PathQuery (a typed model for generated clients).
-BatchQuery = Annotated[PathQuery, WrapValidator(_any_object)]
+BatchQuery = Annotated[PathQuery | PolygonPathQuery, WrapValidator(_any_object)]
+# A /path body: validated by the route against the model of the map's kind (grid or polygon).
+AnyPathRequest = Annotated[PathRequest | PolygonPathRequest, WrapValidator(_any_object)]
 
 
 class BatchRequest(BaseModel):
@@ -202,8 +279,8 @@ class BatchRequest(BaseModel):
         None, description="Expected map revision: 409 stale_revision if the map has moved on."
     )
     queries: list[BatchQuery] = Field(
-        description="Each one a /path request without `map`; a query that is not valid is "
-        "answered in its place with its error, the others still run."
+        description="Each one a /path request without `map` (of the map's kind); a query "
+        "that is not valid is answered in its place with its error, the others still run."
     )
 
 
@@ -239,7 +316,7 @@ class TableResponse(BaseModel):
         "with the integer cost model), as /path reports it; null when there is no path, the "
         "source or target is blocked, or the entry is listed in `limit_reached`."
     )
-    limit_reached: list[tuple[int, int]] = Field(
+    limit_reached: list[CellOut] = Field(
         description="[i, j] of the entries not computed: their search used up its share of "
         "MAX_BATCH_EXPANDED first (row-major order; empty when the table is complete)."
     )
@@ -268,7 +345,7 @@ class EncodedArray(BaseModel):
 class FlowFieldResponse(BaseModel):
     map: str
     revision: int
-    goal: tuple[int, int]
+    goal: CellOut
     width: int
     height: int
     reachable: int = Field(description="Cells that can reach the goal.")
@@ -300,7 +377,7 @@ class EffectiveOptions(BaseModel):
 
 class SnappedGoal(BaseModel):
     index: int
-    cell: tuple[int, int]
+    cell: CellOut
 
 
 class PathResponse(BaseModel):
@@ -317,10 +394,10 @@ class PathResponse(BaseModel):
         "per diagonal; integer: 10 and 14; theta: the length of `waypoints`); null when "
         "there is no path."
     )
-    path: list[tuple[int, int]] | None = Field(
+    path: list[CellOut] | None = Field(
         None, description="Every cell from start to goal inclusive (when included)."
     )
-    waypoints: list[tuple[int, int]] | None = Field(
+    waypoints: list[CellOut] | None = Field(
         None,
         description="Subsequence of `path` from start to goal in which consecutive "
         "waypoints have line of sight (when included); with theta, the any-angle vertices.",
@@ -331,7 +408,7 @@ class PathResponse(BaseModel):
     )
     turns: int = Field(description="Changes of direction along the path.")
     expanded: int = Field(description="Nodes the search expanded.")
-    explored: list[tuple[int, int]] | None = Field(
+    explored: list[CellOut] | None = Field(
         None, description="Expanded cells in order, capped (only when included)."
     )
     search_us: float | None = Field(
@@ -371,7 +448,7 @@ class NearestCell(BaseModel):
 
 class BatchResponse(BaseModel):
     map: str
-    results: list[PathResponse | ErrorResponse]
+    results: list[PathResponse | PolygonPathResponse | ErrorResponse]
 
 
 class TerrainInfo(BaseModel):
@@ -381,6 +458,7 @@ class TerrainInfo(BaseModel):
 
 class MapInfo(BaseModel):
     name: str
+    kind: Literal["grid"] = Field("grid", description="A grid map (cells).")
     width: int
     height: int
     walkable: int = Field(description="Number of walkable cells.")
@@ -400,8 +478,30 @@ class MapInfo(BaseModel):
     )
 
 
+class PolygonMapInfo(BaseModel):
+    """A polygon map (``NAME.nav.json``): a walkable outline with holes, in continuous
+    coordinates."""
+
+    name: str
+    kind: Literal["polygon"] = Field(description="A polygon map.")
+    bounds: list[float] = Field(
+        min_length=4, max_length=4, description="[min_x, min_y, max_x, max_y] of the outline."
+    )
+    vertices: int = Field(description="Vertices of the outline and the holes.")
+    holes: int = Field(description="Number of holes.")
+    waypoints: int = Field(description="Number of waypoints (for mode waypoints).")
+    triangles: int = Field(description="Triangles of its navigation mesh.")
+    revision: int
+    sha256: str = Field(description="SHA-256 of the map's canonical encoding.")
+    source: str = Field(description="File the map was loaded from.")
+    memory_bytes: int = Field(description="Bytes this revision of the map holds in memory.")
+
+
+AnyMapInfo = Annotated[MapInfo | PolygonMapInfo, Field(discriminator="kind")]
+
+
 class MapList(BaseModel):
-    maps: list[MapInfo]
+    maps: list[AnyMapInfo]
 
 
 class LoadError(BaseModel):
@@ -467,6 +567,25 @@ class ValidateRequest(MovementRules):
     timing: StrictBool = Field(False, description="Also return search_us (kernel time).")
 
 
+class PolygonValidateRequest(BaseModel):
+    """A polyline a client claims to have walked on a polygon map."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    map: MapName
+    points: list[Point] = Field(
+        min_length=1, description="[[x, y], ...]: every segment must stay in the walkable area."
+    )
+    revision: StrictInt | None = Field(None, description="The map revision the client saw.")
+    max_cost: FiniteFloat | None = Field(None, ge=0, description="Most length allowed.")
+    start: Point | None = Field(None, description="Where the polyline must begin.")
+    goal: Point | None = Field(None, description="Where the polyline must end.")
+
+
+# A /validate body: validated by the route against the model of the map's kind.
+AnyValidateRequest = Annotated[ValidateRequest | PolygonValidateRequest, WrapValidator(_any_object)]
+
+
 class ViolationOut(BaseModel):
     index: int = Field(description="Index in `path` (-1: about the request, not a path entry).")
     code: Literal[
@@ -479,6 +598,7 @@ class ViolationOut(BaseModel):
         "wrong_start",
         "wrong_goal",
         "stale_revision",
+        "outside_area",
     ]
     message: str
 
@@ -498,16 +618,34 @@ class MapEdit(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     cells: list[Cell] = Field(default_factory=list)
-    rect: tuple[StrictInt, StrictInt, StrictInt, StrictInt] | None = Field(
-        None, description="[x0, y0, x1, y1], inclusive."
-    )
+    rect: Rect | None = Field(None, description="[x0, y0, x1, y1], inclusive.")
     value: Literal["blocked", "walkable"] | TerrainCost
 
 
-class MapPatch(BaseModel):
+class HoleEdit(BaseModel):
+    """One change to a polygon map's holes."""
+
     model_config = ConfigDict(extra="forbid")
 
-    set: list[MapEdit] = Field(min_length=1)
+    op: Literal["add", "replace", "remove"]
+    index: StrictInt | None = Field(
+        None, description="replace, remove: which hole (0-based, as the edit finds them)."
+    )
+    ring: list[Point] | None = Field(None, description="add, replace: the hole's vertices.")
+
+
+class MapPatch(BaseModel):
+    """Grid maps: ``set``. Polygon maps: ``holes`` and/or ``waypoints``."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    set: list[MapEdit] | None = Field(None, min_length=1, description="Grid maps: cell edits.")
+    holes: list[HoleEdit] | None = Field(
+        None, min_length=1, description="Polygon maps: hole edits, applied in order."
+    )
+    waypoints: list[Point] | None = Field(
+        None, description="Polygon maps: the new waypoints (all of them)."
+    )
     if_revision: StrictInt | None = None
 
 
@@ -540,7 +678,13 @@ UPLOAD_BODY = {
     "content": {
         "image/png": {"schema": {**_BINARY, "description": "A lossless image (JPEG refused)."}},
         "text/plain": {"schema": {"type": "string", "description": "A Moving AI .map file."}},
-        "application/json": {"schema": {"type": "object", "description": "A Tiled .tmj map."}},
+        "application/json": {
+            "schema": {
+                "type": "object",
+                "description": "A Tiled .tmj map, or a polygon map (.nav.json: outline, "
+                "holes, waypoints; see the README's Polygon maps section).",
+            }
+        },
         "application/xml": {"schema": {"type": "string", "description": "A Tiled .tmx map."}},
         "multipart/form-data": {
             "schema": {
@@ -549,8 +693,8 @@ UPLOAD_BODY = {
                 "properties": {
                     "map": {
                         **_BINARY,
-                        "description": "The map file (PNG, .map, .tmj, .tmx); the file "
-                        "name's suffix names the format, else it is sniffed.",
+                        "description": "The map file (PNG, .map, .tmj, .tmx, .nav.json); "
+                        "the file name's suffix names the format, else it is sniffed.",
                     },
                     "sidecar": {
                         "type": "object",

@@ -22,7 +22,7 @@ from typing import Any, TypeVar
 from gridpath.cache import LRUCache
 from gridpath.config import Settings
 from gridpath.errors import NotReady
-from gridpath.grid import Grid, MapStore
+from gridpath.grid import MapStore
 from gridpath.observability import metrics
 from gridpath.scheduler import SearchScheduler
 from gridpath.search import ScratchPool, SearchScratch, jump_table, subgoal_graph
@@ -66,10 +66,10 @@ class ServiceState:
     def _start(self) -> None:
         began = time.perf_counter()
         try:
-            self.store.prepare = self.prepare_tables
+            self.store.prepare = self.prepare
             self.authority.load()
-            for grid in self.store.all():  # per-revision tables, at load, not on a query
-                self.prepare_tables(grid)
+            for snapshot in self.store.all():  # per-revision tables, at load, not on a query
+                self.prepare(snapshot)
             if self._loop is not None:
                 asyncio.run_coroutine_threadsafe(self.authority.start(), self._loop).result()
             compile_s = warm_up()
@@ -91,11 +91,15 @@ class ServiceState:
             compile_s,
         )
 
-    def prepare_tables(self, grid: Grid) -> None:
-        """Build a revision's preprocessed tables (JPS+, the subgoal tier) before it is
-        published: readers keep the previous revision until then."""
-        jump_table(grid, self.settings.jump_table_max_cells)
-        subgoal_graph(grid, self.settings.subgoal_max_cells)
+    def prepare(self, snapshot: Any) -> None:
+        """A revision's derived structures, built before it is served: a grid's JPS+ table
+        and subgoal tier, a polygon map's navigation mesh and waypoint graph
+        (gridpath.nav.snapshot). Readers keep the previous revision until then."""
+        if snapshot.kind == "polygon":
+            snapshot.prepare()
+        else:
+            jump_table(snapshot, self.settings.jump_table_max_cells)
+            subgoal_graph(snapshot, self.settings.subgoal_max_cells)
 
     @contextlib.contextmanager
     def search_scratch(self) -> Iterator[SearchScratch]:

@@ -73,9 +73,10 @@ def npm_tools() -> Path:
 def generate_typescript(document: Path, out: Path) -> Path:
     out.parent.mkdir(parents=True, exist_ok=True)
     subprocess.run(
-        # Fields with a default stay optional in request bodies (the server fills them in).
+        # Fields with a default stay optional in request bodies (the server fills them in);
+        # cells (arrays of exactly two integers) become [number, number] tuples.
         [str(npm_tools() / "openapi-typescript"), str(document), "-o", str(out)]
-        + ["--default-non-nullable", "false"],
+        + ["--default-non-nullable", "false", "--array-length"],
         check=True,
         capture_output=True,
         text=True,

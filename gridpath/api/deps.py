@@ -10,8 +10,9 @@ from typing import Annotated
 
 from fastapi import Depends, Request
 
-from gridpath.errors import StaleRevision
-from gridpath.grid import MapStore
+from gridpath.errors import StaleRevision, require_revision
+from gridpath.grid import Grid, MapStore
+from gridpath.observability import note_map
 from gridpath.service import ServiceState
 
 
@@ -43,3 +44,15 @@ async def wait_for_revision(state: ServiceState, name: str, revision: int | None
             f"map {name!r} is at revision {store.version(name)[0]} on this process, not yet at "
             f"{revision} after waiting {wait_ms} ms"
         )
+
+
+async def snapshot_at(
+    state: ServiceState, store: MapStore, name: str, revision: int | None
+) -> Grid:
+    """The map snapshot a whole request (a batch, a table) runs on: revision ``revision``
+    when named (waited for, then 409 if it is not the current one), else the newest."""
+    await wait_for_revision(state, name, revision)
+    grid = store.get(name)
+    note_map(grid.name, grid.revision)
+    require_revision(grid.name, grid.revision, revision)
+    return grid

@@ -83,6 +83,14 @@ REQUEST_EXAMPLES: dict[str, dict[str, dict[str, Any]]] = {
                 "include": ["waypoints"],
             },
         },
+        "polygon": {
+            "summary": "The shortest path on a polygon map (mode waypoints: over its waypoints)",
+            "value": {"map": "courtyard", "start": [1.5, 1.5], "goal": [45, 15], "mode": "exact"},
+        },
+        "snap": {
+            "summary": "A click inside a hole, moved to the nearest walkable point",
+            "value": {"map": "courtyard", "start": [1, 29], "goal": [20, 15], "snap": True},
+        },
     },
     "findPaths": {
         "batch": {
@@ -100,7 +108,11 @@ REQUEST_EXAMPLES: dict[str, dict[str, dict[str, Any]]] = {
         "claim": {
             "summary": "Check a client's claimed steps",
             "value": {"map": "arena", "path": [[1, 1], [2, 2], [3, 3]], "revision": 1},
-        }
+        },
+        "polyline": {
+            "summary": "Check a polyline on a polygon map, and its length",
+            "value": {"map": "courtyard", "points": [[1, 1], [30, 4.5], [45, 15]], "max_cost": 50},
+        },
     },
     "flowField": {
         "field": {
@@ -112,7 +124,11 @@ REQUEST_EXAMPLES: dict[str, dict[str, dict[str, Any]]] = {
         "wall": {
             "summary": "Block two cells, if nobody changed the map since revision 1",
             "value": {"set": [{"value": "blocked", "cells": [[5, 5], [5, 6]]}], "if_revision": 1},
-        }
+        },
+        "hole": {
+            "summary": "A polygon map: add a hole (a crate)",
+            "value": {"holes": [{"op": "add", "ring": [[2, 12], [4, 12], [4, 14], [2, 14]]}]},
+        },
     },
 }
 
@@ -150,6 +166,25 @@ LINKS = {
         }
     },
 }
+
+
+# Operations that serve one kind of map only (or take fields of one kind): the other kind
+# is refused with a 422 (gridpath.api.polygon).
+MAP_KIND_OPERATIONS = frozenset(
+    {
+        "findPath",
+        "findPaths",
+        "validatePath",
+        "flowField",
+        "costTable",
+        "getMapImage",
+        "getMapCells",
+        "getNearestCell",
+        "editMap",
+    }
+)
+# Operations that answer target_not_walkable (a polygon map's start or goal, without snap).
+TARGET_OPERATIONS = frozenset({"findPath"})
 
 
 def _sentence(operation: str) -> str:
@@ -215,6 +250,10 @@ def complete(document: dict, app: FastAPI, settings: Settings) -> dict:
                 pattern = PARAMETER_PATTERNS.get((parameter["in"], parameter["name"]))
                 if pattern is not None:
                     _add_pattern(parameter["schema"], pattern)
+            if op["operationId"] in MAP_KIND_OPERATIONS:
+                _declare(op, 422, "unsupported_map_kind", "The map is of the other kind")
+            if op["operationId"] in TARGET_OPERATIONS:
+                _declare(op, 422, "target_not_walkable", "A point outside the walkable area")
             if route.summary is None:  # FastAPI's default is the function name ("Post Path")
                 op["summary"] = _sentence(op["operationId"])
             for status, links in LINKS.get(op["operationId"], {}).items():

@@ -11,7 +11,7 @@ import numpy as np
 from gridpath.api.echo import path_options
 from gridpath.api.rules import expansion_budget, search_options
 from gridpath.config import Settings
-from gridpath.errors import InvalidField, InvalidRequest, StaleRevision
+from gridpath.errors import InvalidField, InvalidRequest, require_revision
 from gridpath.grid import Grid
 from gridpath.observability import record_search
 from gridpath.schemas import PathQuery
@@ -102,10 +102,7 @@ def answer(
     expansion_cap: int | None = None,
 ) -> tuple[dict, float]:
     """Run one query on one map snapshot; the response body and the kernel time in µs."""
-    if query.revision is not None and query.revision != grid.revision:
-        raise StaleRevision(
-            f"map {grid.name!r} is at revision {grid.revision}, not {query.revision}"
-        )
+    require_revision(grid.name, grid.revision, query.revision)
     options = query_options(query, grid, settings, expansion_cap)
     include = set(query.include)
     blocked = [tuple(c) for c in query.blocked]

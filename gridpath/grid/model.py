@@ -20,7 +20,7 @@ import threading
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -84,6 +84,8 @@ class Grid:
     source: str = ""
     flat: np.ndarray = field(init=False, repr=False)  # passable.ravel(), a read-only view
     terrain_flat: np.ndarray = field(init=False, repr=False)
+    # The registry also holds polygon maps (gridpath.nav.snapshot.PolygonMap, kind "polygon").
+    kind: ClassVar[str] = "grid"
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "flat", self.passable.reshape(-1))

@@ -19,6 +19,7 @@ from PIL import Image
 from gridpath.errors import StorageError
 from gridpath.grid.loader import MAP_SUFFIXES, grey_cost
 from gridpath.grid.model import Grid
+from gridpath.nav.model import NAV_SUFFIX
 
 # Colours for terrain classes that no grey level expresses, written to a palette sidecar.
 _PALETTE = [
@@ -63,12 +64,15 @@ def map_files(directory: Path, name: str) -> list[Path]:
     return [
         p
         for p in Path(directory).glob(f"{name}.*")
-        if p.stem == name and (p.suffix.lower() in MAP_SUFFIXES or p.suffix == ".json")
+        if (p.stem == name and (p.suffix.lower() in MAP_SUFFIXES or p.suffix == ".json"))
+        or p.name == f"{name}{NAV_SUFFIX}"
     ]
 
 
 def serialize(grid: Grid) -> tuple[str, bytes, dict | None]:
     """``(suffix, file bytes, sidecar or None)`` that load back to the same map."""
+    if grid.kind == "polygon":  # its encoding is kept with it (gridpath.nav.snapshot)
+        return NAV_SUFFIX, grid.data, None
     names = [tc.name for tc in grid.terrain_classes]
     walkable = grid.walkable.astype(bool)
     terrain = np.asarray(grid.terrain[1:-1, 1:-1])

@@ -25,6 +25,8 @@ from pathlib import Path
 from gridpath.errors import MapLoadError, MapNotFound, RevisionConflict
 from gridpath.grid.loader import is_map_file, load_map
 from gridpath.grid.model import Grid, is_valid_map_name
+from gridpath.nav.model import is_nav_file, nav_map_name
+from gridpath.nav.snapshot import PolygonMap, load_polygon_file
 
 log = logging.getLogger(__name__)
 
@@ -205,9 +207,12 @@ def scan_folder(directory: Path | str) -> tuple[dict[str, Path], list[LoadFailur
         errors.append(LoadFailure(file=str(directory), reason="maps directory does not exist"))
         return files, errors
     for path in sorted(directory.iterdir()):
-        if not is_map_file(path):
+        if is_nav_file(path):  # NAME.nav.json: a polygon map
+            name = nav_map_name(path)
+        elif is_map_file(path):
+            name = path.stem
+        else:
             continue
-        name = path.stem
         if not is_valid_map_name(name):
             fail(path, f"map name {name!r} is not 1-64 characters of [A-Za-z0-9_-]")
         elif name in files:
@@ -217,10 +222,22 @@ def scan_folder(directory: Path | str) -> tuple[dict[str, Path], list[LoadFailur
     return files, errors
 
 
-def load_logged(path: Path, *, max_cells: int, max_bytes: int) -> Grid:
-    """Load one map file, logging the outcome; every failure is a :class:`MapLoadError`
-    (a loader bug must not keep the other maps down)."""
+def load_logged(path: Path, *, max_cells: int, max_bytes: int) -> Grid | PolygonMap:
+    """Load one map file (a grid, or a polygon map from ``NAME.nav.json``), logging the
+    outcome; every failure is a :class:`MapLoadError` (a loader bug must not keep the other
+    maps down)."""
     try:
+        if is_nav_file(path):
+            polygon = load_polygon_file(path, max_bytes=max_bytes)
+            log.info(
+                "loaded polygon map %s from %s (%d vertices, %d holes, %d waypoints)",
+                polygon.name,
+                path.name,
+                polygon.nav.vertex_count,
+                len(polygon.nav.holes),
+                len(polygon.nav.waypoints),
+            )
+            return polygon
         grid = load_map(path, max_cells=max_cells, max_bytes=max_bytes)
     except MapLoadError as exc:
         log.error("map %s not loaded: %s", path.name, exc.reason)

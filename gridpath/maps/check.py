@@ -16,6 +16,8 @@ from gridpath.errors import MapLoadError
 from gridpath.grid import Grid, is_valid_map_name, load_map
 from gridpath.grid.loader import is_map_file
 from gridpath.maps.progress import track
+from gridpath.nav.model import is_nav_file, nav_map_name
+from gridpath.nav.snapshot import PolygonMap, load_polygon_file
 
 
 def add_parser(subparsers) -> None:
@@ -34,22 +36,29 @@ def map_paths(paths: list[Path]) -> list[Path]:
     found: list[Path] = []
     for path in paths:
         if path.is_dir():
-            found += sorted(p for p in path.iterdir() if is_map_file(p))
+            found += sorted(p for p in path.iterdir() if is_map_file(p) or is_nav_file(p))
         else:
             found.append(path)
     return found
 
 
-def check_one(path: Path, taken: dict[tuple[Path, str], str], settings: Settings) -> Grid:
-    """Load one map as the server would; :class:`MapLoadError` with its reason if it fails.
-    ``taken`` maps (folder, name) to the file already holding that name."""
-    name = path.stem
+def check_one(
+    path: Path, taken: dict[tuple[Path, str], str], settings: Settings
+) -> Grid | PolygonMap:
+    """Load one map as the server would (``NAME.nav.json``: a polygon map, its mesh built);
+    :class:`MapLoadError` with its reason if it fails. ``taken`` maps (folder, name) to the
+    file already holding that name."""
+    polygon = path.name.endswith(".nav.json")
+    name = nav_map_name(path) if polygon else path.stem
     if not is_valid_map_name(name):
         raise MapLoadError(f"map name {name!r} is not 1-64 characters of [A-Za-z0-9_-]")
     key = (path.resolve().parent, name)
     if key in taken:
         raise MapLoadError(f"map name {name!r} is already taken by {taken[key]}")
-    grid = load_map(path, max_cells=settings.max_map_cells, max_bytes=settings.max_map_bytes)
+    if polygon:
+        grid = load_polygon_file(path, max_bytes=settings.max_map_bytes).prepare()
+    else:
+        grid = load_map(path, max_cells=settings.max_map_cells, max_bytes=settings.max_map_bytes)
     taken[key] = grid.source
     return grid
 
@@ -70,7 +79,13 @@ def run(args) -> int:
             failed += 1
             print(f"FAIL {path}: unexpected error: {type(exc).__name__}: {exc}")
             continue
-        if not args.quiet:
+        if not args.quiet and grid.kind == "polygon":
+            nav = grid.nav
+            print(
+                f"ok   {path}: polygon, {nav.vertex_count} vertices, {len(nav.holes)} holes, "
+                f"{len(nav.waypoints)} waypoints, {len(grid.engine.mesh.polygons)} triangles"
+            )
+        elif not args.quiet:
             terrain = ", ".join(f"{tc.name} {tc.cost:g}" for tc in grid.terrain_classes)
             print(
                 f"ok   {path}: {grid.width}x{grid.height}, {grid.walkable_count} walkable, "

@@ -12,7 +12,8 @@ Rules (each failure raises :class:`~gridpath.errors.MapLoadError` naming the rin
 * every hole is such a ring too, lies inside the outline (touching it allowed) and does not
   overlap another hole (touching at vertices or along edges allowed);
 * every waypoint lies in the walkable area (boundary included);
-* at most ``max_vertices`` vertices in all rings and ``max_waypoints`` waypoints.
+* at most ``max_vertices`` vertices in all rings and ``max_waypoints`` waypoints;
+* every coordinate within ±:data:`MAX_COORDINATE`.
 
 Rings may run either way round; they are stored as given (the mesh orients its own).
 """
@@ -31,6 +32,10 @@ from shapely.ops import unary_union
 from gridpath.errors import MapLoadError
 
 NAV_SUFFIX = ".nav.json"
+# The largest coordinate (in absolute value) of a vertex, waypoint or query point: squared
+# distances and path lengths then stay finite floats (GEOS and the length sums overflow near
+# 1e154 and 1e308), far beyond any game world's units.
+MAX_COORDINATE = 1e15
 DEFAULT_MAX_VERTICES = 200_000
 DEFAULT_MAX_WAYPOINTS = 1024
 
@@ -84,16 +89,23 @@ def load_nav_file(
     max_waypoints: int = DEFAULT_MAX_WAYPOINTS,
 ) -> NavMap:
     path = Path(path)
+    return load_nav_bytes(
+        nav_map_name(path),
+        read_nav_file(path, max_bytes=max_bytes),
+        max_vertices=max_vertices,
+        max_waypoints=max_waypoints,
+    )
+
+
+def read_nav_file(path: Path, *, max_bytes: int) -> bytes:
+    """A ``.nav.json`` file's bytes; :class:`MapLoadError` if unreadable or over ``max_bytes``."""
     try:
         size = path.stat().st_size
         if size > max_bytes:
             raise MapLoadError(f"file is {size} bytes, over the limit of {max_bytes} bytes")
-        data = path.read_bytes()
+        return path.read_bytes()
     except OSError as exc:
         raise MapLoadError(f"cannot read file: {exc.strerror or exc}") from exc
-    return load_nav_bytes(
-        nav_map_name(path), data, max_vertices=max_vertices, max_waypoints=max_waypoints
-    )
 
 
 def load_nav_bytes(
@@ -180,6 +192,8 @@ def _point(where: str, value: object) -> Coord:
     x, y = float(value[0]), float(value[1])
     if not (math.isfinite(x) and math.isfinite(y)):
         raise MapLoadError(f"{where} is not a finite point")
+    if max(abs(x), abs(y)) > MAX_COORDINATE:
+        raise MapLoadError(f"{where} {_fmt((x, y))} has a coordinate beyond ±{MAX_COORDINATE:g}")
     return (x, y)
 
 

@@ -12,8 +12,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from gridpath.errors import UnsupportedMapKind
 from gridpath.grid import Grid, LoadFailure, MapStore
-from gridpath.grid.edits import Edit
+from gridpath.grid.edits import Edit, apply_edits
+from gridpath.nav.snapshot import PolygonEdit, PolygonMap, apply_polygon_edit
 
 
 @dataclass(frozen=True)
@@ -46,6 +48,28 @@ class ReloadReport:
     errors: list[LoadFailure] = field(default_factory=list)
 
 
+def edit_map(
+    current: Grid | PolygonMap, edits: Sequence[Edit] | PolygonEdit, revision: int
+) -> Grid | PolygonMap:
+    """The next revision of ``current`` with ``edits``: cell edits on a grid, a
+    :class:`PolygonEdit` on a polygon map; the other kind of edit is refused
+    (``unsupported_map_kind``) and nothing changes."""
+    polygon_edit = isinstance(edits, PolygonEdit)
+    if current.kind == "polygon" and polygon_edit:
+        return apply_polygon_edit(current, edits, revision)
+    if current.kind == "grid" and not polygon_edit:
+        return apply_edits(current, edits, revision)
+    if polygon_edit:
+        raise UnsupportedMapKind(
+            f"map {current.name!r} is a grid: edit it with 'set' (cells and rectangles); "
+            "holes and waypoints are for polygon maps; nothing was changed"
+        )
+    raise UnsupportedMapKind(
+        f"map {current.name!r} is a polygon map: edit it with 'holes' and 'waypoints'; "
+        "'set' (cells) is for grid maps; nothing was changed"
+    )
+
+
 class MapAuthority(Protocol):
     registry: MapStore
 
@@ -55,8 +79,10 @@ class MapAuthority(Protocol):
     async def start(self) -> None:
         """Begin following changes made elsewhere (on the event loop, after :meth:`load`)."""
 
-    async def update(self, name: str, edits: Sequence[Edit], if_revision: int | None) -> Grid:
-        """Edits as one new revision of an existing map."""
+    async def update(
+        self, name: str, edits: Sequence[Edit] | PolygonEdit, if_revision: int | None
+    ) -> Grid:
+        """Edits as one new revision of an existing map (:func:`edit_map`)."""
 
     async def replace(
         self, name: str, parsed: Grid, upload: Upload | None, if_revision: int | None

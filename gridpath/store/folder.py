@@ -35,9 +35,10 @@ from pathlib import Path
 
 from gridpath.errors import MapLoadError, RevisionConflict, SharedStoreRequired
 from gridpath.grid import Grid, LoadFailure, MapStore, persist
-from gridpath.grid.edits import Edit, apply_edits
+from gridpath.grid.edits import Edit
 from gridpath.grid.store import check_revision, load_logged, scan_folder, with_revision
-from gridpath.store.base import Change, ReloadReport, StoreStatus, Upload
+from gridpath.nav.snapshot import PolygonEdit
+from gridpath.store.base import Change, ReloadReport, StoreStatus, Upload, edit_map
 from gridpath.store.folder_lock import FolderLock
 
 log = logging.getLogger(__name__)
@@ -265,11 +266,13 @@ class FolderAuthority:
             self.registry.apply(name, grid, revision)
             return grid
 
-    async def update(self, name: str, edits: Sequence[Edit], if_revision: int | None) -> Grid:
+    async def update(
+        self, name: str, edits: Sequence[Edit] | PolygonEdit, if_revision: int | None
+    ) -> Grid:
         def make(revision: int) -> tuple[Grid, None]:
             current = self.registry.get(name)
             check_revision(current, if_revision)
-            return apply_edits(current, edits, revision), None
+            return edit_map(current, edits, revision), None
 
         return await asyncio.to_thread(self._change, name, make)
 

@@ -52,10 +52,12 @@ from redis.exceptions import RedisError
 
 from gridpath.errors import MapLoadError, MapNotFound, RevisionConflict, StoreUnavailable
 from gridpath.grid import Grid, LoadFailure, MapStore, persist
-from gridpath.grid.edits import Edit, apply_edits
+from gridpath.grid.edits import Edit
 from gridpath.grid.loader import load_map_data
 from gridpath.grid.store import with_revision
-from gridpath.store.base import Change, ReloadReport, StoreStatus, Upload
+from gridpath.nav.model import NAV_SUFFIX
+from gridpath.nav.snapshot import PolygonEdit, polygon_map
+from gridpath.store.base import Change, ReloadReport, StoreStatus, Upload, edit_map
 
 log = logging.getLogger(__name__)
 
@@ -158,14 +160,17 @@ def decode(name: str, fields: dict[bytes, bytes], max_cells: int) -> Grid:
     if it cannot be loaded or does not hash to the content hash stored with it."""
     sidecar_text = fields.get(b"sidecar") or b""
     suffix = fields[b"suffix"].decode()
-    grid = load_map_data(
-        name,
-        fields[b"data"],
-        movingai=suffix == ".map",
-        max_cells=max_cells,
-        sidecar=json.loads(sidecar_text) if sidecar_text else None,
-        source=fields[b"source"].decode(),
-    )
+    if suffix == NAV_SUFFIX:  # a polygon map: its .nav.json bytes
+        grid = polygon_map(name, fields[b"data"], source=fields[b"source"].decode())
+    else:
+        grid = load_map_data(
+            name,
+            fields[b"data"],
+            movingai=suffix == ".map",
+            max_cells=max_cells,
+            sidecar=json.loads(sidecar_text) if sidecar_text else None,
+            source=fields[b"source"].decode(),
+        )
     expected = fields[b"sha256"].decode()
     if grid.sha256 != expected:
         raise MapLoadError(f"content hash {grid.sha256} is not the stored {expected}")
@@ -471,16 +476,24 @@ class RedisAuthority:
                 raise self._unavailable(exc) from None
         return self.registry.get(name)
 
-    async def update(self, name: str, edits: Sequence[Edit], if_revision: int | None) -> Grid:
+    async def update(
+        self, name: str, edits: Sequence[Edit] | PolygonEdit, if_revision: int | None
+    ) -> Grid:
         # One edit of a map at a time in this process: its edits never race each other, so
         # an edit is redone ("behind") only when another process changed the map meanwhile.
         async with self._edit_locks.setdefault(name, asyncio.Lock()):
             return await self._update(name, edits, if_revision)
 
-    async def _update(self, name: str, edits: Sequence[Edit], if_revision: int | None) -> Grid:
+    async def _update(
+        self, name: str, edits: Sequence[Edit] | PolygonEdit, if_revision: int | None
+    ) -> Grid:
         for _attempt in range(_EDIT_ATTEMPTS):
             current = await self._current(name, if_revision)
-            new = await asyncio.to_thread(apply_edits, current, edits, current.revision + 1)
+            if if_revision is not None and if_revision < current.revision:
+                # Revisions only grow: a conflict now, before an edit meant for another
+                # revision is computed (and perhaps refused as invalid on this one).
+                raise _conflict(name, current.revision, if_revision)
+            new = await asyncio.to_thread(edit_map, current, edits, current.revision + 1)
             upload = await asyncio.to_thread(encode, new)
             keys, args = commit_args(
                 name, "put", if_revision=if_revision, base=current.revision, grid=new, upload=upload

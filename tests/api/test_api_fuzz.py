@@ -418,6 +418,8 @@ FIELD_EXAMPLES: dict[str, Any] = {
     "format": "png",
     "set": [{"cells": [[3, 3]], "value": "blocked"}],
     "if_revision": 1,
+    "holes": [{"op": "add", "ring": [[1, 1], [2, 1], [2, 2]]}],  # polygon maps' edits
+    "waypoints": [[1.5, 1.5]],
     "cells": [[3, 3]],
     "rect": [4, 4, 5, 6],
     "value": 2,

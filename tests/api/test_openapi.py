@@ -103,8 +103,14 @@ def test_without_api_token_the_scheme_is_optional(client):
 
 def test_batch_queries_are_typed(document):
     queries = document["components"]["schemas"]["BatchRequest"]["properties"]["queries"]
-    assert queries["items"] == {"$ref": "#/components/schemas/PathQuery"}
+    assert queries["items"] == {  # a grid's query, or a polygon map's
+        "anyOf": [
+            {"$ref": "#/components/schemas/PathQuery"},
+            {"$ref": "#/components/schemas/PolygonPathQuery"},
+        ]
+    }
     assert "start" in document["components"]["schemas"]["PathQuery"]["required"]
+    assert "start" in document["components"]["schemas"]["PolygonPathQuery"]["required"]
 
 
 def test_enforced_patterns_are_declared(document):
@@ -130,7 +136,8 @@ def test_request_examples_work(guarded, document, op_id, name):
         (p, m, op) for p, m, op in operations(document) if op["operationId"] == op_id
     )
     example = op["requestBody"]["content"]["application/json"]["examples"][name]["value"]
-    url = path.replace("{name}", "field")  # the map edit example edits a map nobody reads here
+    # the map edit examples edit maps nobody reads here (a grid, or the polygon map)
+    url = path.replace("{name}", "courtyard" if "holes" in example else "field")
     auth = ADMIN if op_id == "editMap" else API
     response = guarded.request(
         method.upper(), url, json=example, headers={"Authorization": f"Bearer {auth}"}

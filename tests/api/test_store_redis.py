@@ -8,6 +8,7 @@ multi-process tests are in tests/system.
 from __future__ import annotations
 
 import json
+import math
 import subprocess
 import sys
 import threading
@@ -52,6 +53,8 @@ def test_encoding_round_trips_every_kind_of_map():
     arena = folder.get("arena")
     edits = [Edit(value=3.5, rect=(0, 0, 4, 2)), Edit(value="blocked", cells=[(6, 6)])]
     grids.append(apply_edits(arena, edits, 2))  # a new terrain class: palette sidecar
+    polygons = [g for g in grids if g.kind == "polygon"]
+    assert polygons  # maps/courtyard.nav.json
     for grid in grids:
         upload = encode(grid)
         fields = {
@@ -68,6 +71,9 @@ def test_encoding_round_trips_every_kind_of_map():
             grid.revision,
             grid.source,
         )
+        if grid.kind == "polygon":  # its file's bytes, as loaded
+            assert upload.data == grid.data and back.nav.to_json() == grid.nav.to_json()
+            continue
         assert back.terrain_classes == grid.terrain_classes
         assert (back.terrain == grid.terrain).all() and (back.passable == grid.passable).all()
 
@@ -88,6 +94,48 @@ def test_a_change_through_one_process_is_read_through_another(redis_server):
         # an older revision named is stale at once (the map has moved on)
         stale = b.post("/path", json={**query, "goal": [2, 2], "revision": 1})
         assert stale.status_code == 409 and stale.json()["error"]["code"] == "stale_revision"
+
+
+def test_a_polygon_map_edited_through_one_process_is_served_by_another(redis_server):
+    """The bundled polygon map reaches Redis at the first start (its .nav.json bytes); an
+    edit, a PUT and a DELETE through one app are seen by a second sharing the Redis."""
+    crate = [[2, 12], [4, 12], [4, 14], [2, 14]]
+    straight = {"map": "courtyard", "start": [1, 13], "goal": [5, 13]}
+    with services(2, settings(redis_server)) as (a, b):
+        before = b.get("/maps/courtyard").json()
+        assert (before["kind"], before["revision"]) == ("polygon", 1)
+        assert b.post("/path", json=straight).json()["cost"] == 4.0
+        edit = {"holes": [{"op": "add", "ring": crate}], "if_revision": 1}
+        changed = a.patch("/maps/courtyard", json=edit, headers=ADMIN).json()
+        assert (changed["revision"], changed["holes"]) == (2, before["holes"] + 1)
+        around = b.post("/path", json={**straight, "revision": 2}).json()  # read your writes
+        assert around["revision"] == 2 and around["cost"] > 4.0
+        assert b.get("/maps/courtyard").json() == changed
+        # the same if_revision again, through the other process: refused, nothing changed
+        conflict = b.patch("/maps/courtyard", json=edit, headers=ADMIN)
+        assert conflict.status_code == 409
+        assert conflict.json()["error"]["code"] == "revision_conflict"
+        assert a.get("/maps/courtyard").json()["revision"] == 2
+
+        room = {"outline": [[0, 0], [10, 0], [10, 10], [0, 10]], "waypoints": [[5, 5]]}
+        created = a.put("/maps/room", content=json.dumps(room).encode(), headers=ADMIN).json()
+        query = {
+            "map": "room",
+            "start": [1.5, 1],
+            "goal": [9, 9.5],
+            "revision": created["revision"],
+        }
+        assert b.post("/path", json=query).json()["cost"] == pytest.approx(math.hypot(7.5, 8.5))
+        fields = redis.Redis.from_url(redis_server.url).hgetall(map_key("room"))
+        assert (fields[b"suffix"], fields[b"data"]) == (b".nav.json", json.dumps(room).encode())
+        assert a.delete("/maps/room", headers=ADMIN).status_code == 200
+        deadline = time.monotonic() + 10
+        while b.get("/maps/room").status_code != 404:
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+    with services(1, settings(redis_server, maps_dir=Path("/nonexistent"))) as (c,):
+        # a new replica loads the polygon map from Redis, without the folder
+        assert c.get("/maps/courtyard").json() == changed
 
 
 def test_read_your_writes_waits_for_the_announcement(redis_server):
@@ -272,6 +320,8 @@ def test_push_uploads_a_folder_as_new_revisions(redis_server, tmp_path):
     folder = tmp_path / "maps"
     folder.mkdir()
     (folder / "arena.map").write_text("type octile\nheight 2\nwidth 3\nmap\n...\n.@.\n")
+    room = {"outline": [[0, 0], [4, 0], [4, 4], [0, 4]], "holes": [[[1, 1], [2, 1], [2, 2]]]}
+    (folder / "courtyard.nav.json").write_text(json.dumps(room))  # a polygon map too
     with services(1, settings(redis_server)) as (a,):
 
         def push() -> subprocess.CompletedProcess:
@@ -289,8 +339,16 @@ def test_push_uploads_a_folder_as_new_revisions(redis_server, tmp_path):
         assert "arena: revision 2" in first.stdout
         seen = a.get("/maps/arena", params={"revision": 2}).json()
         assert (seen["revision"], seen["width"], seen["height"]) == (2, 3, 2)
+        assert "courtyard: revision 2 (from courtyard.nav.json)" in first.stdout
+        polygon = a.get("/maps/courtyard", params={"revision": 2}).json()
+        assert (polygon["kind"], polygon["bounds"], polygon["holes"]) == (
+            "polygon",
+            [0.0, 0.0, 4.0, 4.0],
+            1,
+        )
         second = push()  # same content: no new revision
         assert second.returncode == 0 and "arena: unchanged at revision 2" in second.stdout
+        assert "courtyard: unchanged at revision 2" in second.stdout
         (folder / "broken.png").write_bytes(b"not an image")
         third = push()
         assert third.returncode == 1 and "broken.png" in third.stderr

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -29,10 +30,17 @@ def test_check_exit_status_for_ci(tmp_path):
     ok = run("check", str(MAPS_DIR))
     assert ok.returncode == 0, ok.stderr
     bundled = len([p for p in MAPS_DIR.iterdir() if p.suffix in (".png", ".map", ".tmx")])
+    bundled += len(list(MAPS_DIR.glob("*.nav.json")))  # polygon maps
     assert f"{bundled} ok, 0 failed" in ok.stderr and "village.tmx: 24x16" in ok.stdout
+    assert "courtyard.nav.json: polygon, 34 vertices, 6 holes, 11 waypoints" in ok.stdout
     (tmp_path / "level.tmx").write_text(TMX.replace('infinite="0"', 'infinite="1"'))
-    failed = run("check", str(MAPS_DIR), str(tmp_path / "level.tmx"))
+    hall = {"outline": [[0, 0], [4, 0], [4, 4], [0, 4]], "waypoints": [[9, 9]]}
+    (tmp_path / "hall.nav.json").write_text(json.dumps(hall))
+    failed = run(
+        "check", str(MAPS_DIR), str(tmp_path / "level.tmx"), str(tmp_path / "hall.nav.json")
+    )
     assert failed.returncode == 1
+    assert "waypoints[0] (9, 9) is not in the walkable area" in failed.stdout
     assert f"FAIL {tmp_path / 'level.tmx'}: infinite maps are not supported" in failed.stdout
 
 

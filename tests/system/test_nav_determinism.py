@@ -7,7 +7,8 @@ import os
 import subprocess
 import sys
 
-from tests.conftest import ROOT
+from tests.conftest import MAPS_DIR, ROOT
+from tests.system.server_process import serve
 
 SCRIPT = """
 import orjson, random
@@ -47,3 +48,24 @@ def run(hash_seed: str) -> str:
 def test_same_bytes_in_other_processes():
     first = run("1")
     assert first == run("2") == run("12345")
+
+
+QUERIES = [
+    {"map": "courtyard", "start": [1, 29], "goal": [39, 1]},
+    {"map": "courtyard", "start": [0.5, 0.25], "goal": [45.75, 14.5], "mode": "waypoints"},
+    {"map": "courtyard", "start": [20, 15], "goal": [-3, 15], "snap": True},
+]
+
+
+def test_same_http_bytes_from_two_server_processes(tmp_path):
+    """Over HTTP: two server processes (other hash seeds) answer the bundled polygon map's
+    queries with the same bytes, both modes and snapped ends included."""
+    bodies = []
+    for seed in ("1", "777"):
+        env = {"MAPS_DIR": str(MAPS_DIR), "PYTHONHASHSEED": seed, "MAPS_RELOAD": "off"}
+        env["MAP_STATE_DIR"] = str(tmp_path / seed)
+        with serve(**env) as server:
+            answers = [server.request("POST", "/path", query) for query in QUERIES]
+        assert all(status == 200 for status, *_ in answers)
+        bodies.append([body for _, _, body, _ in answers])
+    assert bodies[0] == bodies[1]

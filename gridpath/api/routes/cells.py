@@ -8,6 +8,7 @@ import numpy as np
 from fastapi import APIRouter
 
 from gridpath.api.deps import StoreDep
+from gridpath.api.polygon import require_grid
 from gridpath.api.routes.flowfield import _encode as encode_array
 from gridpath.api.routes.maps import _check_name, map_info
 from gridpath.schemas import ErrorResponse, MapCells
@@ -23,7 +24,7 @@ router = APIRouter(tags=["maps"])
 def get_map_cells(name: str, store: StoreDep) -> MapCells:
     """The current revision's cells: 0 blocked, k >= 1 walkable of terrain class k - 1."""
     _check_name(name)
-    grid = store.get(name)
+    grid = require_grid(store.get(name), "GET /maps/{name}/cells")
     # A map holds at most 256 classes, so class + 1 fits uint8 unless all 256 are used.
     dtype = np.uint8 if len(grid.terrain_classes) < 256 else np.dtype("<u2")
     inner = grid.terrain[1:-1, 1:-1].astype(dtype) + 1

@@ -13,8 +13,9 @@ from fastapi.responses import Response
 from gridpath.api.deps import StateDep, StoreDep, wait_for_revision
 from gridpath.api.echo import flow_field_options
 from gridpath.api.png import render_flow_field
+from gridpath.api.polygon import require_grid
 from gridpath.api.rules import search_options
-from gridpath.errors import InvalidField, StaleRevision
+from gridpath.errors import InvalidField, require_revision
 from gridpath.grid import MapStore
 from gridpath.observability import metrics, note_map, record_search
 from gridpath.schemas import (
@@ -55,17 +56,14 @@ async def post_flowfield(request: FlowFieldRequest, state: StateDep, store: Stor
     Results are cached per (map revision, goal, options); ``X-Cache`` says hit or miss.
     """
     await wait_for_revision(state, request.map, request.revision)
-    cost = store.get(request.map).cell_count
+    cost = require_grid(store.get(request.map), "POST /flowfield").cell_count
     return await state.run_search(_flowfield, request, state, store, cost=cost)
 
 
 def _flowfield(request: FlowFieldRequest, state: ServiceState, store: MapStore) -> Response:
-    grid = store.get(request.map)
+    grid = require_grid(store.get(request.map), "POST /flowfield")
     note_map(grid.name, grid.revision)
-    if request.revision is not None and request.revision != grid.revision:
-        raise StaleRevision(
-            f"map {grid.name!r} is at revision {grid.revision}, not {request.revision}"
-        )
+    require_revision(grid.name, grid.revision, request.revision)
     settings = state.settings
     if grid.cell_count > settings.max_flowfield_cells:
         raise InvalidField(

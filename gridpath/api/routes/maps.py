@@ -12,13 +12,22 @@ from fastapi.responses import Response
 from gridpath.api.auth import require_admin
 from gridpath.api.deps import StateDep, StoreDep, wait_for_revision
 from gridpath.api.png import render_map
+from gridpath.api.polygon import polygon_map_info, polygon_upload, require_grid
 from gridpath.errors import InvalidField, InvalidRequest, MapLoadError
 from gridpath.grid import Grid, is_valid_map_name
 from gridpath.grid.edits import Edit
 from gridpath.grid.upload import load_upload
+from gridpath.nav.model import NAV_SUFFIX
+from gridpath.nav.snapshot import (
+    HoleEdit,
+    PolygonEdit,
+    PolygonMap,
+    polygon_map,
+)
 from gridpath.schemas import (
     STALE_REVISION_RESPONSE,
     UPLOAD_BODY,
+    AnyMapInfo,
     ErrorResponse,
     LoadError,
     MapDeleted,
@@ -26,6 +35,7 @@ from gridpath.schemas import (
     MapList,
     MapPatch,
     MapReload,
+    PolygonMapInfo,
     ReloadedMap,
     TerrainInfo,
 )
@@ -51,7 +61,9 @@ _ADMIN_ERRORS = {
 }
 
 
-def map_info(grid: Grid) -> MapInfo:
+def map_info(grid: Grid | PolygonMap) -> MapInfo | PolygonMapInfo:
+    if grid.kind == "polygon":
+        return polygon_map_info(grid)
     return MapInfo(
         name=grid.name,
         width=grid.width,
@@ -84,7 +96,7 @@ def list_maps(store: StoreDep) -> MapList:
 
 @router.get(
     "/maps/{name}",
-    response_model=MapInfo,
+    response_model=AnyMapInfo,
     responses={
         404: {"model": ErrorResponse},
         409: STALE_REVISION_RESPONSE,
@@ -98,7 +110,7 @@ async def get_map(
         int | None,
         Query(description="Wait (up to REVISION_WAIT_MS) until this revision is served."),
     ] = None,
-) -> MapInfo:
+) -> MapInfo | PolygonMapInfo:
     """One map's metadata, with its current revision and content hash."""
     _check_name(name)
     await wait_for_revision(state, name, revision)
@@ -136,7 +148,7 @@ def get_map_image(
 ) -> Response:
     """The map as PNG; with ``start`` and ``goal``, the default ``/path`` result drawn on it."""
     _check_name(name)
-    grid = store.get(name)
+    grid = require_grid(store.get(name), "GET /maps/{name}/image")
     if scale is None:
         scale = max(1, min(8, 512 // max(grid.width, grid.height)))
     if grid.cell_count * scale * scale > 64_000_000:
@@ -155,24 +167,41 @@ def get_map_image(
 
 @router.patch(
     "/maps/{name}",
-    response_model=MapInfo,
+    response_model=AnyMapInfo,
     responses=_ADMIN_ERRORS,
     dependencies=[Depends(require_admin)],
 )
-async def patch_map(name: str, patch: MapPatch, state: StateDep, store: StoreDep) -> MapInfo:
-    """Apply edits atomically: all of them, as one new revision, or none. The answer's
-    ``revision`` is served by this process already; pass it as ``revision`` to read it
-    from any process."""
+async def patch_map(
+    name: str, patch: MapPatch, state: StateDep, store: StoreDep
+) -> MapInfo | PolygonMapInfo:
+    """Apply edits atomically: all of them, as one new revision, or none. Grid maps:
+    ``set`` (cells, rectangles). Polygon maps: ``holes`` (add a ring, replace or remove
+    hole ``index``) and ``waypoints`` (all of them); the result is validated as a file is.
+    The answer's ``revision`` is served by this process already; pass it as ``revision``
+    to read it from any process."""
     _check_name(name)
-    edits = [Edit(value=e.value, cells=[tuple(c) for c in e.cells], rect=e.rect) for e in patch.set]
+    edits: list[Edit] | PolygonEdit
+    if patch.set is not None:
+        if patch.holes is not None or patch.waypoints is not None:
+            raise InvalidRequest("give 'set' (grid maps) or 'holes'/'waypoints' (polygon maps)")
+        edits = [
+            Edit(value=e.value, cells=[tuple(c) for c in e.cells], rect=e.rect) for e in patch.set
+        ]
+    elif patch.holes is not None or patch.waypoints is not None:
+        edits = PolygonEdit(
+            holes=[HoleEdit(h.op, h.index, h.ring) for h in patch.holes or ()],
+            waypoints=patch.waypoints,
+        )
+    else:
+        raise InvalidRequest("missing field 'set' (or, for a polygon map, 'holes'/'waypoints')")
     return map_info(await state.authority.update(name, edits, patch.if_revision))
 
 
 @router.put(
     "/maps/{name}",
-    response_model=MapInfo,
+    response_model=AnyMapInfo,
     status_code=200,
-    responses={**_ADMIN_ERRORS, 201: {"model": MapInfo, "description": "Created."}},
+    responses={**_ADMIN_ERRORS, 201: {"model": AnyMapInfo, "description": "Created."}},
     dependencies=[Depends(require_admin)],
     openapi_extra={"requestBody": UPLOAD_BODY},
 )
@@ -180,15 +209,19 @@ async def put_map(
     name: str, request: Request, state: StateDep, store: StoreDep, if_revision: int | None = None
 ) -> Response:
     """Create or replace a map from a PNG (or another lossless image), a Moving AI ``.map``
-    or a Tiled map, as the body or as a form with a ``sidecar`` (palette, costs, tiles).
+    or a Tiled map, as the body or as a form with a ``sidecar`` (palette, costs, tiles); or
+    a polygon map: a ``.nav.json`` document (outline, holes, waypoints) as the body.
     The same size limits as at start-up apply; a bad file changes nothing."""
     _check_name(name)
     data = await request.body()  # the size limit is enforced before this is read
     settings = state.settings
     content_type = request.headers.get("content-type", "")
 
-    def parse() -> Grid:
+    def parse() -> Grid | PolygonMap:
         try:
+            nav_json = polygon_upload(data, content_type)
+            if nav_json is not None:  # a NAME.nav.json, stored as sent
+                return polygon_map(name, nav_json, source=f"{name}{NAV_SUFFIX}").prepare()
             return load_upload(
                 name,
                 data,
@@ -201,7 +234,8 @@ async def put_map(
 
     parsed = await run_in_threadpool(parse)
 
-    # Stored in its canonical encoding (gridpath.grid.persist), the sidecar included.
+    # A grid is stored in its canonical encoding (gridpath.grid.persist), the sidecar
+    # included; a polygon map as its bytes (gridpath.nav.snapshot).
     grid, replaced = await state.authority.replace(name, parsed, None, if_revision)
     body = map_info(grid).model_dump_json().encode()
     return Response(body, status_code=200 if replaced else 201, media_type="application/json")

@@ -9,6 +9,7 @@ from typing import Annotated
 from fastapi import APIRouter, Query
 
 from gridpath.api.deps import StateDep, StoreDep
+from gridpath.api.polygon import require_grid
 from gridpath.errors import InvalidRequest, OutOfBounds
 from gridpath.grid import is_valid_map_name
 from gridpath.schemas import ErrorResponse, NearestCell
@@ -42,7 +43,7 @@ def get_nearest(
     between cell centres, ties broken by smaller ``y``, then smaller ``x``."""
     if not is_valid_map_name(name):
         raise InvalidRequest(f"map name {name!r} is not 1-64 characters of [A-Za-z0-9_-]")
-    grid = store.get(name)
+    grid = require_grid(store.get(name), "GET /maps/{name}/nearest")
     if not grid.in_bounds(x, y):
         raise OutOfBounds(
             f"[{x}, {y}] is outside map {grid.name!r} "

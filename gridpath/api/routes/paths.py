@@ -7,25 +7,31 @@ from __future__ import annotations
 from typing import Any
 
 from fastapi import APIRouter
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import Response
-from pydantic import ValidationError
 
-from gridpath.api.deps import StateDep, StoreDep, wait_for_revision
+from gridpath.api.deps import StateDep, StoreDep, snapshot_at, wait_for_revision
 from gridpath.api.errors import describe_errors, error_code_for
 from gridpath.api.path_body import answer
+from gridpath.api.polygon import map_name_of, parse_for_kind, polygon_path
 from gridpath.api.responses import json_response
 from gridpath.api.rules import worst_case_expansions
-from gridpath.errors import BatchTooLarge, ServiceError, StaleRevision
-from gridpath.grid import Grid
+from gridpath.errors import BatchTooLarge, ServiceError
+from gridpath.grid import Grid, MapStore
+from gridpath.nav.snapshot import PolygonMap
 from gridpath.observability import note_map
 from gridpath.schemas import (
     STALE_REVISION_RESPONSE,
+    AnyPathRequest,
     BatchRequest,
     BatchResponse,
     ErrorResponse,
     PathQuery,
     PathRequest,
     PathResponse,
+    PolygonPathQuery,
+    PolygonPathRequest,
+    PolygonPathResponse,
 )
 from gridpath.service import ServiceState
 
@@ -36,7 +42,9 @@ _ERRORS: dict[int | str, dict[str, Any]] = {
     422: {
         "model": ErrorResponse,
         "description": "`invalid_request`, `invalid_<option>`, `out_of_bounds`, "
-        "`start_blocked`, `goal_blocked` (and `batch_too_large` for /paths).",
+        "`start_blocked`, `goal_blocked` (and `batch_too_large` for /paths); polygon "
+        "maps: `target_not_walkable` (a start or goal outside the walkable area, without "
+        "`snap`); `unsupported_map_kind` (a field of the other kind of map).",
     },
     409: STALE_REVISION_RESPONSE,
     503: {
@@ -54,26 +62,61 @@ def _run(
         return answer(grid, query, state.settings, scratch, expansion_cap)
 
 
-@router.post("/path", response_model=PathResponse, responses=_ERRORS)
-async def post_path(request: PathRequest, state: StateDep, store: StoreDep) -> Response:
-    """Path between two cells (A* by default: optimal, 8-connected, no corner cutting)."""
-    await wait_for_revision(state, request.map, request.revision)
-    grid = store.get(request.map)
-    note_map(grid.name, grid.revision)
+_PATH_MODELS = {"grid": PathRequest, "polygon": PolygonPathRequest}
+_QUERY_MODELS = {"grid": PathQuery, "polygon": PolygonPathQuery}
+
+
+def _run_polygon(
+    state: ServiceState, pmap: PolygonMap, query: PolygonPathQuery, expansion_cap: int | None = None
+) -> tuple[dict, float]:
+    return polygon_path(pmap, query, state.settings, expansion_cap)
+
+
+def _request_for(raw: dict, store: MapStore) -> tuple[PathRequest | PolygonPathRequest, str]:
+    """The body validated for the kind of the map it names (a map not loaded: a grid's
+    model, whose answer is then 404 map_not_found)."""
+    name = map_name_of(raw)
+    snapshot = store.find(name) if name is not None else None
+    kind = snapshot.kind if snapshot is not None else "grid"
+    return parse_for_kind(raw, kind, _PATH_MODELS, name or ""), kind
+
+
+@router.post("/path", response_model=PathResponse | PolygonPathResponse, responses=_ERRORS)
+async def post_path(request: AnyPathRequest, state: StateDep, store: StoreDep) -> Response:
+    """Path between two cells of a grid (A* by default: optimal, 8-connected, no corner
+    cutting), or between two points of a polygon map (the shortest path, or the route over
+    its waypoints with ``mode: waypoints``)."""
+    raw: dict = request  # a JSON object, validated below for the map's kind
+    name, revision = map_name_of(raw), raw.get("revision")
+    if name is not None and type(revision) is int:  # a map created elsewhere may be coming
+        await wait_for_revision(state, name, revision)
+    query, kind = _request_for(raw, store)
+    snapshot = store.get(query.map)
+    if snapshot.kind != kind:  # replaced by a map of the other kind meanwhile
+        query = parse_for_kind(raw, snapshot.kind, _PATH_MODELS, snapshot.name)
+    note_map(snapshot.name, snapshot.revision)
+    if snapshot.kind == "polygon":
+        cost = state.settings.max_polygon_expanded  # its worst case, for the scheduler
+        return json_response(
+            *await state.run_search(_run_polygon, state, snapshot, query, cost=cost)
+        )
     cost = worst_case_expansions(
-        grid.cell_count, state.settings, request.max_expanded, request.time_budget_ms
+        snapshot.cell_count, state.settings, query.max_expanded, query.time_budget_ms
     )
-    return json_response(*await state.run_search(_run, state, grid, request, cost=cost))
+    return json_response(*await state.run_search(_run, state, snapshot, query, cost=cost))
 
 
 def _run_batch_entry(
-    state: ServiceState, grid: Grid, raw: Any, expansion_cap: int
+    state: ServiceState, snapshot: Grid | PolygonMap, raw: Any, expansion_cap: int
 ) -> tuple[dict, float]:
     try:
-        query = PathQuery.model_validate(raw)
-        return _run(state, grid, query, expansion_cap)
-    except ValidationError as exc:
-        errors = exc.errors()
+        if snapshot.kind == "polygon":
+            query = parse_for_kind(raw, "polygon", _QUERY_MODELS, snapshot.name)
+            return _run_polygon(state, snapshot, query, expansion_cap)
+        query = parse_for_kind(raw, "grid", _QUERY_MODELS, snapshot.name)
+        return _run(state, snapshot, query, expansion_cap)
+    except RequestValidationError as exc:
+        errors = list(exc.errors())
         return {"error": {"code": error_code_for(errors), "message": describe_errors(errors)}}, 0.0
     except ServiceError as exc:
         return {"error": {"code": exc.code, "message": exc.message}}, 0.0
@@ -89,16 +132,16 @@ async def post_paths(request: BatchRequest, state: StateDep, store: StoreDep) ->
         raise BatchTooLarge(
             f"{len(request.queries)} queries, over the limit of {state.settings.max_batch}"
         )
-    await wait_for_revision(state, request.map, request.revision)
-    grid = store.get(request.map)  # one snapshot for the whole batch
-    note_map(grid.name, grid.revision)
-    if request.revision is not None and request.revision != grid.revision:
-        raise StaleRevision(
-            f"map {grid.name!r} is at revision {grid.revision}, not {request.revision}"
-        )
+    grid = await snapshot_at(state, store, request.map, request.revision)  # one for the whole batch
     # The whole batch shares MAX_BATCH_EXPANDED, so one request cannot tie the server up.
     share = max(1, state.settings.max_batch_expanded // max(1, len(request.queries)))
-    cost = worst_case_expansions(grid.cell_count, state.settings, share, None)
+    if grid.kind == "polygon":  # a polygon batch shares 4 x MAX_POLYGON_EXPANDED, as a grid
+        # batch's MAX_BATCH_EXPANDED is 4 x MAX_EXPANDED by default
+        polygon_budget = 4 * state.settings.max_polygon_expanded
+        share = max(1, polygon_budget // max(1, len(request.queries)))
+        cost = min(share, state.settings.max_polygon_expanded)
+    else:
+        cost = worst_case_expansions(grid.cell_count, state.settings, share, None)
     answers = await state.run_batch(
         _run_batch_entry, [(state, grid, raw, share) for raw in request.queries], cost
     )

@@ -7,13 +7,14 @@ from typing import Any
 from fastapi import APIRouter
 from fastapi.responses import Response
 
-from gridpath.api.deps import StateDep, StoreDep, wait_for_revision
+from gridpath.api.deps import StateDep, StoreDep, snapshot_at
 from gridpath.api.echo import flow_field_options
+from gridpath.api.polygon import require_grid
 from gridpath.api.responses import json_response
 from gridpath.api.rules import search_options, worst_case_expansions
-from gridpath.errors import StaleRevision, TableTooLarge
+from gridpath.errors import TableTooLarge
 from gridpath.grid import Grid
-from gridpath.observability import note_map, record_search
+from gridpath.observability import record_search
 from gridpath.schemas import STALE_REVISION_RESPONSE, ErrorResponse, TableRequest, TableResponse
 from gridpath.search.table import TableLine, TablePlan, assemble, plan_table, search_line
 from gridpath.service import ServiceState
@@ -67,13 +68,8 @@ async def post_table(request: TableRequest, state: StateDep, store: StoreDep) ->
             f"{len(request.sources)} sources x {len(request.targets)} targets = {cells} "
             f"entries, over the limit of {state.settings.max_table_cells} (MAX_TABLE_CELLS)"
         )
-    await wait_for_revision(state, request.map, request.revision)
-    grid = store.get(request.map)  # one snapshot for the whole table
-    note_map(grid.name, grid.revision)
-    if request.revision is not None and request.revision != grid.revision:
-        raise StaleRevision(
-            f"map {grid.name!r} is at revision {grid.revision}, not {request.revision}"
-        )
+    grid = await snapshot_at(state, store, request.map, request.revision)  # one for the whole table
+    require_grid(grid, "POST /table")
     plan = await state.run_search(_plan, state, grid, request)
     # Admitted as one request, like a /paths batch: each search's worst case is its share.
     cost = worst_case_expansions(grid.cell_count, state.settings, plan.max_expanded, None)

@@ -8,14 +8,17 @@ from fastapi import APIRouter
 from fastapi.responses import Response
 
 from gridpath.api.deps import StateDep, StoreDep, wait_for_revision
-from gridpath.api.responses import server_timing
+from gridpath.api.polygon import map_name_of, parse_for_kind, polygon_validate, require_grid
+from gridpath.api.responses import json_response, server_timing
 from gridpath.api.rules import search_options
 from gridpath.errors import InvalidField
 from gridpath.grid import MapStore
 from gridpath.observability import metrics, note_map
 from gridpath.schemas import (
     STALE_REVISION_RESPONSE,
+    AnyValidateRequest,
     ErrorResponse,
+    PolygonValidateRequest,
     ValidateRequest,
     ValidateResponse,
 )
@@ -40,23 +43,49 @@ def as_cells(path: list[tuple[int, int]]) -> np.ndarray:
     return np.clip(cells, -_INT32, _INT32)
 
 
+_MODELS = {"grid": ValidateRequest, "polygon": PolygonValidateRequest}
+
+
 @router.post(
     "/validate",
     response_model=ValidateResponse,
     responses={
         404: {"model": ErrorResponse},
         409: STALE_REVISION_RESPONSE,
-        422: {"model": ErrorResponse},
+        422: {
+            "model": ErrorResponse,
+            "description": "Bad input; `unsupported_map_kind`: a field of the other kind of "
+            "map (`path` on a polygon map, `points` on a grid).",
+        },
         503: {"model": ErrorResponse, "description": "`not_ready` or `overloaded`."},
     },
 )
-async def post_validate(request: ValidateRequest, state: StateDep, store: StoreDep) -> Response:
-    """Check every step (``cells``) or every sight line (``waypoints``) of a claimed path,
-    its cost against ``max_cost``, and its ends. ``valid`` is false with the violations
-    listed (at least the first of each kind) when anything is wrong."""
-    await wait_for_revision(state, request.map, request.revision)
-    cost = len(request.path) + (store.get(request.map).cell_count if request.compare_optimal else 0)
-    return await state.run_search(_validate, request, state, store, cost=cost)
+async def post_validate(request: AnyValidateRequest, state: StateDep, store: StoreDep) -> Response:
+    """Grid maps: check every step (``cells``) or every sight line (``waypoints``) of a
+    claimed ``path``, its cost against ``max_cost``, and its ends. Polygon maps: check that
+    every segment of the polyline ``points`` stays in the walkable area (touching its
+    boundary allowed) and its length against ``max_cost``. ``valid`` is false with the
+    violations listed (at least the first of each kind) when anything is wrong."""
+    raw: dict = request  # a JSON object, validated below for the map's kind
+    name = map_name_of(raw)
+    if name is not None and type(raw.get("revision")) is int:
+        await wait_for_revision(state, name, raw["revision"])
+    snapshot = store.find(name) if name is not None else None
+    kind = snapshot.kind if snapshot is not None else "grid"
+    query = parse_for_kind(raw, kind, _MODELS, name or "")
+    if kind == "polygon":
+        pmap = store.get(query.map)
+        if pmap.kind == "polygon":  # (not replaced by a grid meanwhile)
+            note_map(pmap.name, pmap.revision)
+            body, us = await state.run_search(
+                polygon_validate, pmap, query, state.settings, cost=len(query.points)
+            )
+            metrics.observe_verdict(v["code"] for v in body["violations"])
+            return json_response(body, us)
+        query = parse_for_kind(raw, "grid", _MODELS, name or "")
+    grid = require_grid(store.get(query.map), "a cell path")
+    cost = len(query.path) + (grid.cell_count if query.compare_optimal else 0)
+    return await state.run_search(_validate, query, state, store, cost=cost)
 
 
 def _validate(request: ValidateRequest, state: ServiceState, store: MapStore) -> Response:
@@ -67,7 +96,8 @@ def _validate(request: ValidateRequest, state: ServiceState, store: MapStore) ->
             f"path has {len(request.path)} entries, over the limit of "
             f"{settings.max_validate_cells}",
         )
-    grid = store.get(request.map)  # the snapshot this validation runs on, start to end
+    # the snapshot this validation runs on, start to end
+    grid = require_grid(store.get(request.map), "a cell path")
     note_map(grid.name, grid.revision)
     options = search_options(request, settings)
     path = as_cells(request.path)

@@ -589,7 +589,8 @@
   async function loadMapList(select) {
     try {
       const { data } = await api("GET", "maps");
-      S.maps = data.maps;
+      // The page draws and edits grids; polygon maps are served through the API only.
+      S.maps = data.maps.filter((m) => (m.kind || "grid") === "grid");
     } catch (err) {
       if (err instanceof ApiError && err.code === "not_ready") {
         status("The server is still loading its maps…");
