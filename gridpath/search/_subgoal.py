@@ -474,6 +474,8 @@ def contract(count, eu, ev, ew, limit, estimate_limit, budget):
     current = np.empty(count, dtype=np.float64)  # a heap entry is stale unless it matches
     size = 0
     for v in range(count):
+        if gen[1] > budget:
+            break  # over the budget already: no hierarchy (the main loop will not run)
         added, k = _shortcuts(g, v, estimate_limit, False)
         current[v] = _priority(added, k, 0, 0)
         size = _heap_push(pk, pi, size, current[v], v)
