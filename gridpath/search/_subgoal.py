@@ -181,29 +181,40 @@ def _diagonal(kind, target, cell, sx, sy):
         k += 1
 
 
+@njit(nogil=True, cache=True, inline="always")
+def _ray(kind, target, cell, step, reach, diagonal_steps, found, orth, diag, n):
+    """One straight ray of the exploration from ``cell`` (``diagonal_steps`` diagonal
+    steps from the source), at most ``reach + 1`` cells long: a stop within it is found
+    (and the rays after this one end before its column or row). Returns the new count
+    and the reach of the next ray along the diagonal."""
+    j, stop = _straight(kind, target, cell, step, reach)
+    if stop >= 0 and j <= reach:
+        found[n], orth[n], diag[n] = stop, j + 1, diagonal_steps
+        n += 1
+        j -= 1
+    return n, min(j, reach)
+
+
+@njit(nogil=True, cache=True, inline="always")
+def _first_ray(kind, target, source, step, found, orth, diag, n):
+    """A straight ray from the source itself, unbounded: returns the new count and its
+    length, the reach of the rays along the diagonals on its side."""
+    j, stop = _straight(kind, target, source, step, kind.size)
+    if stop >= 0:
+        found[n], orth[n], diag[n] = stop, j + 1, 0
+        n += 1
+    return n, j
+
+
 @njit(nogil=True, cache=True)
 def explore(kind, stride, source, target, found, orth, diag):
     """The subgoals (or ``target``) directly h-reachable from ``source``: their cells go
     to ``found`` with the octile move's straight and diagonal step counts; returns how
     many. ``found`` needs room for every subgoal plus one."""
-    n = 0
-    unbounded = kind.size
-    reach_n, stop = _straight(kind, target, source, -stride, unbounded)
-    if stop >= 0:
-        found[n], orth[n], diag[n] = stop, reach_n + 1, 0
-        n += 1
-    reach_e, stop = _straight(kind, target, source, 1, unbounded)
-    if stop >= 0:
-        found[n], orth[n], diag[n] = stop, reach_e + 1, 0
-        n += 1
-    reach_s, stop = _straight(kind, target, source, stride, unbounded)
-    if stop >= 0:
-        found[n], orth[n], diag[n] = stop, reach_s + 1, 0
-        n += 1
-    reach_w, stop = _straight(kind, target, source, -1, unbounded)
-    if stop >= 0:
-        found[n], orth[n], diag[n] = stop, reach_w + 1, 0
-        n += 1
+    n, reach_n = _first_ray(kind, target, source, -stride, found, orth, diag, 0)
+    n, reach_e = _first_ray(kind, target, source, 1, found, orth, diag, n)
+    n, reach_s = _first_ray(kind, target, source, stride, found, orth, diag, n)
+    n, reach_w = _first_ray(kind, target, source, -1, found, orth, diag, n)
     for sy in (-stride, stride):
         for sx in (1, -1):
             reach_x = reach_e if sx > 0 else reach_w
@@ -216,21 +227,9 @@ def explore(kind, stride, source, target, found, orth, diag):
             for i in range(1, steps + 1):
                 cell += sx + sy
                 if reach_x >= 0:
-                    j, stop = _straight(kind, target, cell, sx, reach_x)
-                    if stop >= 0 and j <= reach_x:
-                        found[n], orth[n], diag[n] = stop, j + 1, i
-                        n += 1
-                        j -= 1
-                    if j < reach_x:
-                        reach_x = j
+                    n, reach_x = _ray(kind, target, cell, sx, reach_x, i, found, orth, diag, n)
                 if reach_y >= 0:
-                    j, stop = _straight(kind, target, cell, sy, reach_y)
-                    if stop >= 0 and j <= reach_y:
-                        found[n], orth[n], diag[n] = stop, j + 1, i
-                        n += 1
-                        j -= 1
-                    if j < reach_y:
-                        reach_y = j
+                    n, reach_y = _ray(kind, target, cell, sy, reach_y, i, found, orth, diag, n)
     return n
 
 
