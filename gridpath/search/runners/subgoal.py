@@ -51,6 +51,9 @@ TABLE = "subgoal_graph"  # its key among a revision's derived tables
 WITNESS_LIMIT = 200
 ESTIMATE_LIMIT = 10
 BUILD_BUDGET = 100_000_000
+# Subgoals that see this many others on average (open city maps) always run over the
+# budget: such a map gives up before the contraction, not after seconds of it.
+MAX_MEAN_DEGREE = 14
 
 
 @dataclass(frozen=True, eq=False)
@@ -88,11 +91,14 @@ class SubgoalGraph:
 
 
 def build_subgoal_graph(grid: Grid) -> SubgoalGraph | None:
-    """The subgoal graph and hierarchy of a uniform-cost revision (None when the
-    contraction runs over :data:`BUILD_BUDGET`)."""
+    """The subgoal graph and hierarchy of a uniform-cost revision (None when its subgoals
+    see more than :data:`MAX_MEAN_DEGREE` others on average or the contraction runs over
+    :data:`BUILD_BUDGET`)."""
     began = time.perf_counter()
     kind, sorted_cells = mark_subgoals(grid.flat, grid.stride)
     eu, ev, ew = subgoal_edges(kind, grid.stride, sorted_cells)
+    if 2 * eu.size > MAX_MEAN_DEGREE * sorted_cells.size:
+        return None
     rank, up_start, up_to, up_cost, up_mid, left, _ = contract(
         sorted_cells.size, eu, ev, ew, WITNESS_LIMIT, ESTIMATE_LIMIT, BUILD_BUDGET
     )
