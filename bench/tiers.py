@@ -150,9 +150,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     rows, failures = run(maps, args.limit, args.check)
     print(header(COLUMNS + (CHECK_COLUMNS if args.check else [])))
     print("\n".join(rows))
-    print(f"\n{machine_line(info)}")
     if args.check:
         print(f"\nsubgoal tier: {len(failures)} scenario(s) failed")
+    print(f"\n{machine_line(info)}")
     report_failures(failures)
     return 1 if failures else 0
 
