@@ -45,6 +45,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import random
 import signal
 import sys
@@ -76,7 +77,7 @@ from bench.load import (
     run_python_load,
     wrk_available,
 )
-from bench.procs import CpuMonitor, background_load
+from bench.procs import CpuMonitor, background_load, descendants, proc_table
 from bench.server import PidFile, Server, ServerSpec, running, running_server
 
 # Query classes by published optimal length (Moving AI bucket = floor(length / 4)).
@@ -319,15 +320,39 @@ def bench_floor(plan: Plan, body: Path, cache: Path | None, pids: PidFile) -> di
             pairs = list(zip(FLOOR_ENDPOINTS, servers))
             for (name, _), server in pairs if turn % 2 else pairs[::-1]:  # ABBA order
                 log(f"floor: {name}, round {turn}, {plan.floor_duration:.0f} s")
+                before = server_cpu_seconds(server)
                 result = closed_load(plan, server, body, plan.floor_duration)
-                rounds.append({"endpoint": name, "round": turn, **result})
+                cpu_s = server_cpu_seconds(server) - before
+                served = max(1, result["requests"])
+                rounds.append(
+                    {"endpoint": name, "round": turn, **result, "cpu_us": cpu_s / served * 1e6}
+                )
     totals = {
         name: sum(r["requests"] for r in rounds if r["endpoint"] == name)
         / sum(r["duration_s"] for r in rounds if r["endpoint"] == name)
         for name, _ in FLOOR_ENDPOINTS
     }
     bare, ours = (totals[name] for name, _ in FLOOR_ENDPOINTS)
-    return {"query": FLOOR_QUERY, "rounds": rounds, "ratio": ours / bare if bare else 0.0}
+    cpu = {
+        name: sum(r["cpu_us"] * r["requests"] for r in rounds if r["endpoint"] == name)
+        / max(1, sum(r["requests"] for r in rounds if r["endpoint"] == name))
+        for name, _ in FLOOR_ENDPOINTS
+    }
+    bare_cpu, our_cpu = (cpu[name] for name, _ in FLOOR_ENDPOINTS)
+    return {
+        "query": FLOOR_QUERY,
+        "rounds": rounds,
+        "ratio": ours / bare if bare else 0.0,
+        "cpu_us": cpu,
+        "cpu_ratio": bare_cpu / our_cpu if our_cpu else 0.0,
+    }
+
+
+def server_cpu_seconds(server: Server) -> float:
+    """CPU time the server's processes (the uvicorn process and any workers) used so far."""
+    table = proc_table()
+    ticks = sum(table[pid].ticks for pid in descendants(table, server.pid) if pid in table)
+    return ticks / os.sysconf("SC_CLK_TCK")
 
 
 # --- main --------------------------------------------------------------------------------

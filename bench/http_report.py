@@ -127,13 +127,15 @@ def table_floor(floor: dict[str, Any], connections: int, tool: str) -> str:
         f"HTTP floor ({tool}, {connections} connections, one worker each, the runs alternate; "
         f"body `{query}`):",
         "",
-        "| endpoint | run | requests | req/s | p50 ms | p90 ms | p99 ms | max ms | errors |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|---|",
+        "| endpoint | run | requests | req/s | server CPU µs per request | p50 ms | p90 ms "
+        "| p99 ms | max ms | errors |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|",
     ]
     for r in floor["rounds"]:
         lat = r["latency_us"]
+        cpu = f"{r['cpu_us']:,.0f}" if r.get("cpu_us") is not None else "-"
         out.append(
-            f"| {r['endpoint']} | {r['round']} | {r['requests']:,} | {r['rps']:,.0f} | "
+            f"| {r['endpoint']} | {r['round']} | {r['requests']:,} | {r['rps']:,.0f} | {cpu} | "
             f"{ms(lat['p50'])} | {ms(lat['p90'])} | {ms(lat['p99'])} | {ms(lat['max'])} | "
             f"{errors_text(r)} |"
         )
@@ -143,6 +145,13 @@ def table_floor(floor: dict[str, Any], connections: int, tool: str) -> str:
         f"gridpath `/path` answered **{floor['ratio']:.0%}** of the bare endpoint's requests/s "
         f"(all runs pooled; target >= {FLOOR_TARGET:.0%}: {met}).",
     ]
+    if floor.get("cpu_ratio"):
+        bare_cpu, our_cpu = floor["cpu_us"].values()
+        out.append(
+            f"By server CPU time per request, which other load on the machine changes less: "
+            f"{our_cpu:,.0f} µs against the floor's {bare_cpu:,.0f} µs, "
+            f"**{floor['cpu_ratio']:.0%}** of the floor's requests per CPU second."
+        )
     return "\n".join(out)
 
 

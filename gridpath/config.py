@@ -58,6 +58,10 @@ class Settings(BaseSettings):
     log_format: Literal["text", "json"] = "text"
     access_log: bool = True
 
+    # HTTP fast path (README: "Configuration"): searches whose worst case is at most this many
+    # expansions run on the event loop, without the hop to a search thread; 0: never.
+    inline_search_expansions: int = Field(4096, ge=0)
+
     # The map authority (gridpath/store): unset = the MAPS_DIR folder, this process alone;
     # redis://host:port/db = Redis, shared by every process and replica.
     map_store: str | None = Field(None, pattern=r"^(rediss?|unix)://")

@@ -10,6 +10,7 @@ from fastapi import Depends, FastAPI
 
 from gridpath import __version__
 from gridpath.api.auth import require_api_token
+from gridpath.api.direct import DirectRoutes
 from gridpath.api.errors import install_error_handlers, internal_error
 from gridpath.api.guards import TokensBeforeBody
 from gridpath.api.limits import BodySizeLimit
@@ -49,7 +50,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         generate_unique_id_function=operation_id,
         docs_url=None,  # served by gridpath.web without a CDN
         redoc_url=None,
+        # The service's own observability is Prometheus and its request log
+        # (gridpath/observability); FastAPI's native OpenTelemetry would look up the global
+        # providers on every request, for nothing.
+        telemetry={"tracing": False, "metrics": False, "logs": False},
     )
+    # Innermost: POST /path and the like without FastAPI's per-request machinery (its
+    # docstring says what is kept); inside the size limit and the token checks.
+    app.add_middleware(DirectRoutes)
     app.add_middleware(
         BodySizeLimit, max_bytes=settings.max_body_bytes, upload_bytes=settings.max_upload_bytes
     )

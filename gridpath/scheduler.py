@@ -87,6 +87,12 @@ class SearchScheduler:
     def running(self) -> int:
         return self._running
 
+    def idle(self) -> bool:
+        """A search submitted now would start at once: a thread free, nothing waiting, not
+        closed. Read without the lock: a thread that has just taken a search may still look
+        free, which lets one search more run for as long as it takes."""
+        return self._running < self.threads and not self._waiting and not self._closed
+
     def _full(self) -> bool:
         return len(self._waiting) + self._running >= self.threads + self.queue_size
 

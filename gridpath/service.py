@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import ctypes
 import ctypes.util
 import gc
@@ -104,18 +105,45 @@ class ServiceState:
     @contextlib.contextmanager
     def search_scratch(self) -> Iterator[SearchScratch]:
         """A scratch for one search (waits while ``SEARCH_THREADS`` searches run), on a
-        thread whose CPU priority is ``SEARCH_NICE`` below the event loop's."""
+        thread whose CPU priority is ``SEARCH_NICE`` below the event loop's; in an inline
+        search (``run_search``), the scratch it borrowed."""
+        inline = _inline_scratch.get()
+        if inline is not None:
+            yield inline
+            return
         lower_thread_priority(self.settings.search_nice)
         with self.pool.borrow() as scratch:
             yield scratch
 
-    async def run_search(self, work: Callable[..., T], *args: Any, cost: int = 0) -> T:
+    async def run_search(self, work: Callable[..., T], *args: Any, cost: int | None = None) -> T:
         """``work(*args)`` on a search thread, awaited from the event loop. The service's
         own threads, not the framework's: they are the searches' (``SEARCH_THREADS``, each
         with a scratch to borrow), and the hop costs less than ``anyio.to_thread`` (see
         bench/README.md, 'bench-http'). ``cost`` is the search's worst case in expansions
-        (cheapest waits least); raises ``Overloaded`` at once when the queue is full."""
-        return await asyncio.wrap_future(self.scheduler.submit(work, *args, cost=cost))
+        (cheapest waits least; None: not known, scheduled as 0); raises ``Overloaded`` at
+        once when the queue is full.
+
+        A search whose worst case is at most ``INLINE_SEARCH_EXPANSIONS`` runs right here, on
+        the event loop, when it would have started at once on a thread (one idle, none
+        waiting): the hop to the thread and back costs more than such a search
+        (bench/README.md, 'bench-http'). Admission is unchanged (a busy scheduler gets the
+        search, or refuses it), at most ``SEARCH_THREADS`` searches still run at once, and
+        it takes no memory of its own: it borrows an idle thread's scratch. Its answer is the
+        same: a search reads one map snapshot and its scratch, wherever it runs."""
+        if (
+            cost is not None
+            and cost <= self.settings.inline_search_expansions
+            and self.scheduler.idle()
+        ):
+            with self.pool.try_borrow() as scratch:
+                if scratch is not None:
+                    metrics.observe_queue_wait(0.0)  # it waited for no thread
+                    token = _inline_scratch.set(scratch)
+                    try:
+                        return work(*args)
+                    finally:
+                        _inline_scratch.reset(token)
+        return await asyncio.wrap_future(self.scheduler.submit(work, *args, cost=cost or 0))
 
     async def run_batch(
         self, work: Callable[..., T], calls: Sequence[tuple], cost: int = 0
@@ -179,6 +207,10 @@ def reload_on_sighup(state: ServiceState) -> None:
         loop.add_signal_handler(signal.SIGHUP, on_sighup)
 
 
+# The scratch of the inline search running in this context (run_search), else None.
+_inline_scratch: contextvars.ContextVar[SearchScratch | None] = contextvars.ContextVar(
+    "gridpath_inline_scratch", default=None
+)
 _lowered = threading.local()
 
 

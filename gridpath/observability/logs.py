@@ -79,4 +79,9 @@ def configure_logging(level: str, log_format: str) -> None:
         logger = logging.getLogger(name)
         logger.handlers.clear()
         logger.propagate = True
-    logging.getLogger("uvicorn.access").disabled = True
+    # As uvicorn's own --no-access-log does: without a handler (its own or, propagating, the
+    # root's) uvicorn does not even build the line's arguments for each response.
+    access = logging.getLogger("uvicorn.access")
+    access.handlers.clear()
+    access.propagate = False
+    access.disabled = True

@@ -102,6 +102,19 @@ class ScratchPool:
         finally:
             self._free.put(scratch)
 
+    @contextlib.contextmanager
+    def try_borrow(self) -> Iterator[SearchScratch | None]:
+        """A free scratch, or None at once when all are in use (never blocks)."""
+        try:
+            scratch = self._free.get_nowait()
+        except queue.Empty:
+            yield None
+            return
+        try:
+            yield scratch
+        finally:
+            self._free.put(scratch)
+
 
 _local = threading.local()
 

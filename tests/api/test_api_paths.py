@@ -346,11 +346,13 @@ def test_blocked_cells_off_the_map_are_refused_everywhere(client, url, body):
 def test_searches_run_on_search_threads_not_the_event_loop(
     client, monkeypatch, url, body, module, name
 ):
-    """The event loop only parses and answers: every search runs on one of the service's
+    """The event loop only parses and answers: every search whose worst case is over
+    INLINE_SEARCH_EXPANSIONS (here 0: all of them) runs on one of the service's
     SEARCH_THREADS threads (named "search_N"), never on the loop's own thread."""
     import importlib
     import threading
 
+    monkeypatch.setattr(client.app.state.service.settings, "inline_search_expansions", 0)
     target = importlib.import_module(module)
     real = getattr(target, name)
     threads: list[str] = []
@@ -364,6 +366,35 @@ def test_searches_run_on_search_threads_not_the_event_loop(
     response = client.post(url, json=request)
     assert response.status_code == 200, response.text
     assert threads and all(t.startswith("search") for t in threads), threads
+
+
+def test_tiny_searches_run_inline_and_the_rest_on_search_threads(client, monkeypatch):
+    """A search whose worst case is at most INLINE_SEARCH_EXPANSIONS (any on the 64 x 64
+    arena, or one with a small max_expanded) runs on the event loop, with a search thread's
+    scratch; a larger one still goes to a search thread. Same answers either way."""
+    import threading
+
+    import gridpath.api.path_body as path_body
+
+    real, threads = path_body.find_path, []
+
+    def recording(*args, **kwargs):
+        threads.append(threading.current_thread().name)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(path_body, "find_path", recording)
+    far = {"map": "field", "start": [1, 1], "goal": [250, 250]}
+    inline = client.post("/path", json=ARENA)
+    capped = client.post("/path", json={**far, "max_expanded": 100})
+    queued = client.post("/path", json=far)
+    assert [r.status_code for r in (inline, capped, queued)] == [200, 200, 200]
+    assert not threads[0].startswith("search") and not threads[1].startswith("search")
+    assert threads[2].startswith("search"), threads
+    settings = client.app.state.service.settings
+    monkeypatch.setattr(settings, "inline_search_expansions", 0)
+    assert client.post("/path", json=ARENA).content == inline.content
+    assert client.post("/path", json={**far, "max_expanded": 100}).content == capped.content
+    assert threads[3].startswith("search") and threads[4].startswith("search"), threads
 
 
 @pytest.mark.parametrize("cost", [1e308, 1_000_000.5])

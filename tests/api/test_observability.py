@@ -213,7 +213,14 @@ def test_a_batch_logs_the_sum_of_its_searches(app_client, caplog):
 
 
 def test_uvicorn_access_log_does_not_double_ours(app_client):
-    assert logging.getLogger("uvicorn.access").disabled
+    from _pytest.logging import LogCaptureHandler
+
+    access = logging.getLogger("uvicorn.access")
+    assert access.disabled
+    # No handler of its own nor, through propagation, the root's (pytest's capture aside):
+    # uvicorn then skips building each access line's arguments, as with --no-access-log.
+    assert not access.propagate
+    assert all(isinstance(h, LogCaptureHandler) for h in access.handlers), access.handlers
 
 
 def test_health_carries_version_and_commit(app_client):

@@ -52,7 +52,6 @@ def check_legal(grid: Grid, start, goal, options: SearchOptions, blocked=()) -> 
     for a, b in zip(vertices, vertices[1:]):
         assert reference_line_of_sight_rule(open_, a, b, rule), (a, b)
     assert result.cost == pytest.approx(length(vertices), abs=1e-9)
-    assert result.cost <= grid_result.cost + 1e-9
     assert not result.optimal and result.options.algorithm == Algorithm.THETA
     cells = [tuple(c) for c in result.path.tolist()]
     assert cells[0] == start and cells[-1] == goal
@@ -140,7 +139,7 @@ def test_deterministic_and_limited():
     density=st.floats(0.0, 0.35),
     rule=st.sampled_from(RULES),
 )
-def test_random_grids_legal_and_never_above_the_grid_optimum(seed, density, rule):
+def test_random_grids_legal_and_found_where_a_grid_path_is(seed, density, rule):
     rng = np.random.default_rng(seed)
     h, w = int(rng.integers(2, 14)), int(rng.integers(2, 14))
     walkable = rng.random((h, w)) >= density
@@ -166,3 +165,24 @@ def test_no_longer_than_string_pulled_astar_on_most_queries():
         shorter += cost <= pulled + 1e-9
         longer += cost > pulled + 1e-9
     assert shorter >= 4 * longer and shorter > 50
+
+
+def test_lazy_theta_can_be_longer_than_the_grid_optimum():
+    # Lazy Theta* repairs a vertex from its closed neighbours only (Nash, Koenig, Tovey 2010),
+    # so now and then it ends above A*'s cost (the README says so): here (7, 2) is repaired
+    # from (6, 1) before (6, 3), the cheaper way in, is closed. Legal and deterministic.
+    grid = make_grid("""
+        ...#..##...
+        .......#...
+        #.....#.#..
+        ...........
+        ...#.#.....
+        ...........
+    """)
+    options = theta("always")
+    cost, grid_cost, _ = check_legal(grid, (4, 3), (8, 0), options)
+    assert cost == pytest.approx(4 * math.sqrt(2) + 1) and grid_cost == pytest.approx(
+        2 * math.sqrt(2) + 3
+    )
+    again = find_path(grid, (4, 3), (8, 0), options, waypoints=True)
+    assert again.waypoints.tolist() == [[4, 3], [6, 1], [7, 2], [8, 1], [8, 0]]

@@ -74,6 +74,7 @@ def test_bench_http_floor_prints_the_ratio_to_the_bare_endpoint():
     assert out.returncode == 0, out.stderr[-2000:]
     assert "| bare FastAPI | 1 |" in out.stdout and "| gridpath /path | 1 |" in out.stdout
     assert "of the bare endpoint's requests/s" in out.stdout, out.stdout[-2000:]
+    assert "of the floor's requests per CPU second" in out.stdout, out.stdout[-2000:]
 
 
 def test_bench_cluster_measures_propagation_and_the_stores():
