@@ -253,3 +253,19 @@ def test_health_reports_broken_map_and_serves_the_rest(tmp_path):
         assert body["maps"] == ["ok"]
         assert body["errors"][0]["file"] == "bad.png" and body["errors"][0]["reason"]
         assert c.post("/path", json={"map": "ok", "start": [0, 0], "goal": [1, 0]}).json()["found"]
+
+
+def test_the_subgoal_tier_by_name(client):
+    """The preprocessed tier answers where the revision has it, with the optimal cost;
+    auto stays on JPS; GET /maps lists the tier with its bytes."""
+    query = {"map": "arena", "start": [2, 2], "goal": [24, 9]}
+    default = client.post("/path", json=query).json()
+    tier = client.post("/path", json={**query, "algorithm": "subgoal"}).json()
+    assert default["algorithm"] == "jps" and tier["algorithm"] == "subgoal"
+    assert tier["found"] and tier["optimal"] and tier["cost"] == pytest.approx(default["cost"])
+    again = client.post("/path", json={**query, "algorithm": "subgoal"}).json()
+    assert again["path_hash"] == tier["path_hash"]
+    costly = client.post(
+        "/path", json={**query, "algorithm": "subgoal", "terrain_costs": {"ground": 2}}
+    ).json()
+    assert costly["found"] and costly["algorithm"] != "subgoal"  # served as auto
