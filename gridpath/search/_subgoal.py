@@ -57,50 +57,48 @@ _INF = np.inf
 
 
 # ---------------------------------------------------------------------------------------
-# Binary heaps of (key, item), ordered by key then item (deterministic ties).
+# Binary heaps of (key, item), ordered by key then item (deterministic ties), held in a
+# pair of columns of a float64 array: one row per heap level.
 
 
 @njit(nogil=True, cache=True, inline="always")
-def _less(keys, items, i, j):
-    return keys[i] < keys[j] or (keys[i] == keys[j] and items[i] < items[j])
-
-
-@njit(nogil=True, cache=True)
-def _heap_push(keys, items, size, key, item):
+def _push(h, c, size, key, item):
+    """Push on the heap held in columns ``c`` (key) and ``c + 1`` (item, a whole number
+    as a float) of ``h``; returns the new size."""
     i = size
-    keys[i] = key
-    items[i] = item
     while i > 0:
         parent = (i - 1) >> 1
-        if _less(keys, items, i, parent):
-            keys[i], keys[parent] = keys[parent], keys[i]
-            items[i], items[parent] = items[parent], items[i]
+        pk, pi = h[parent, c], h[parent, c + 1]
+        if key < pk or (key == pk and item < pi):
+            h[i, c], h[i, c + 1] = pk, pi
             i = parent
         else:
             break
+    h[i, c], h[i, c + 1] = key, item
     return size + 1
 
 
-@njit(nogil=True, cache=True)
-def _heap_pop(keys, items, size):
-    """Remove the top (read it first from ``keys[0], items[0]``); returns the new size."""
+@njit(nogil=True, cache=True, inline="always")
+def _pop(h, c, size):
+    """Remove the top (read it first from row 0); returns the new size."""
     size -= 1
-    keys[0] = keys[size]
-    items[0] = items[size]
+    key, item = h[size, c], h[size, c + 1]
     i = 0
     while True:
-        left = 2 * i + 1
-        if left >= size:
+        child = 2 * i + 1
+        if child >= size:
             break
-        best = left
-        if left + 1 < size and _less(keys, items, left + 1, left):
-            best = left + 1
-        if _less(keys, items, best, i):
-            keys[i], keys[best] = keys[best], keys[i]
-            items[i], items[best] = items[best], items[i]
-            i = best
+        ck, ci = h[child, c], h[child, c + 1]
+        if child + 1 < size:
+            rk, ri = h[child + 1, c], h[child + 1, c + 1]
+            if rk < ck or (rk == ck and ri < ci):
+                child, ck, ci = child + 1, rk, ri
+        if ck < key or (ck == key and ci < item):
+            h[i, c], h[i, c + 1] = ck, ci
+            i = child
         else:
             break
+    h[i, c], h[i, c + 1] = key, item
     return size
 
 
@@ -325,19 +323,18 @@ def _neighbours(head, nxt, to, wt, done, v, out_node, out_w, out_slot):
 
 
 @njit(nogil=True, cache=True)
-def _witness(head, nxt, to, wt, done, skip, source, bound, limit, dist, stamp, gen, hk, hi):
+def _witness(head, nxt, to, wt, done, skip, source, bound, limit, dist, stamp, gen, heap):
     """Dijkstra from ``source`` over uncontracted nodes other than ``skip``, up to distance
     ``bound`` or ``limit`` settled nodes; ``dist`` holds the distances where
     ``stamp == gen``. Returns the edges scanned (the build's unit of work)."""
     stamp[source] = gen
     dist[source] = 0.0
-    size = _heap_push(hk, hi, 0, 0.0, source)
+    size = _push(heap, 0, 0, 0.0, float(source))
     settled = 0
     scanned = 0
     while size > 0:
-        d = hk[0]
-        u = hi[0]
-        size = _heap_pop(hk, hi, size)
+        d, u = heap[0, 0], np.int64(heap[0, 1])
+        size = _pop(heap, 0, size)
         if d > dist[u]:
             continue
         if d > bound:
@@ -354,9 +351,9 @@ def _witness(head, nxt, to, wt, done, skip, source, bound, limit, dist, stamp, g
                 if nd <= bound + _EPS and (stamp[v] != gen or nd < dist[v]):
                     stamp[v] = gen
                     dist[v] = nd
-                    if size == hk.size:
+                    if size == heap.shape[0]:
                         break  # the heap is full: stop short (only adds shortcuts)
-                    size = _heap_push(hk, hi, size, nd, v)
+                    size = _push(heap, 0, size, nd, float(v))
             s = nxt[s]
     return scanned
 
@@ -365,7 +362,7 @@ def _witness(head, nxt, to, wt, done, skip, source, bound, limit, dist, stamp, g
 def _shortcuts(g, v, limit, apply):
     """The shortcuts contracting ``v`` needs (added when ``apply``); returns how many and
     how many neighbours ``v`` has. ``gen[1]`` counts the work done."""
-    head, nxt, to, wt, mid, done, dist, stamp, gen, hk, hi, nb, nbw, nbs, used = g
+    head, nxt, to, wt, mid, done, dist, stamp, gen, heap, nb, nbw, nbs, used = g
     k = _neighbours(head, nxt, to, wt, done, v, nb, nbw, nbs)
     added = 0
     for i in range(k):
@@ -376,7 +373,7 @@ def _shortcuts(g, v, limit, apply):
         if i + 1 >= k:
             continue
         gen[0] += 1
-        gen[1] += _witness(head, nxt, to, wt, done, v, u, bound, limit, dist, stamp, gen[0], hk, hi)
+        gen[1] += _witness(head, nxt, to, wt, done, v, u, bound, limit, dist, stamp, gen[0], heap)
         for j in range(i + 1, k):
             w = nb[j]
             via = nbw[i] + nbw[j]
@@ -390,7 +387,7 @@ def _shortcuts(g, v, limit, apply):
 
 @njit(nogil=True, cache=True)
 def _add_shortcut(g, u, w, weight, via):
-    head, nxt, to, wt, mid, done, dist, stamp, gen, hk, hi, nb, nbw, nbs, used = g
+    head, nxt, to, wt, mid, done, dist, stamp, gen, heap, nb, nbw, nbs, used = g
     s = head[u]
     while s >= 0:
         if to[s] == w:
@@ -419,15 +416,15 @@ def _priority(added, neighbours, deleted, level):
 
 
 @njit(nogil=True, cache=True)
-def _compact(pk, pi, size, current, done):
-    """A heap with twice the room holding only the live entries of ``pk, pi``."""
-    keys = np.empty(2 * pk.size, dtype=np.float64)
-    items = np.empty(2 * pk.size, dtype=np.int64)
+def _compact(queue, size, current, done):
+    """A heap with twice the room holding only the live entries of ``queue``."""
+    bigger = np.empty((2 * queue.shape[0], 2), dtype=np.float64)
     n = 0
     for i in range(size):
-        if not done[pi[i]] and pk[i] == current[pi[i]]:
-            n = _heap_push(keys, items, n, pk[i], pi[i])
-    return keys, items, n
+        v = np.int64(queue[i, 1])
+        if not done[v] and queue[i, 0] == current[v]:
+            n = _push(bigger, 0, n, queue[i, 0], queue[i, 1])
+    return bigger, n
 
 
 @njit(nogil=True, cache=True)
@@ -457,8 +454,7 @@ def contract(count, eu, ev, ew, limit, estimate_limit, budget):
     dist = np.empty(count, dtype=np.float64)
     stamp = np.zeros(count, dtype=np.int64)
     gen = np.zeros(2, dtype=np.int64)  # the witness searches' stamp, the work done
-    hk = np.empty(64 * limit + 1024, dtype=np.float64)  # full: a witness search stops short
-    hi = np.empty(64 * limit + 1024, dtype=np.int64)
+    heap = np.empty((64 * limit + 1024, 2), dtype=np.float64)  # full: a witness stops short
     degree_cap = count + 1
     nb = np.empty(degree_cap, dtype=np.int32)
     nbw = np.empty(degree_cap, dtype=np.float64)
@@ -467,9 +463,8 @@ def contract(count, eu, ev, ew, limit, estimate_limit, budget):
     level = np.zeros(count, dtype=np.int64)
     rank = np.empty(count, dtype=np.int32)
 
-    g = (head, nxt, to, wt, mid, done, dist, stamp, gen, hk, hi, nb, nbw, nbs, used)
-    pk = np.empty(4 * count + 4, dtype=np.float64)
-    pi = np.empty(4 * count + 4, dtype=np.int64)
+    g = (head, nxt, to, wt, mid, done, dist, stamp, gen, heap, nb, nbw, nbs, used)
+    queue = np.empty((4 * count + 4, 2), dtype=np.float64)  # (priority, node)
     current = np.empty(count, dtype=np.float64)  # a heap entry is stale unless it matches
     size = 0
     for v in range(count):
@@ -477,25 +472,25 @@ def contract(count, eu, ev, ew, limit, estimate_limit, budget):
             break  # over the budget already: no hierarchy (the main loop will not run)
         added, k = _shortcuts(g, v, estimate_limit, False)
         current[v] = _priority(added, k, 0, 0)
-        size = _heap_push(pk, pi, size, current[v], v)
+        size = _push(queue, 0, size, current[v], float(v))
     order = 0
     while size > 0 and gen[1] <= budget:
-        p, v = pk[0], pi[0]
-        size = _heap_pop(pk, pi, size)
+        p, v = queue[0, 0], np.int64(queue[0, 1])
+        size = _pop(queue, 0, size)
         if done[v] or p != current[v]:
             continue
         added, k = _shortcuts(g, v, estimate_limit, False)
         priority = _priority(added, k, deleted[v], level[v])
-        if size > 0 and priority > pk[0]:
+        if size > 0 and priority > queue[0, 0]:
             current[v] = priority
-            size = _heap_push(pk, pi, size, priority, v)
+            size = _push(queue, 0, size, priority, float(v))
             continue
         # room for every shortcut this contraction may add, then add them (k neighbours
         # need at most k * (k - 1) / 2, two slots each)
         need = used[0] + k * (k - 1) + 2
         if need > nxt.size:
             nxt, to, wt, mid = _grow(nxt, to, wt, mid, need)
-            g = (head, nxt, to, wt, mid, done, dist, stamp, gen, hk, hi, nb, nbw, nbs, used)
+            g = (head, nxt, to, wt, mid, done, dist, stamp, gen, heap, nb, nbw, nbs, used)
         _shortcuts(g, v, limit, True)
         done[v] = True
         rank[v] = order
@@ -512,9 +507,9 @@ def contract(count, eu, ev, ew, limit, estimate_limit, budget):
             priority = _priority(added, ku, deleted[u], level[u])
             if priority != current[u]:
                 current[u] = priority
-                if size == pk.size:
-                    pk, pi, size = _compact(pk, pi, size, current, done)
-                size = _heap_push(pk, pi, size, priority, u)
+                if size == queue.shape[0]:
+                    queue, size = _compact(queue, size, current, done)
+                size = _push(queue, 0, size, priority, float(u))
     left = count - order
     if left > 0:  # over the budget: no hierarchy
         return rank, np.zeros(1, dtype=np.int64), to[:0], wt[:0], mid[:0], left, gen[1]
@@ -587,47 +582,6 @@ def scratch_rows(subgoals: int, up_edges: int) -> int:
     return subgoals + up_edges + 2
 
 
-@njit(nogil=True, cache=True, inline="always")
-def _query_push(h, c, size, key, item):
-    """Push on the heap in columns ``c`` (key) and ``c + 1`` (item, a float); ties go to
-    the smaller item. Returns the new size."""
-    i = size
-    while i > 0:
-        parent = (i - 1) >> 1
-        pk, pi = h[parent, c], h[parent, c + 1]
-        if key < pk or (key == pk and item < pi):
-            h[i, c], h[i, c + 1] = pk, pi
-            i = parent
-        else:
-            break
-    h[i, c], h[i, c + 1] = key, item
-    return size + 1
-
-
-@njit(nogil=True, cache=True, inline="always")
-def _query_pop(h, c, size):
-    """Remove the top (read it first from row 0); returns the new size."""
-    size -= 1
-    key, item = h[size, c], h[size, c + 1]
-    i = 0
-    while True:
-        child = 2 * i + 1
-        if child >= size:
-            break
-        ck, ci = h[child, c], h[child, c + 1]
-        if child + 1 < size:
-            rk, ri = h[child + 1, c], h[child + 1, c + 1]
-            if rk < ck or (rk == ck and ri < ci):
-                child, ck, ci = child + 1, rk, ri
-        if ck < key or (ck == key and ci < item):
-            h[i, c], h[i, c + 1] = ck, ci
-            i = child
-        else:
-            break
-    h[i, c], h[i, c + 1] = key, item
-    return size
-
-
 @njit(nogil=True, cache=True)
 def _seed(kind, stride, sorted_cells, sorted_ids, cell, target, nodes, heap, found, side, gen):
     """Put the subgoals ``cell`` joins (itself if it is one) into one side's frontier
@@ -649,7 +603,7 @@ def _seed(kind, stride, sorted_cells, sorted_ids, cell, target, nodes, heap, fou
             nodes[v, STAMP_F + side] = gen
             nodes[v, DIST_F + side] = d
             nodes[v, PARENT_F + side] = -1
-            size = _query_push(heap, column, size, d, float(v))
+            size = _push(heap, column, size, d, float(v))
     return size
 
 
@@ -684,9 +638,9 @@ def subgoal_search(
         column = HEAP_F + 2 * side
         d, u = heap[0, column], np.int64(heap[0, column + 1])
         if side == 0:
-            size_f = _query_pop(heap, column, size_f)
+            size_f = _pop(heap, column, size_f)
         else:
-            size_b = _query_pop(heap, column, size_b)
+            size_b = _pop(heap, column, size_b)
         if d > nodes[u, DIST_F + side]:
             continue  # a stale heap entry
         if settled == max_settled:
@@ -712,7 +666,7 @@ def subgoal_search(
                 nodes[v, STAMP_F + side] = g
                 nodes[v, DIST_F + side] = nd
                 nodes[v, PARENT_F + side] = u
-                size = _query_push(heap, column, size, nd, float(v))
+                size = _push(heap, column, size, nd, float(v))
         if side == 0:
             size_f = size
         else:
