@@ -62,15 +62,19 @@ _INF = np.inf
 
 
 @njit(nogil=True, cache=True, inline="always")
+def _before(key, item, other_key, other_item):
+    return key < other_key or (key == other_key and item < other_item)
+
+
+@njit(nogil=True, cache=True, inline="always")
 def _push(h, c, size, key, item):
     """Push on the heap held in columns ``c`` (key) and ``c + 1`` (item, a whole number
     as a float) of ``h``; returns the new size."""
     i = size
     while i > 0:
         parent = (i - 1) >> 1
-        pk, pi = h[parent, c], h[parent, c + 1]
-        if key < pk or (key == pk and item < pi):
-            h[i, c], h[i, c + 1] = pk, pi
+        if _before(key, item, h[parent, c], h[parent, c + 1]):
+            h[i, c], h[i, c + 1] = h[parent, c], h[parent, c + 1]
             i = parent
         else:
             break
@@ -91,9 +95,9 @@ def _pop(h, c, size):
         ck, ci = h[child, c], h[child, c + 1]
         if child + 1 < size:
             rk, ri = h[child + 1, c], h[child + 1, c + 1]
-            if rk < ck or (rk == ck and ri < ci):
+            if _before(rk, ri, ck, ci):
                 child, ck, ci = child + 1, rk, ri
-        if ck < key or (ck == key and ci < item):
+        if _before(ck, ci, key, item):
             h[i, c], h[i, c + 1] = ck, ci
             i = child
         else:
