@@ -9,10 +9,12 @@ the ``bench`` extra: ``pip install -e '.[bench]'``)::
 
 Solvers, each set up once per map (untimed) and then asked the same queries:
 
-* ``ours A*`` and ``ours JPS``: ``find_path`` with ``Algorithm.ASTAR`` / ``Algorithm.JPS``
-  (octile, 8-connected, no corner cutting), one ``SearchScratch`` per map; ``ours
-  subgoal``: ``Algorithm.SUBGOAL``, the preprocessed tier, its hierarchy built untimed
-  (on a map whose build runs over its budget it falls through to JPS);
+* ``ours A*`` and ``ours JPS-B``: ``find_path`` with ``Algorithm.ASTAR`` / ``Algorithm.JPS``
+  (octile, 8-connected, no corner cutting; JPS is block-based where the map's runs are
+  long), one ``SearchScratch`` per map; ``ours JPS+``: the JPS runner with the map's
+  jump table, as ``find_path`` served JPS before block JPS; ``ours subgoal``:
+  ``Algorithm.SUBGOAL``, the preprocessed tier, its hierarchy built untimed (on a map
+  without one it falls through to JPS);
 * ``tcod`` (C): ``tcod.path.CustomGraph`` with straight edges of cost 100000, diagonal
   edges of cost 141421 gated by a ``condition`` array (both orthogonal neighbours
   walkable), the matching octile heuristic, and one ``Pathfinder`` reused via ``clear()``;
@@ -81,7 +83,18 @@ from bench.common import (
 )
 from gridpath.errors import MapLoadError
 from gridpath.grid import Grid
-from gridpath.search import Algorithm, SearchOptions, SearchScratch, find_path, subgoal_graph
+from gridpath.search import (
+    Algorithm,
+    SearchOptions,
+    SearchScratch,
+    find_path,
+    jump_table,
+    subgoal_graph,
+)
+from gridpath.search._frontier import FOUND
+from gridpath.search.find import checked_query
+from gridpath.search.registry import JPS
+from gridpath.search.runners.jps import DEFAULT_JUMP_TABLE_MAX_CELLS
 
 DEFAULT_LIMIT = 100
 DEFAULT_PEER_LIMIT = 20
@@ -119,9 +132,7 @@ def prepare_ours(algorithm: Algorithm) -> Callable[[Grid], tuple[Solve, ToPath]]
     def prepare(grid: Grid) -> tuple[Solve, ToPath]:
         if algorithm == Algorithm.SUBGOAL:
             subgoal_graph(grid)  # the tier's build, as the service's before it publishes
-        scratch = SearchScratch(grid.flat.size)
-        scratch.nodes.fill(0)  # touch every page now, not during a timed search
-        scratch.frontier.fill(0)
+        scratch = _scratch(grid)
 
         def solve(start: Cell, goal: Cell) -> Any:
             return find_path(grid, start, goal, options, scratch=scratch)
@@ -129,6 +140,28 @@ def prepare_ours(algorithm: Algorithm) -> Callable[[Grid], tuple[Solve, ToPath]]
         return solve, lambda result: result.path if result.found else None
 
     return prepare
+
+
+def prepare_jps_plus(grid: Grid) -> tuple[Solve, ToPath]:
+    """JPS+: the JPS runner (with the map's jump table; scanning the bytes where the map has
+    none), which ``find_path`` no longer picks where block JPS applies, called the way
+    ``find_path`` calls it."""
+    options = SearchOptions(algorithm=Algorithm.JPS)
+    scratch = _scratch(grid)
+    jump_table(grid)  # built now, not in the first timed query
+
+    def solve(start: Cell, goal: Cell) -> Any:
+        query = checked_query(grid, start, goal, None, options, (), 0, DEFAULT_JUMP_TABLE_MAX_CELLS)
+        return JPS.run(query, scratch)
+
+    return solve, lambda outcome: outcome.path if outcome.status == FOUND else None
+
+
+def _scratch(grid: Grid) -> SearchScratch:
+    scratch = SearchScratch(grid.flat.size)
+    scratch.nodes.fill(0)  # touch every page now, not during a timed search
+    scratch.frontier.fill(0)
+    return scratch
 
 
 def prepare_tcod(grid: Grid) -> tuple[Solve, ToPath]:
@@ -290,7 +323,10 @@ def prepare_heapq(grid: Grid) -> tuple[Solve, ToPath]:
 
 SOLVERS = (
     Solver("ours A*", False, True, prepare_ours(Algorithm.ASTAR)),
-    Solver("ours JPS", False, True, prepare_ours(Algorithm.JPS)),
+    # JPS+ with its table, which find_path picked before block JPS
+    Solver("ours JPS+", False, True, prepare_jps_plus),
+    # JPS as find_path serves it: block scans where runs are long (jps_blocks), else JPS+
+    Solver("ours JPS-B", False, True, prepare_ours(Algorithm.JPS)),
     Solver("ours subgoal", False, True, prepare_ours(Algorithm.SUBGOAL)),
     Solver("tcod", False, False, prepare_tcod),
     Solver("pyastar2d", False, False, prepare_pyastar2d),
@@ -298,7 +334,8 @@ SOLVERS = (
     Solver("networkx", True, False, prepare_networkx),
     Solver("heapq A*", True, False, prepare_heapq),
 )
-OURS_ASTAR, OURS_JPS, OURS_SUBGOAL = SOLVERS[0].name, SOLVERS[1].name, SOLVERS[2].name
+OURS_ASTAR, OURS_JPS, OURS_BLOCKS = SOLVERS[0].name, SOLVERS[1].name, SOLVERS[2].name
+OURS_SUBGOAL = SOLVERS[3].name
 
 
 # --- running -----------------------------------------------------------------------------
@@ -525,11 +562,15 @@ def summary_table(runs: Sequence[MapRun]) -> str:
 KERNEL_COLUMNS = (
     "map",
     "A* kernel µs",
-    "JPS kernel µs",
+    "JPS+ kernel µs",
+    "JPS-B kernel µs",
     "A* expanded",
-    "JPS expanded",
-    "A* / JPS, kernels",
-    "A* / JPS, calls",
+    "JPS+ expanded",
+    "JPS-B expanded",
+    "A* / JPS+, kernels",
+    "A* / JPS-B, kernels",
+    "JPS+ / JPS-B, kernels",
+    "A* / JPS+, calls",
     "subgoal kernel µs",
     "A* / subgoal, kernels",
 )
@@ -538,24 +579,26 @@ KERNEL_COLUMNS = (
 def kernel_row(name: str, runs: Sequence[MapRun]) -> str:
     """Our two searches on ``runs``: medians of kernel time (``search_us``) and expansions,
     and of the per-query A* / JPS time ratios, kernels alone and whole ``find_path`` calls."""
-    a_ns, j_ns, a_ex, j_ex, by_kernel, by_call = [], [], [], [], [], []
-    s_ns, by_subgoal = [], []
+    a_ns, j_ns, b_ns, a_ex, j_ex, b_ex, by_call = [], [], [], [], [], [], []
+    s_ns = []
     for run in runs:
         for i, a in run.answers[OURS_ASTAR].items():
-            j = run.answers[OURS_JPS][i]
-            s_ns.append(run.answers[OURS_SUBGOAL][i].kernel_ns)
-            by_subgoal.append(a.kernel_ns / max(s_ns[-1], 1.0))
+            j, b = run.answers[OURS_JPS][i], run.answers[OURS_BLOCKS][i]
+            s_ns.append(max(run.answers[OURS_SUBGOAL][i].kernel_ns, 1.0))
             a_ns.append(a.kernel_ns)
-            j_ns.append(j.kernel_ns)
+            j_ns.append(max(j.kernel_ns, 1.0))
+            b_ns.append(max(b.kernel_ns, 1.0))
             a_ex.append(a.expanded)
             j_ex.append(j.expanded)
-            by_kernel.append(a.kernel_ns / max(j.kernel_ns, 1.0))
+            b_ex.append(b.expanded)
             by_call.append(a.ns / j.ns)
+    a, j, b, sg = np.asarray(a_ns), np.asarray(j_ns), np.asarray(b_ns), np.asarray(s_ns)
+    ratios = [times(float(np.median(r))) for r in (a / j, a / b, j / b)]
     return (
-        f"| {name} | {np.median(a_ns) / 1e3:,.1f} | {np.median(j_ns) / 1e3:,.1f} | "
-        f"{np.median(a_ex):,.0f} | {np.median(j_ex):,.0f} | {times(float(np.median(by_kernel)))} | "
-        f"{times(float(np.median(by_call)))} | {np.median(s_ns) / 1e3:,.1f} | "
-        f"{times(float(np.median(by_subgoal)))} |"
+        f"| {name} | {np.median(a) / 1e3:,.1f} | {np.median(j) / 1e3:,.1f} | "
+        f"{np.median(b) / 1e3:,.1f} | {np.median(a_ex):,.0f} | {np.median(j_ex):,.0f} | "
+        f"{np.median(b_ex):,.0f} | {' | '.join(ratios)} | {times(float(np.median(by_call)))} | "
+        f"{np.median(sg) / 1e3:,.1f} | {times(float(np.median(a / sg)))} |"
     )
 
 
@@ -608,7 +651,8 @@ def draw_chart(runs: Sequence[MapRun], path: Path, subtitle: str) -> None:
 
     colours = {
         "ours A*": "#1f4e9c",
-        "ours JPS": "#4f9be8",
+        "ours JPS+": "#4f9be8",
+        "ours JPS-B": "#9ecae1",
         "ours subgoal": "#17becf",
         "tcod": "#2ca02c",
         "pyastar2d": "#bcbd22",

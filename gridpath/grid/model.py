@@ -112,17 +112,26 @@ class Grid:
         """Build now every value ``earlier`` derived (an edit's new revision gets its tables
         when it is made, not on its first query); returns this grid."""
         with earlier._component_lock:
-            builders = [(key, build) for key, (_, build) in earlier._derived.items()]
-        for key, build in builders:
-            self.derived(key, build)
+            builders = [(key, value, build) for key, (value, build) in earlier._derived.items()]
+        for key, value, build in builders:
+            # A builder with an ``update(grid, earlier, value)`` method derives this
+            # revision's value from the earlier one (the block bitsets: only around the
+            # cells that changed); any other builds it afresh.
+            update = getattr(build, "update", None)
+            with self._component_lock:
+                if key not in self._derived:
+                    made = build(self) if update is None else update(self, earlier, value)
+                    self._derived[key] = (made, build)
         return self
 
     def built(self, name: str) -> Any | None:
-        """The value derived under a key named ``name`` (its first item) if one was built
-        and is not None, else None; never builds (a query asks what the revision has)."""
+        """The value derived under the key ``name`` (or a tuple key starting with it) if one
+        was built and is not None, else None; never builds (a query asks what the revision
+        has)."""
         with self._component_lock:
             for key, (value, _) in self._derived.items():
-                if key[0] == name and value is not None:
+                named = key == name or (isinstance(key, tuple) and key[0] == name)
+                if named and value is not None:
                     return value
         return None
 

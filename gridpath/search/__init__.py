@@ -2,8 +2,9 @@
 
 Public surface: :func:`find_path`, :func:`smooth`, :func:`line_of_sight`,
 :func:`turning_points`, :class:`PathResult`, :func:`jump_table` (a map revision's
-JPS+ table), :func:`subgoal_graph` (its subgoal tier), :func:`tiers`, and the scratch
-pool. Kernel modules (``_*.py``) are internal.
+JPS+ table), :func:`prepare_jps` (what a revision's JPS queries read, built before it is
+served), :func:`subgoal_graph` (its subgoal tier), :func:`tiers`, and the scratch pool.
+Kernel modules (``_*.py``) are internal.
 """
 
 from gridpath.search.find import PathResult, find_path
@@ -16,6 +17,7 @@ from gridpath.search.options import (
     SearchOptions,
 )
 from gridpath.search.runners.jps import jump_table
+from gridpath.search.runners.jps_blocks import prepare_jps
 from gridpath.search.runners.subgoal import subgoal_graph, tiers
 from gridpath.search.scratch import ScratchPool, SearchScratch
 from gridpath.search.smooth import line_of_sight, smooth, turning_points
@@ -32,6 +34,7 @@ __all__ = [
     "SearchScratch",
     "find_path",
     "jump_table",
+    "prepare_jps",
     "line_of_sight",
     "smooth",
     "subgoal_graph",

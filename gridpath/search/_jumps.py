@@ -48,12 +48,18 @@ def jump_table_for(
     (:data:`MIN_MEAN_RUN`)."""
     if not wants_jump_table(width, height, max_cells):
         return None
-    every = _sample_step(max(width, height))
-    if estimate_mean_run(passable, stride, 1, every) < MIN_MEAN_RUN:
+    if not long_runs(passable, stride, width, height):
         return None  # decided before paying for the table (bench/README.md, 'bench.memory')
     table = build_jump_table(passable, stride, 1)
     table.flags.writeable = False
     return table
+
+
+def long_runs(passable: np.ndarray, stride: int, width: int, height: int) -> bool:
+    """Whether a padded grid's straight jumps are long enough (:data:`MIN_MEAN_RUN`, for
+    units of size 1) for a table or block scans to beat scanning the bytes."""
+    every = _sample_step(max(width, height))
+    return estimate_mean_run(passable, stride, 1, every) >= MIN_MEAN_RUN
 
 
 def _sample_step(side: int) -> int:

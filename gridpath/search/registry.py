@@ -17,9 +17,10 @@ from dataclasses import dataclass
 
 from gridpath.search.options import Algorithm, SearchOptions
 from gridpath.search.runner import Query, Runner
-from gridpath.search.runners import fast_astar, general, jps, subgoal, theta
+from gridpath.search.runners import fast_astar, general, jps, jps_blocks, subgoal, theta
 
 FAST, GENERAL, JPS, THETA = fast_astar.RUNNER, general.RUNNER, jps.RUNNER, theta.RUNNER
+JPS_BLOCKS = jps_blocks.RUNNER  # JPS where a revision has no JPS+ table (see its module)
 SUBGOAL = subgoal.RUNNER
 
 
@@ -47,10 +48,11 @@ A = Algorithm
 # fmt: off
 ALGORITHMS: dict[Algorithm, AlgorithmSpec] = {
     A.AUTO: AlgorithmSpec("auto (default: jps where it applies, else astar)",
-                          ((JPS, A.JPS), (FAST, A.ASTAR), (GENERAL, A.ASTAR)),
+                          ((JPS_BLOCKS, A.JPS), (JPS, A.JPS), (FAST, A.ASTAR),
+                           (GENERAL, A.ASTAR)),
                           _exact_astar, _weighted_astar),
     A.JPS: AlgorithmSpec("jps (jump point search: uniform cost, 8-connected, no corner cutting)",
-                         ((JPS, A.JPS),), _exact_astar),
+                         ((JPS_BLOCKS, A.JPS), (JPS, A.JPS)), _exact_astar),
     A.ASTAR: AlgorithmSpec("astar", ((FAST, A.ASTAR), (GENERAL, A.ASTAR)),
                            _exact_astar, _weighted_astar),
     A.DIJKSTRA: AlgorithmSpec("dijkstra", ((GENERAL, A.DIJKSTRA),), lambda o: True),
@@ -62,8 +64,9 @@ ALGORITHMS: dict[Algorithm, AlgorithmSpec] = {
                            ((THETA, A.THETA),), _never),
     A.SUBGOAL: AlgorithmSpec("subgoal (preprocessed subgoal graph with a contraction hierarchy "
                              "where the map revision has one, else as auto; optimal)",
-                             ((SUBGOAL, A.SUBGOAL), (JPS, A.JPS), (FAST, A.ASTAR),
-                              (GENERAL, A.ASTAR)), _exact_astar, _weighted_astar),
+                             ((SUBGOAL, A.SUBGOAL), (JPS_BLOCKS, A.JPS), (JPS, A.JPS),
+                              (FAST, A.ASTAR), (GENERAL, A.ASTAR)), _exact_astar,
+                             _weighted_astar),
 }
 # fmt: on
 # Every runner once, in registry order: what the warm-up compiles.

@@ -10,6 +10,7 @@ from fastapi.testclient import TestClient
 
 from gridpath.config import Settings
 from gridpath.main import create_app
+from gridpath.search._blocks import block_bytes
 from tests.reference import path_cost, reference_line_of_sight, step_is_legal
 
 
@@ -39,12 +40,17 @@ def test_maps_listing(client):
         assert m["revision"] == 1 and len(m["sha256"]) == 64
         padded = (m["width"] + 2) * (m["height"] + 2)
         table = 16 * padded if m["jump_table"] else 0
-        assert m["tiers"].get("jps", 0) == table
-        tiers = table + m["tiers"].get("subgoal", 0)
         terrain = padded if len(m["terrain"]) > 1 else 0
-        # labels for other movement rules, once asked for, add a byte per cell each
-        assert m["memory_bytes"] in {2 * padded + tiers + terrain + k * padded for k in range(4)}
-    assert maps["arena"]["jump_table"] and not maps["maze"]["jump_table"]  # 1-wide corridors
+        base = 2 * padded + table + terrain + m["tiers"].get("subgoal", 0)
+        # labels for other movement rules, once asked for, add a byte per cell each; block
+        # JPS's bitsets where the map's runs are long
+        blocks = block_bytes(m["width"], m["height"])
+        extra = {k * padded + b for k in range(4) for b in (0, blocks)}
+        assert m["memory_bytes"] - base in extra
+        assert m["tiers"].get("jps", 0) - table in (0, blocks)
+    # block JPS needs no JPS+ table; the maze's 1-wide corridors scan the bytes
+    assert not maps["arena"]["jump_table"] and not maps["maze"]["jump_table"]
+    assert maps["arena"]["memory_bytes"] > 2 * (51 * 51)  # the arena's bitsets
     # the subgoal tier: a byte per padded cell plus the hierarchy, on uniform-cost maps
     assert maps["arena"]["tiers"]["subgoal"] > (maps["arena"]["width"] + 2) ** 2
 

@@ -70,7 +70,8 @@ CASES = [
 
 def run_scenarios(algorithm, runner: Runner, reports, options_for=SearchOptions) -> int:
     """Run ``runner`` (serving ``algorithm``, reporting ``reports``) on every scenario it
-    does not refuse, under each rule and cost model; returns how many it served."""
+    does not refuse (with the default JPS+ table limit, or failing that without tables),
+    under each rule and cost model; returns how many it served."""
     scratch = SearchScratch()
     served = 0
     for scenario in SCENARIOS:
@@ -80,10 +81,14 @@ def run_scenarios(algorithm, runner: Runner, reports, options_for=SearchOptions)
         for rule in RULES:
             for model in CostModel:
                 options = options_for(algorithm=algorithm, cost_model=model, **MOVEMENT[rule])
-                query = checked_query(
-                    grid, scenario.start, scenario.goal, None, options, (), 0, 4_194_304
-                )
-                if runner.refuses(query) is not None:
+                # with the default JUMP_TABLE_MAX_CELLS, else with none (no JPS+ table)
+                for table_cells in (4_194_304, 0):
+                    query = checked_query(
+                        grid, scenario.start, scenario.goal, None, options, (), 0, table_cells
+                    )
+                    if runner.refuses(query) is None:
+                        break
+                else:
                     continue
                 served += 1
                 chosen = replace(query.options, algorithm=reports)
@@ -137,5 +142,12 @@ def test_every_runner_on_every_scenario(algorithm, runner, reports):
 
 
 def test_every_runner_is_registered_for_some_algorithm():
-    assert {r.name for r in RUNNERS} == {"jps", "fast_astar", "general", "theta", "subgoal"}
+    assert {r.name for r in RUNNERS} == {
+        "jps_blocks",
+        "jps",
+        "fast_astar",
+        "general",
+        "theta",
+        "subgoal",
+    }
     assert len({r.name for r in RUNNERS}) == len(RUNNERS)

@@ -4,9 +4,10 @@ scanning otherwise), for uniform cost, 8-connected movement without corner cutti
 The jump table is built per map revision, like the component labels, and kept with the
 :class:`~gridpath.grid.model.Grid` through its ``derived`` hook (the map layer never imports
 the search layer); the size limit comes from settings (``JUMP_TABLE_MAX_CELLS``) with
-each query. The service builds the tables of the maps it loads at start-up, an edited
-revision gets its table when it is made (``Grid.derive_like``), and any other new
-revision (an upload) on its first JPS query.
+each query. Block JPS (:mod:`.jps_blocks`, first in the registry) serves every map a
+table would serve, with the same answers and no table, so the service builds none
+(``prepare_jps``); this runner scans the bytes (maps of short runs, larger units), and
+uses a table only where one was built by hand (the benchmarks' JPS+ column).
 """
 
 from __future__ import annotations
@@ -64,7 +65,13 @@ def run(query: Query, scratch: SearchScratch) -> Outcome:
     table = None
     if query.options.clearance == 1:
         table = jump_table(query.grid, query.jump_table_max_cells)
-    status, expanded, search_us = run_pair_kernel(query, scratch, jps, table)
+    return run_jump_kernel(query, scratch, jps, table)
+
+
+def run_jump_kernel(query: Query, scratch: SearchScratch, kernel, source) -> Outcome:
+    """A JPS kernel (``kernel(grid, rules, scratch, source, start, goal)``, linking jump
+    points in ``came_from``) and the path expanded between them."""
+    status, expanded, search_us = run_pair_kernel(query, scratch, kernel, source)
     if status != FOUND:
         return Outcome(status, expanded, search_us)
     goal = query.grid.index(*query.goals[0])

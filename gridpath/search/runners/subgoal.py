@@ -38,6 +38,7 @@ from gridpath.search._subgoal import (
 )
 from gridpath.search.options import CostModel, Diagonal, Heuristic
 from gridpath.search.runner import Outcome, Query, Runner
+from gridpath.search.runners import jps_blocks
 from gridpath.search.scratch import SearchScratch
 
 DEFAULT_SUBGOAL_MAX_CELLS = 1_048_576  # the SUBGOAL_MAX_CELLS default
@@ -132,9 +133,13 @@ def subgoal_graph(grid: Grid, max_cells: int = DEFAULT_SUBGOAL_MAX_CELLS) -> Sub
 
 def tiers(grid: Grid) -> dict[str, int]:
     """The preprocessed tables this revision has, by the algorithm that reads them, with
-    their bytes (``GET /maps``)."""
-    found = {"jps": grid.built("jump_table"), "subgoal": grid.built(TABLE)}
-    return {name: int(table.nbytes) for name, table in found.items() if table is not None}
+    their bytes (``GET /maps``): ``jps`` (block JPS's bitsets, the JPS+ table), ``subgoal``."""
+    tables = {"jps": (jps_blocks.KEY, "jump_table"), "subgoal": (TABLE,)}  # bitsets, JPS+
+    sizes = {
+        tier: sum(int(t.nbytes) for t in map(grid.built, keys) if t is not None)
+        for tier, keys in tables.items()
+    }
+    return {tier: size for tier, size in sizes.items() if size}
 
 
 def refuses(query: Query) -> str | None:

@@ -1,0 +1,112 @@
+"""The block-based JPS runner: jump point search whose jumps scan the map's row and column
+bitsets 64 cells at a time (:mod:`gridpath.search._blocks`), for units of size 1 on
+uniform terrain. No table: the bitsets are part of each revision (about six bits per
+cell), and an edit updates them around the cells it changed.
+
+Which JPS serves a query (registry order: this runner, then :mod:`.jps`):
+
+* a map whose straight runs are long (``_jumps.MIN_MEAN_RUN``): this runner. It offers
+  the same nodes in the same order as JPS+ with its table, so it returns the same paths
+  and expansions; measured faster than the table lookups on the Dragon Age maps (see
+  ``bench/README.md``), so such maps no longer need a JPS+ table;
+* short runs (mazes, scattered obstacles): the byte scan of :mod:`.jps` (as fast there,
+  and its lazy rule gives those maps' paths); this runner refuses;
+* larger units: :mod:`.jps`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from gridpath.grid.model import Grid
+from gridpath.search._blocks import block_bits, edit_block_bits, jps_blocks
+from gridpath.search._jumps import long_runs
+from gridpath.search.runner import Outcome, Query, Runner
+from gridpath.search.runners import jps
+from gridpath.search.scratch import SearchScratch
+
+KEY = "jump_blocks"
+
+
+@dataclass(frozen=True)
+class Blocks:
+    """A revision's block record as kept with the :class:`Grid` (``nbytes``: what it adds
+    to the snapshot's memory)."""
+
+    record: tuple
+    nbytes: int
+
+
+class _Build:
+    """Builds a revision's :class:`Blocks` (None: costly terrain or short runs), and for
+    an edit's revision updates the earlier revision's bitsets (``Grid.derive_like``)."""
+
+    def __call__(self, grid: Grid) -> Blocks | None:
+        if not grid.uniform or not long_runs(grid.flat, grid.stride, grid.width, grid.height):
+            return None
+        return _blocks(block_bits(grid.flat, grid.stride))
+
+    def update(self, grid: Grid, earlier: Grid, value: Blocks | None) -> Blocks | None:
+        if value is None or earlier.flat.shape != grid.flat.shape:
+            return self(grid)
+        if not grid.uniform or not long_runs(grid.flat, grid.stride, grid.width, grid.height):
+            return None
+        changed = np.flatnonzero((earlier.flat != 0) != (grid.flat != 0))
+        return _blocks(edit_block_bits(value.record, grid.flat, grid.stride, changed))
+
+
+def _blocks(record: tuple) -> Blocks:
+    return Blocks(record, record[0].nbytes)
+
+
+_BUILD = _Build()
+
+
+def block_record(grid: Grid) -> tuple | None:
+    """The revision's block record, or None (costly terrain, short straight runs)."""
+    blocks = grid.derived(KEY, _BUILD)
+    return None if blocks is None else blocks.record
+
+
+def prepare_jps(grid: Grid, max_cells: int) -> None:
+    """Build what a revision's JPS queries read, before it is published: the block bitsets,
+    or where they do not apply, the JPS+ table (``max_cells``: ``JUMP_TABLE_MAX_CELLS``).
+    Both need a uniform map with long runs, so a revision gets one or neither; its edits
+    then update the bitsets (``Grid.derive_like``) and rebuild no table."""
+    if block_record(grid) is None:
+        jps.jump_table(grid, max_cells)
+
+
+def refuses(query: Query) -> str | None:
+    reason = jps.refuses(query)
+    if reason is not None:
+        return reason
+    if query.options.clearance != 1:
+        return "its bitsets are for units of size 1"
+    if block_record(query.grid) is None:
+        return "the map's straight runs are short (scanning the bytes is as fast)"
+    return None
+
+
+def run(query: Query, scratch: SearchScratch) -> Outcome:
+    return run_with(query, scratch, block_record(query.grid))
+
+
+def run_with(query: Query, scratch: SearchScratch, record: tuple) -> Outcome:
+    """Block JPS with the block record ``record`` (the revision's, or a test's)."""
+    return jps.run_jump_kernel(query, scratch, jps_blocks, record)
+
+
+def warm_up(scratch: SearchScratch) -> None:
+    from gridpath.search.find import find_path  # the runner as the service reaches it
+
+    open_grid = Grid.from_walkable("_warmup_blocks", np.ones((8, 70), dtype=bool))
+    assert block_record(open_grid) is not None
+    find_path(open_grid, (0, 0), (69, 5), scratch=scratch)
+    changed = np.array([open_grid.index(3, 3)], dtype=np.int64)
+    edit_block_bits(block_record(open_grid), open_grid.flat, open_grid.stride, changed)
+
+
+RUNNER = Runner("jps_blocks", refuses, run, warm_up)
