@@ -21,7 +21,7 @@ test: $(VENV)/.installed-dev
 test-quick: $(VENV)/.installed-dev
 	$(BIN)/python -m pytest -m "not system"
 
-## bench: Moving AI scenarios, algorithms, authority, serialisation, memory and JPS+ (needs ../shared/benchmarks/movingai)
+## bench: Moving AI scenarios, algorithms, authority, serialisation, memory, JPS+ and the subgoal tier (needs ../shared/benchmarks/movingai)
 bench: $(VENV)/.installed
 	$(BIN)/python -m bench.movingai
 	$(BIN)/python -m bench.algorithms
@@ -29,6 +29,7 @@ bench: $(VENV)/.installed
 	$(BIN)/python -m bench.authority
 	$(BIN)/python -m bench.serialize
 	$(BIN)/python -m bench.memory
+	$(BIN)/python -m bench.tiers --check
 
 ## bench-peers: our kernels against tcod, pyastar2d, python-pathfinding, networkx, heapq A*
 ## (the chart goes to bench/out/)

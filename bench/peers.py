@@ -12,7 +12,9 @@ Solvers, each set up once per map (untimed) and then asked the same queries:
 * ``ours A*`` and ``ours JPS-B``: ``find_path`` with ``Algorithm.ASTAR`` / ``Algorithm.JPS``
   (octile, 8-connected, no corner cutting; JPS is block-based where the map's runs are
   long), one ``SearchScratch`` per map; ``ours JPS+``: the JPS runner with the map's
-  jump table, as ``find_path`` served JPS before block JPS;
+  jump table, as ``find_path`` served JPS before block JPS; ``ours subgoal``:
+  ``Algorithm.SUBGOAL``, the preprocessed tier, its hierarchy built untimed (on a map
+  without one it falls through to JPS);
 * ``tcod`` (C): ``tcod.path.CustomGraph`` with straight edges of cost 100000, diagonal
   edges of cost 141421 gated by a ``condition`` array (both orthogonal neighbours
   walkable), the matching octile heuristic, and one ``Pathfinder`` reused via ``clear()``;
@@ -81,7 +83,14 @@ from bench.common import (
 )
 from gridpath.errors import MapLoadError
 from gridpath.grid import Grid
-from gridpath.search import Algorithm, SearchOptions, SearchScratch, find_path, jump_table
+from gridpath.search import (
+    Algorithm,
+    SearchOptions,
+    SearchScratch,
+    find_path,
+    jump_table,
+    subgoal_graph,
+)
 from gridpath.search._frontier import FOUND
 from gridpath.search.find import checked_query
 from gridpath.search.registry import JPS
@@ -121,6 +130,8 @@ def prepare_ours(algorithm: Algorithm) -> Callable[[Grid], tuple[Solve, ToPath]]
     options = SearchOptions(algorithm=algorithm)
 
     def prepare(grid: Grid) -> tuple[Solve, ToPath]:
+        if algorithm == Algorithm.SUBGOAL:
+            subgoal_graph(grid)  # the tier's build, as the service's before it publishes
         scratch = _scratch(grid)
 
         def solve(start: Cell, goal: Cell) -> Any:
@@ -316,6 +327,7 @@ SOLVERS = (
     Solver("ours JPS+", False, True, prepare_jps_plus),
     # JPS as find_path serves it: block scans where runs are long (jps_blocks), else JPS+
     Solver("ours JPS-B", False, True, prepare_ours(Algorithm.JPS)),
+    Solver("ours subgoal", False, True, prepare_ours(Algorithm.SUBGOAL)),
     Solver("tcod", False, False, prepare_tcod),
     Solver("pyastar2d", False, False, prepare_pyastar2d),
     Solver("python-pathfinding", True, False, prepare_pathfinding),
@@ -323,6 +335,7 @@ SOLVERS = (
     Solver("heapq A*", True, False, prepare_heapq),
 )
 OURS_ASTAR, OURS_JPS, OURS_BLOCKS = SOLVERS[0].name, SOLVERS[1].name, SOLVERS[2].name
+OURS_SUBGOAL = SOLVERS[3].name
 
 
 # --- running -----------------------------------------------------------------------------
@@ -558,6 +571,8 @@ KERNEL_COLUMNS = (
     "A* / JPS-B, kernels",
     "JPS+ / JPS-B, kernels",
     "A* / JPS+, calls",
+    "subgoal kernel µs",
+    "A* / subgoal, kernels",
 )
 
 
@@ -565,9 +580,11 @@ def kernel_row(name: str, runs: Sequence[MapRun]) -> str:
     """Our two searches on ``runs``: medians of kernel time (``search_us``) and expansions,
     and of the per-query A* / JPS time ratios, kernels alone and whole ``find_path`` calls."""
     a_ns, j_ns, b_ns, a_ex, j_ex, b_ex, by_call = [], [], [], [], [], [], []
+    s_ns = []
     for run in runs:
         for i, a in run.answers[OURS_ASTAR].items():
             j, b = run.answers[OURS_JPS][i], run.answers[OURS_BLOCKS][i]
+            s_ns.append(max(run.answers[OURS_SUBGOAL][i].kernel_ns, 1.0))
             a_ns.append(a.kernel_ns)
             j_ns.append(max(j.kernel_ns, 1.0))
             b_ns.append(max(b.kernel_ns, 1.0))
@@ -575,12 +592,13 @@ def kernel_row(name: str, runs: Sequence[MapRun]) -> str:
             j_ex.append(j.expanded)
             b_ex.append(b.expanded)
             by_call.append(a.ns / j.ns)
-    a, j, b = np.asarray(a_ns), np.asarray(j_ns), np.asarray(b_ns)
+    a, j, b, sg = np.asarray(a_ns), np.asarray(j_ns), np.asarray(b_ns), np.asarray(s_ns)
     ratios = [times(float(np.median(r))) for r in (a / j, a / b, j / b)]
     return (
         f"| {name} | {np.median(a) / 1e3:,.1f} | {np.median(j) / 1e3:,.1f} | "
         f"{np.median(b) / 1e3:,.1f} | {np.median(a_ex):,.0f} | {np.median(j_ex):,.0f} | "
-        f"{np.median(b_ex):,.0f} | {' | '.join(ratios)} | {times(float(np.median(by_call)))} |"
+        f"{np.median(b_ex):,.0f} | {' | '.join(ratios)} | {times(float(np.median(by_call)))} | "
+        f"{np.median(sg) / 1e3:,.1f} | {times(float(np.median(a / sg)))} |"
     )
 
 
@@ -635,6 +653,7 @@ def draw_chart(runs: Sequence[MapRun], path: Path, subtitle: str) -> None:
         "ours A*": "#1f4e9c",
         "ours JPS+": "#4f9be8",
         "ours JPS-B": "#9ecae1",
+        "ours subgoal": "#17becf",
         "tcod": "#2ca02c",
         "pyastar2d": "#bcbd22",
         "python-pathfinding": "#d62728",

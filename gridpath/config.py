@@ -34,6 +34,9 @@ class Settings(BaseSettings):
     max_turn_cells: int = Field(1_048_576, ge=1)
     max_flowfield_cells: int = Field(4_194_304, ge=1)
     jump_table_max_cells: int = Field(4_194_304, ge=0)
+    # The subgoal tier (issue 15), opt-in: its build delays each change's publication by
+    # up to seconds on large maps, a cost only deployments that ask for `subgoal` should pay.
+    subgoal_max_cells: int = Field(0, ge=0)
     flowfield_cache: int = Field(64, ge=0)
     flowfield_cache_bytes: int = Field(256 * 1024 * 1024, ge=0)
     max_upload_bytes: int = Field(64 * 1024 * 1024, ge=1)

@@ -470,6 +470,12 @@ class MapInfo(BaseModel):
         description="JPS runs with a JPS+ jump table on this revision (else it scans)."
     )
     memory_bytes: int = Field(description="Bytes this revision of the map holds in memory.")
+    tiers: dict[str, int] = Field(
+        default_factory=dict,
+        description="Preprocessed tiers this revision has, by algorithm, with their bytes "
+        "(included in memory_bytes): `jps` (the JPS+ jump table), `subgoal` (the subgoal "
+        "graph and its contraction hierarchy).",
+    )
 
 
 class PolygonMapInfo(BaseModel):

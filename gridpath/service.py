@@ -26,7 +26,7 @@ from gridpath.errors import NotReady
 from gridpath.grid import MapStore
 from gridpath.observability import metrics
 from gridpath.scheduler import SearchScheduler
-from gridpath.search import ScratchPool, SearchScratch, prepare_jps
+from gridpath.search import ScratchPool, SearchScratch, prepare_jps, subgoal_graph
 from gridpath.search.warmup import warm_up
 from gridpath.store import MapAuthority, open_authority
 
@@ -94,12 +94,14 @@ class ServiceState:
 
     def prepare(self, snapshot: Any) -> None:
         """A revision's derived structures, built before it is served: a grid's block JPS
-        bitsets (or JPS+ table: ``prepare_jps``), a polygon map's navigation mesh and
-        waypoint graph (gridpath.nav.snapshot)."""
+        bitsets (or JPS+ table: ``prepare_jps``) and subgoal tier, a polygon map's
+        navigation mesh and waypoint graph (gridpath.nav.snapshot). Readers keep the
+        previous revision until then."""
         if snapshot.kind == "polygon":
             snapshot.prepare()
         else:
             prepare_jps(snapshot, self.settings.jump_table_max_cells)
+            subgoal_graph(snapshot, self.settings.subgoal_max_cells)
 
     @contextlib.contextmanager
     def search_scratch(self) -> Iterator[SearchScratch]:

@@ -124,6 +124,17 @@ class Grid:
                     self._derived[key] = (made, build)
         return self
 
+    def built(self, name: str) -> Any | None:
+        """The value derived under the key ``name`` (or a tuple key starting with it) if one
+        was built and is not None, else None; never builds (a query asks what the revision
+        has)."""
+        with self._component_lock:
+            for key, (value, _) in self._derived.items():
+                named = key == name or (isinstance(key, tuple) and key[0] == name)
+                if named and value is not None:
+                    return value
+        return None
+
     @property
     def jump_table(self) -> np.ndarray | None:
         """The JPS+ jump table built for this revision, if the search layer built one."""

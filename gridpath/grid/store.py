@@ -118,15 +118,22 @@ class MapStore:
     def apply(self, name: str, grid: Grid | None, revision: int) -> bool:
         """Install revision ``revision`` of map ``name`` (``grid``, or ``None``: deleted at
         that revision) if it is later than what the registry holds; returns whether it was.
-        The one entry point for changes made elsewhere (another process, the folder)."""
+        The one entry point for changes made elsewhere (another process, the folder).
+
+        The revision's tables are built (``prepare``) before it is published and outside
+        the lock: a slow build (the subgoal tier: seconds on a large map) holds up only
+        this revision; readers keep the previous one, and requests for ``revision: N``
+        wait for it (:meth:`wait_for`). Call it off the event loop."""
+        deleted = grid is None
+        if (revision, deleted) <= self.version(name):
+            return False
+        if grid is not None and grid.revision != revision:
+            grid = with_revision(grid, revision)
+        if grid is not None and self.prepare is not None:
+            self.prepare(grid)
         with self._lock:
-            deleted = grid is None
             if (revision, deleted) <= self.version(name):
-                return False
-            if grid is not None and grid.revision != revision:
-                grid = with_revision(grid, revision)
-            if grid is not None and self.prepare is not None:
-                self.prepare(grid)
+                return False  # a later version arrived during the build
             self._last_revision[name] = revision
             self._swap(name, grid)
             return True

@@ -3,7 +3,8 @@
 Public surface: :func:`find_path`, :func:`smooth`, :func:`line_of_sight`,
 :func:`turning_points`, :class:`PathResult`, :func:`jump_table` (a map revision's
 JPS+ table), :func:`prepare_jps` (what a revision's JPS queries read, built before it is
-served), and the scratch pool. Kernel modules (``_*.py``) are internal.
+served), :func:`subgoal_graph` (its subgoal tier), :func:`tiers`, and the scratch pool.
+Kernel modules (``_*.py``) are internal.
 """
 
 from gridpath.search.find import PathResult, find_path
@@ -17,6 +18,7 @@ from gridpath.search.options import (
 )
 from gridpath.search.runners.jps import jump_table
 from gridpath.search.runners.jps_blocks import prepare_jps
+from gridpath.search.runners.subgoal import subgoal_graph, tiers
 from gridpath.search.scratch import ScratchPool, SearchScratch
 from gridpath.search.smooth import line_of_sight, smooth, turning_points
 
@@ -35,5 +37,7 @@ __all__ = [
     "prepare_jps",
     "line_of_sight",
     "smooth",
+    "subgoal_graph",
+    "tiers",
     "turning_points",
 ]

@@ -7,7 +7,9 @@ The meanings follow Red Blob Games' introduction to A* and PathFinding.js/Godot 
   ``dijkstra``, ``bfs`` (breadth-first: fewest steps, every step counts 1, terrain
   ignored), ``greedy`` (greedy best-first: ordered by the heuristic alone; fast, **not**
   optimal), ``theta`` (Lazy Theta*: any-angle segments between cell centres, Euclidean
-  length; shorter than grid paths, **not** guaranteed shortest).
+  length; shorter than grid paths, **not** guaranteed shortest), ``subgoal`` (the
+  preprocessed tier, a subgoal graph with a contraction hierarchy built per map revision:
+  the default movement rules, optimal; where a revision has none, as ``auto``).
 * ``heuristic``: ``octile`` (default with diagonals), ``manhattan`` (default for
   4-connected), ``euclidean``, ``chebyshev``, ``zero`` (A* with a zero heuristic is
   Dijkstra). ``heuristic_weight`` >= 1 gives weighted A*: cost at most weight x optimal.
@@ -47,6 +49,7 @@ class Algorithm(str, Enum):
     BFS = "bfs"
     GREEDY = "greedy"
     THETA = "theta"  # any-angle (Lazy Theta*): NOT optimal
+    SUBGOAL = "subgoal"  # the preprocessed tier (subgoal graph + contraction hierarchy)
 
 
 class Heuristic(str, Enum):

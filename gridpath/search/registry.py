@@ -17,10 +17,11 @@ from dataclasses import dataclass
 
 from gridpath.search.options import Algorithm, SearchOptions
 from gridpath.search.runner import Query, Runner
-from gridpath.search.runners import fast_astar, general, jps, jps_blocks, theta
+from gridpath.search.runners import fast_astar, general, jps, jps_blocks, subgoal, theta
 
 FAST, GENERAL, JPS, THETA = fast_astar.RUNNER, general.RUNNER, jps.RUNNER, theta.RUNNER
 JPS_BLOCKS = jps_blocks.RUNNER  # JPS where a revision has no JPS+ table (see its module)
+SUBGOAL = subgoal.RUNNER
 
 
 def _never(options: SearchOptions) -> bool:
@@ -61,6 +62,11 @@ ALGORITHMS: dict[Algorithm, AlgorithmSpec] = {
                             ((GENERAL, A.GREEDY),), _never),
     A.THETA: AlgorithmSpec("theta (Lazy Theta*: any-angle, Euclidean length, NOT optimal)",
                            ((THETA, A.THETA),), _never),
+    A.SUBGOAL: AlgorithmSpec("subgoal (preprocessed subgoal graph with a contraction hierarchy "
+                             "where the map revision has one, else as auto; optimal)",
+                             ((SUBGOAL, A.SUBGOAL), (JPS_BLOCKS, A.JPS), (JPS, A.JPS),
+                              (FAST, A.ASTAR), (GENERAL, A.ASTAR)), _exact_astar,
+                             _weighted_astar),
 }
 # fmt: on
 # Every runner once, in registry order: what the warm-up compiles.

@@ -524,7 +524,7 @@ class RedisAuthority:
         if status == "conflict":
             raise _conflict(name, revision, if_revision)
         grid = with_revision(parsed, revision)
-        self.registry.apply(name, grid, revision)
+        await asyncio.to_thread(self.registry.apply, name, grid, revision)  # builds its tables
         return grid, existed
 
     async def delete(self, name: str, if_revision: int | None) -> Grid:

@@ -11,6 +11,7 @@ from fastapi.testclient import TestClient
 from gridpath.config import Settings
 from gridpath.main import create_app
 from gridpath.search._blocks import block_bytes
+from tests.conftest import MAPS_DIR, wait_ready
 from tests.reference import path_cost, reference_line_of_sight, step_is_legal
 
 
@@ -41,16 +42,17 @@ def test_maps_listing(client):
         padded = (m["width"] + 2) * (m["height"] + 2)
         table = 16 * padded if m["jump_table"] else 0
         terrain = padded if len(m["terrain"]) > 1 else 0
-        base = 2 * padded + table + terrain
+        base = 2 * padded + table + terrain + m["tiers"].get("subgoal", 0)
         # labels for other movement rules, once asked for, add a byte per cell each; block
         # JPS's bitsets where the map's runs are long
-        extra = {
-            k * padded + b for k in range(4) for b in (0, block_bytes(m["width"], m["height"]))
-        }
+        blocks = block_bytes(m["width"], m["height"])
+        extra = {k * padded + b for k in range(4) for b in (0, blocks)}
         assert m["memory_bytes"] - base in extra
+        assert m["tiers"].get("jps", 0) - table in (0, blocks)
     # block JPS needs no JPS+ table; the maze's 1-wide corridors scan the bytes
     assert not maps["arena"]["jump_table"] and not maps["maze"]["jump_table"]
     assert maps["arena"]["memory_bytes"] > 2 * (51 * 51)  # the arena's bitsets
+    assert all("subgoal" not in m["tiers"] for m in maps.values())  # opt-in: SUBGOAL_MAX_CELLS
 
 
 @pytest.mark.parametrize("name", ["arena", "maze", "field"])
@@ -257,3 +259,29 @@ def test_health_reports_broken_map_and_serves_the_rest(tmp_path):
         assert body["maps"] == ["ok"]
         assert body["errors"][0]["file"] == "bad.png" and body["errors"][0]["reason"]
         assert c.post("/path", json={"map": "ok", "start": [0, 0], "goal": [1, 0]}).json()["found"]
+
+
+def test_the_subgoal_tier_by_name():
+    """The preprocessed tier answers where the revision has it, with the optimal cost;
+    auto stays on JPS; GET /maps lists the tier with its bytes."""
+    app = create_app(Settings(maps_dir=MAPS_DIR, subgoal_max_cells=1 << 20))
+    with TestClient(app) as client:
+        wait_ready(client)
+        _subgoal_tier_by_name(client)
+
+
+def _subgoal_tier_by_name(client):
+    arena = {m["name"]: m for m in client.get("/maps").json()["maps"]}["arena"]
+    # the subgoal tier: a byte per padded cell plus the hierarchy, on uniform-cost maps
+    assert arena["tiers"]["subgoal"] > (arena["width"] + 2) ** 2
+    query = {"map": "arena", "start": [2, 2], "goal": [24, 9]}
+    default = client.post("/path", json=query).json()
+    tier = client.post("/path", json={**query, "algorithm": "subgoal"}).json()
+    assert default["algorithm"] == "jps" and tier["algorithm"] == "subgoal"
+    assert tier["found"] and tier["optimal"] and tier["cost"] == pytest.approx(default["cost"])
+    again = client.post("/path", json={**query, "algorithm": "subgoal"}).json()
+    assert again["path_hash"] == tier["path_hash"]
+    costly = client.post(
+        "/path", json={**query, "algorithm": "subgoal", "terrain_costs": {"ground": 2}}
+    ).json()
+    assert costly["found"] and costly["algorithm"] != "subgoal"  # served as auto

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from gridpath.grid import Grid
-from gridpath.search import CostModel, Diagonal, SearchOptions, SearchScratch
+from gridpath.search import CostModel, Diagonal, SearchOptions, SearchScratch, subgoal_graph
 from gridpath.search._frontier import FOUND, UNREACHABLE
 from gridpath.search.find import checked_query
 from gridpath.search.registry import ALGORITHMS, RUNNERS
@@ -77,6 +77,7 @@ def run_scenarios(algorithm, runner: Runner, reports, options_for=SearchOptions)
     for scenario in SCENARIOS:
         walkable = grid_from_ascii(scenario.ascii)
         grid = Grid.from_walkable("scenario", walkable)
+        subgoal_graph(grid)  # a revision as the service publishes it: with its subgoal tier
         for rule in RULES:
             for model in CostModel:
                 options = options_for(algorithm=algorithm, cost_model=model, **MOVEMENT[rule])
@@ -141,5 +142,12 @@ def test_every_runner_on_every_scenario(algorithm, runner, reports):
 
 
 def test_every_runner_is_registered_for_some_algorithm():
-    assert {r.name for r in RUNNERS} == {"jps_blocks", "jps", "fast_astar", "general", "theta"}
+    assert {r.name for r in RUNNERS} == {
+        "jps_blocks",
+        "jps",
+        "fast_astar",
+        "general",
+        "theta",
+        "subgoal",
+    }
     assert len({r.name for r in RUNNERS}) == len(RUNNERS)

@@ -28,6 +28,10 @@ RUNS = {
         "| arena | 10 | 0.9741 | 0.9661 | 20.0 | 80.0 | 0 |",
     ),
     "memory": (["--size", "64", "--maps", "arena", "--limit", "3"], "| arena | 49x49 | 3 |"),
+    "tiers": (
+        ["--maps", "arena", "--check", "--limit", "20"],
+        "subgoal tier: 0 scenario(s) failed",
+    ),
     "table": (
         ["--map", "arena", "--sizes", "3", "--repeat", "1", "--no-http"],
         "| one_free | 3×3 | in process |",

@@ -1,5 +1,6 @@
 """warm_up() compiles every kernel signature the service uses: after it, serving the
-bundled maps (with and without JPS+ jump tables) and a live edit compile nothing new."""
+bundled maps (with and without JPS+ jump tables, with the subgoal tier) and a live edit
+compile nothing new."""
 
 from __future__ import annotations
 
@@ -25,7 +26,7 @@ warm_up()
 before = compiled()
 from gridpath.grid import MapStore
 from gridpath.grid.edits import Edit, apply_edits
-from gridpath.search import Algorithm, SearchOptions, find_path, jump_table, smooth
+from gridpath.search import Algorithm, SearchOptions, find_path, jump_table, smooth, subgoal_graph
 from gridpath.search.validate import validate_path
 from gridpath.search.flowfield import flow_field
 from gridpath.search.table import cost_table
@@ -34,11 +35,13 @@ store = MapStore.from_dir("maps", max_cells=10**7, max_bytes=10**8)
 tables = set()
 for grid in [g for g in store.all() if g.kind == "grid"]:  # polygon maps: no kernels
     tables.add(jump_table(grid) is not None)  # built per revision, as the service does
+    subgoal_graph(grid)
     cells = np.argwhere(grid.clearance >= 1)
     (y0, x0), (y1, x1) = cells[0], cells[-1]
     start, goal = (int(x0), int(y0)), (int(x1), int(y1))
     for options in (SearchOptions(), SearchOptions(algorithm=Algorithm.ASTAR),
-                    SearchOptions(algorithm=Algorithm.DIJKSTRA)):
+                    SearchOptions(algorithm=Algorithm.DIJKSTRA),
+                    SearchOptions(algorithm=Algorithm.SUBGOAL)):
         result = find_path(grid, start, goal, options)
         smooth(grid, result.path)
         validate_path(grid, result.path)
@@ -52,6 +55,7 @@ for grid in [g for g in store.all() if g.kind == "grid"]:  # polygon maps: no ke
     edited = apply_edits(grid, [Edit("blocked", cells=[start])], revision=2)
     y2, x2 = cells[len(cells) // 2]
     find_path(edited, goal, (int(x2), int(y2)))  # on the new snapshot
+    find_path(edited, goal, (int(x2), int(y2)), SearchOptions(algorithm=Algorithm.SUBGOAL))
 assert tables == {True, False}, tables  # maps with and without a jump table were served
 print(compiled() - before)
 """

@@ -39,7 +39,7 @@ from gridpath.schemas import (
     ReloadedMap,
     TerrainInfo,
 )
-from gridpath.search import find_path, smooth
+from gridpath.search import find_path, smooth, tiers
 
 router = APIRouter(tags=["maps"])
 
@@ -75,6 +75,7 @@ def map_info(grid: Grid | PolygonMap) -> MapInfo | PolygonMapInfo:
         source=grid.source,
         jump_table=grid.jump_table is not None,
         memory_bytes=grid.nbytes,
+        tiers=tiers(grid),
     )
 
 

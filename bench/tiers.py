@@ -1,0 +1,161 @@
+"""The preprocessed tiers per Moving AI map: build time, memory, change-to-publish time,
+and (``--check``) every scenario through the subgoal tier.
+
+Run from the repository root (``make bench`` runs it on all 13 maps)::
+
+    python -m bench.tiers                        # 13 maps: builds, memory, edits
+    python -m bench.tiers --check                # and all 39,260 scenarios, optimal + legal
+    python -m bench.tiers --maps brc202d --check --limit 200
+
+Per map: the JPS+ jump table's and the subgoal tier's build time (``jump_table`` and
+``subgoal_graph`` on a fresh load, each timed once) and bytes (``GET /maps``' ``tiers``),
+subgoals and edges of the subgoal graph and upward edges of its hierarchy ("-": no tier, the
+contraction ran over its budget), and the **change-to-publish** time: one edit (one cell
+flipped, the map's first walkable cell) through ``apply_edits``, which builds the new
+revision's tables as the service does before it publishes it (median of 3).
+
+``--check`` then runs the scenarios (all, or ``--limit`` per map spread evenly) through
+``find_path`` with ``algorithm: subgoal``, one ``SearchScratch`` per map: each answer must
+come from the tier, be optimal and legal; the table adds their count, the median kernel
+time (``search_us``) and the median subgoals settled. Exit status 1 if one answer fails,
+2 if the data cannot be read.
+"""
+
+from __future__ import annotations
+
+import statistics
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from bench.common import (
+    Failure,
+    add_limit,
+    begin,
+    header,
+    is_optimal,
+    load_scenarios,
+    log,
+    machine_line,
+    path_problem,
+    report_failures,
+    row,
+    scenario_parser,
+)
+from gridpath.grid.edits import Edit, apply_edits
+from gridpath.search import Algorithm, SearchOptions, SearchScratch, find_path
+from gridpath.search.runners.jps import DEFAULT_JUMP_TABLE_MAX_CELLS, jump_table
+from gridpath.search.runners.subgoal import DEFAULT_SUBGOAL_MAX_CELLS, subgoal_graph
+
+COLUMNS = [
+    "map",
+    "cells",
+    "JPS+ build s",
+    "JPS+ MB",
+    "subgoals",
+    "edges",
+    "upward edges",
+    "subgoal build s",
+    "subgoal MB",
+    "subgoal B/cell",
+    "change-to-publish s",
+]
+CHECK_COLUMNS = ["queries", "wrong", "kernel µs (median)", "settled (median)"]
+SUBGOAL = SearchOptions(algorithm=Algorithm.SUBGOAL)
+
+
+def timed(build, *args) -> tuple[float, object]:
+    began = time.perf_counter()
+    value = build(*args)
+    return time.perf_counter() - began, value
+
+
+def change_to_publish(grid) -> float:
+    """Median of 3: one cell flipped, the new revision built with its tables."""
+    y, x = (int(v) for v in np.argwhere(grid.walkable)[0])
+    seconds = []
+    for revision in (2, 3, 4):
+        edit = Edit(value="blocked" if revision % 2 == 0 else "walkable", cells=[(x, y)])
+        began = time.perf_counter()
+        apply_edits(grid, [edit], revision)
+        seconds.append(time.perf_counter() - began)
+    return statistics.median(seconds)
+
+
+def check(grid, scenarios, name: str) -> tuple[list[float], list[int], list[Failure]]:
+    scratch = SearchScratch(grid.flat.size)
+    kernel_us, settled, failures = [], [], []
+    for s in scenarios:
+        result = find_path(grid, s.start, s.goal, SUBGOAL, scratch=scratch)
+        cost = result.cost if result.found else None
+        problem = None
+        if result.options.algorithm != Algorithm.SUBGOAL:
+            problem = f"served by {result.options.algorithm.value}"
+        elif cost is None or not is_optimal(cost, s.optimal):
+            problem = "not optimal"
+        else:
+            problem = path_problem(grid, result.path, s, cost)
+        if problem is not None:
+            failures.append(Failure(name, s.line, s.start, s.goal, s.optimal, cost, problem))
+        kernel_us.append(result.search_us)
+        settled.append(result.expanded)
+    return kernel_us, settled, failures
+
+
+def run(maps: Sequence[Path], limit: int | None, do_check: bool) -> tuple[list[str], list]:
+    rows, failures = [], []
+    for map_path in maps:
+        log(f"{map_path.stem}: building")
+        grid, scenarios = load_scenarios(map_path, limit)
+        jps_s, table = timed(jump_table, grid, DEFAULT_JUMP_TABLE_MAX_CELLS)
+        sub_s, graph = timed(subgoal_graph, grid, DEFAULT_SUBGOAL_MAX_CELLS)
+        cells = grid.cell_count
+        cols: list[object] = [map_path.stem, f"{cells:,}", f"{jps_s:.2f}"]
+        cols.append("-" if table is None else f"{table.nbytes / 1e6:.1f}")
+        if graph is None:
+            cols += ["-", "-", "-", f"{sub_s:.2f}", "-", "-"]
+        else:
+            cols += [f"{graph.cells.size:,}", f"{graph.edges:,}", f"{graph.up_to.size:,}"]
+            cols += [f"{sub_s:.2f}", f"{graph.nbytes / 1e6:.2f}", f"{graph.nbytes / cells:.1f}"]
+        cols.append(f"{change_to_publish(grid):.2f}")
+        if do_check:
+            if graph is None:
+                cols += [0, "-", "-", "-"]
+            else:
+                log(f"{map_path.stem}: {len(scenarios)} scenarios")
+                kernel_us, settled, wrong = check(grid, scenarios, map_path.stem)
+                failures += wrong
+                cols += [f"{len(scenarios):,}", len(wrong)]
+                cols += [f"{np.median(kernel_us):.1f}", f"{np.median(settled):.0f}"]
+        rows.append(row(cols))
+    return rows, failures
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = scenario_parser("bench.tiers", __doc__.split("\n\n")[0])
+    add_limit(parser, None, "with --check: scenarios per map (default: all)")
+    parser.add_argument("--check", action="store_true", help="run the scenarios too")
+    args = parser.parse_args(argv)
+    try:
+        started = begin(args)
+    except (OSError, ValueError) as exc:
+        log(f"cannot read the data: {exc}")
+        return 2
+    if started is None:
+        return 2
+    maps, info = started
+    rows, failures = run(maps, args.limit, args.check)
+    print(header(COLUMNS + (CHECK_COLUMNS if args.check else [])))
+    print("\n".join(rows))
+    if args.check:
+        print(f"\nsubgoal tier: {len(failures)} scenario(s) failed")
+    print(f"\n{machine_line(info)}")
+    report_failures(failures)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,228 @@
+"""The subgoal runner: a preprocessed tier, subgoal graphs with a contraction hierarchy
+(:mod:`gridpath.search._subgoal`), for the default movement rules (uniform cost,
+8-connected without corner cutting, octile, float costs, units of size 1).
+
+The hierarchy is built per map revision, off the request path, like the JPS+ table: by
+:func:`subgoal_graph`, which the service runs for every map it loads and, through the
+store's ``prepare`` hook and :meth:`Grid.derive_like`, for every new revision before it
+is published, up to ``SUBGOAL_MAX_CELLS`` cells. A query only reads what the revision
+already has (:meth:`Grid.built`): a revision without a hierarchy is refused here and
+the plan falls through to the next runner. Whether a revision has one is fixed when it
+is published, so the same request on the same revision always gets the same answer.
+
+Among paths of equal cost this tier picks its own (the subgoals the hierarchy meets at,
+each piece refined diagonally first where that is legal), which is not the one JPS picks:
+``auto`` stays on JPS (the golden vectors hold JPS's paths) and the tier is asked for
+by name, ``algorithm: "subgoal"``.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from gridpath.grid.model import Grid
+from gridpath.search._frontier import FOUND
+from gridpath.search._subgoal import (
+    HEAP_COLUMNS,
+    NODE_COLUMNS,
+    by_rank,
+    contract,
+    mark_subgoals,
+    scratch_rows,
+    subgoal_edges,
+    subgoal_path,
+    subgoal_search,
+)
+from gridpath.search.options import CostModel, Diagonal, Heuristic
+from gridpath.search.runner import Outcome, Query, Runner
+from gridpath.search.runners import jps_blocks
+from gridpath.search.scratch import SearchScratch
+
+DEFAULT_SUBGOAL_MAX_CELLS = 1_048_576  # the SUBGOAL_MAX_CELLS default
+TABLE = "subgoal_graph"  # its key among a revision's derived tables
+# Contraction: settled nodes per witness search when contracting and when estimating a
+# node's priority (a limit only adds shortcuts), and the build's budget in edges scanned
+# by witness searches. A map whose subgoals see many others (open city maps, random
+# obstacles) needs far more, and its hierarchy would be slower to query than JPS: past
+# the budget the build gives up and the revision has no subgoal tier. The budget is a
+# count, not a clock, so every process decides alike.
+WITNESS_LIMIT = 200
+ESTIMATE_LIMIT = 10
+BUILD_BUDGET = 100_000_000
+# Subgoals that see this many others on average (open city maps) always run over the
+# budget: such a map gives up before the contraction, not after seconds of it.
+MAX_MEAN_DEGREE = 14
+
+
+@dataclass(frozen=True, eq=False)
+class SubgoalGraph:
+    """A revision's subgoal graph and hierarchy (read-only arrays): each cell's kind
+    (blocked, open, subgoal); the subgoals' cells in cell order with their ids (an id is
+    the node's place in the hierarchy from the top: :func:`~gridpath.search._subgoal.by_rank`);
+    each id's cell; the upward edges in CSR form with their costs and bypassed nodes."""
+
+    kind: np.ndarray = field(repr=False)
+    sorted_cells: np.ndarray = field(repr=False)
+    sorted_ids: np.ndarray = field(repr=False)
+    cells: np.ndarray = field(repr=False)
+    up_start: np.ndarray = field(repr=False)
+    up_to: np.ndarray = field(repr=False)
+    up_cost: np.ndarray = field(repr=False)
+    up_mid: np.ndarray = field(repr=False)
+    edges: int  # of the subgoal graph, before contraction
+    build_seconds: float
+
+    @property
+    def arrays(self) -> tuple[np.ndarray, ...]:
+        return (
+            self.kind, self.sorted_cells, self.sorted_ids, self.cells, self.up_start,
+            self.up_to, self.up_cost, self.up_mid,
+        )  # fmt: skip
+
+    @property
+    def nbytes(self) -> int:
+        return sum(a.nbytes for a in self.arrays)
+
+    @property
+    def scratch_rows(self) -> int:
+        return scratch_rows(self.cells.size, self.up_to.size)
+
+
+def build_subgoal_graph(grid: Grid) -> SubgoalGraph | None:
+    """The subgoal graph and hierarchy of a uniform-cost revision (None when its subgoals
+    see more than :data:`MAX_MEAN_DEGREE` others on average or the contraction runs over
+    :data:`BUILD_BUDGET`)."""
+    began = time.perf_counter()
+    kind, sorted_cells = mark_subgoals(grid.flat, grid.stride)
+    eu, ev, ew = subgoal_edges(kind, grid.stride, sorted_cells)
+    if 2 * eu.size > MAX_MEAN_DEGREE * sorted_cells.size:
+        return None
+    rank, up_start, up_to, up_cost, up_mid, left, _ = contract(
+        sorted_cells.size, eu, ev, ew, WITNESS_LIMIT, ESTIMATE_LIMIT, BUILD_BUDGET
+    )
+    if left > 0:
+        return None
+    cells, sorted_ids, up_start, up_to, up_cost, up_mid = by_rank(
+        rank, sorted_cells, up_start, up_to, up_cost, up_mid
+    )
+    graph = SubgoalGraph(
+        kind, sorted_cells, sorted_ids, cells, up_start, up_to, up_cost, up_mid,
+        int(eu.size), time.perf_counter() - began,
+    )  # fmt: skip
+    for a in graph.arrays:
+        a.flags.writeable = False
+    return graph
+
+
+def subgoal_graph(grid: Grid, max_cells: int = DEFAULT_SUBGOAL_MAX_CELLS) -> SubgoalGraph | None:
+    """This revision's hierarchy, built now if it has none yet (kept with the revision;
+    :meth:`Grid.derive_like` builds it again for the next), or None: terrain with costs,
+    a map over ``max_cells`` (0: never) or too costly to contract."""
+    max_cells = max(0, int(max_cells))
+
+    def build(grid: Grid) -> SubgoalGraph | None:
+        if not grid.uniform or grid.cell_count > max_cells:
+            return None
+        return build_subgoal_graph(grid)
+
+    return grid.derived((TABLE, max_cells), build)
+
+
+def tiers(grid: Grid) -> dict[str, int]:
+    """The preprocessed tables this revision has, by the algorithm that reads them, with
+    their bytes (``GET /maps``): ``jps`` (block JPS's bitsets, the JPS+ table), ``subgoal``."""
+    tables = {"jps": (jps_blocks.KEY, "jump_table"), "subgoal": (TABLE,)}  # bitsets, JPS+
+    sizes = {
+        tier: sum(int(t.nbytes) for t in map(grid.built, keys) if t is not None)
+        for tier, keys in tables.items()
+    }
+    return {tier: size for tier, size in sizes.items() if size}
+
+
+def refuses(query: Query) -> str | None:
+    """Why the subgoal tier cannot serve this query (None: it can)."""
+    o = query.options
+    if not (o.connectivity == 8 and o.diagonal == Diagonal.NO_CORNER_CUT):
+        return "it needs 8-connected movement without corner cutting (diagonal no_corner_cut)"
+    if o.heuristic != Heuristic.OCTILE or o.heuristic_weight != 1:
+        return "it uses the octile heuristic with weight 1"
+    if o.cost_model != CostModel.FLOAT or o.turn_penalty or o.clearance != 1:
+        return "it runs with float costs, no turn penalty, units of size 1"
+    if not query.uniform or query.blocked:
+        return "it needs uniform terrain and no per-request blocked cells"
+    if len(query.goals) != 1 or o.closest or o.max_cost is not None:
+        return "it searches for a single goal, without closest or max_cost"
+    if query.explored_limit > 0:
+        return "it does not report explored cells"
+    if query.grid.built(TABLE) is None:
+        return "this map revision has no subgoal graph (SUBGOAL_MAX_CELLS)"
+    return None
+
+
+class _Scratch:
+    """The tier's query arrays (:mod:`gridpath.search._subgoal`), kept with a
+    :class:`SearchScratch` (one search at a time) and stamped by generation like it."""
+
+    def __init__(self, subgoals: int, rows: int) -> None:
+        self.nodes = np.zeros((subgoals, NODE_COLUMNS), dtype=np.float64)
+        self.heap = np.empty((rows, HEAP_COLUMNS), dtype=np.float64)
+        self.found = np.empty((subgoals + 1, 3), dtype=np.int64)
+        self.generation = 0
+
+    def begin(self) -> int:
+        self.generation += 1
+        return self.generation
+
+
+def _scratch_for(scratch: SearchScratch, graph: SubgoalGraph) -> _Scratch:
+    """The arrays kept with ``scratch``, grown to the largest hierarchy it has served."""
+    mine = scratch.__dict__.get("subgoal")
+    subgoals, rows = graph.cells.size, graph.scratch_rows
+    if mine is None or mine.nodes.shape[0] < subgoals or mine.heap.shape[0] < rows:
+        if mine is not None:
+            subgoals = max(subgoals, mine.nodes.shape[0])
+            rows = max(rows, mine.heap.shape[0])
+        mine = scratch.__dict__["subgoal"] = _Scratch(subgoals, rows)
+    return mine
+
+
+def run(query: Query, scratch: SearchScratch) -> Outcome:
+    graph: SubgoalGraph = query.grid.built(TABLE)
+    grid = query.grid
+    mine = _scratch_for(scratch, graph)
+    start, goal = grid.index(*query.start), grid.index(*query.goals[0])
+    generation = mine.begin()
+    began = time.perf_counter_ns()
+    status, settled, meet = subgoal_search(
+        graph.kind, grid.stride, graph.sorted_cells, graph.sorted_ids, graph.up_start,
+        graph.up_to, graph.up_cost, mine.nodes, mine.heap, mine.found, generation,
+        start, goal, query.max_expanded,
+    )  # fmt: skip
+    search_us = (time.perf_counter_ns() - began) / 1000
+    if status != FOUND:
+        return Outcome(int(status), int(settled), search_us)
+    path, n_orth, n_diag = subgoal_path(
+        grid.flat, grid.stride, graph.cells, graph.up_start, graph.up_to, graph.up_mid,
+        mine.nodes, start, goal, meet,
+    )  # fmt: skip
+    orth_w, diag_w = query.options.step_weights
+    return Outcome(FOUND, int(settled), search_us, path, n_orth * orth_w + n_diag * diag_w, 0)
+
+
+def warm_up(scratch: SearchScratch) -> None:
+    from gridpath.search.find import find_path  # the runner as the service reaches it
+    from gridpath.search.options import Algorithm, SearchOptions
+
+    walkable = np.ones((9, 9), dtype=bool)
+    walkable[2:7, 4] = False  # a wall with two convex corners on each side
+    grid = Grid.from_walkable("_warmup_subgoal", walkable)
+    assert subgoal_graph(grid) is not None
+    options = SearchOptions(algorithm=Algorithm.SUBGOAL)
+    find_path(grid, (0, 4), (8, 4), options, scratch=scratch)  # through the hierarchy
+    find_path(grid, (0, 0), (8, 1), options, scratch=scratch)  # a direct move
+
+
+RUNNER = Runner("subgoal", refuses, run, warm_up)

@@ -1,0 +1,158 @@
+"""The subgoal tier (subgoal graph + contraction hierarchy): optimal and legal against
+scipy's Dijkstra on random maps, deterministic, built per revision, refused where it
+does not apply (the plan falls through). All 39,260 Moving AI scenarios are checked by
+``python -m bench.tiers --check`` (see bench/README.md)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from gridpath.grid import Grid
+from gridpath.grid.edits import Edit, apply_edits
+from gridpath.search import Algorithm, SearchOptions, find_path, subgoal_graph, tiers
+from gridpath.search.runners import subgoal
+from tests.reference import path_cost, reference_costs, step_is_legal
+
+SUBGOAL = SearchOptions(algorithm=Algorithm.SUBGOAL)
+
+
+def random_walkable(seed: int, width: int, height: int, density: float) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    walkable = rng.random((height, width)) >= density
+    if rng.random() < 0.5:  # rooms and corridors as well as scattered obstacles
+        walkable[rng.integers(0, height), :] = True
+        walkable[:, rng.integers(0, width)] = True
+    return walkable
+
+
+def check_path(walkable, start, goal, result, want) -> None:
+    if np.isinf(want):
+        assert not result.found
+        return
+    assert result.found and result.options.algorithm == Algorithm.SUBGOAL
+    cells = [tuple(c) for c in result.path.tolist()]
+    assert cells[0] == start and cells[-1] == goal
+    for a, b in zip(cells, cells[1:]):
+        assert step_is_legal(walkable, a, b), f"illegal step {a} -> {b}"
+    assert result.cost == pytest.approx(path_cost(cells), abs=1e-9)
+    assert result.cost == pytest.approx(want, abs=1e-9)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    width=st.integers(1, 24),
+    height=st.integers(1, 24),
+    density=st.sampled_from([0.0, 0.1, 0.2, 0.3, 0.4]),
+)
+def test_optimal_and_legal_against_dijkstra(seed, width, height, density):
+    walkable = random_walkable(seed, width, height, density)
+    open_cells = [(int(x), int(y)) for y, x in np.argwhere(walkable)]
+    if not open_cells:
+        return
+    grid = Grid.from_walkable("random", walkable)
+    assert subgoal_graph(grid) is not None
+    rng = np.random.default_rng(seed ^ 0x5EED)
+    for _ in range(3):
+        start = open_cells[rng.integers(len(open_cells))]
+        want = reference_costs(walkable, start)
+        goals = [open_cells[i] for i in rng.choice(len(open_cells), min(12, len(open_cells)))]
+        for goal in goals:
+            result = find_path(grid, start, goal, SUBGOAL)
+            check_path(walkable, start, goal, result, want[goal[1], goal[0]])
+
+
+def test_a_room_with_pillars_every_pair():
+    walkable = np.ones((9, 11), dtype=bool)
+    walkable[2:4, 2:4] = walkable[5:7, 6:9] = walkable[1:8, 5] = False
+    walkable[4, 5] = True
+    grid = Grid.from_walkable("pillars", walkable)
+    graph = subgoal_graph(grid)
+    assert graph.cells.size > 0 and graph.up_to.size >= graph.edges > 0
+    cells = [(int(x), int(y)) for y, x in np.argwhere(walkable)]
+    for start in cells[::3]:
+        want = reference_costs(walkable, start)
+        for goal in cells:
+            result = find_path(grid, start, goal, SUBGOAL)
+            check_path(walkable, start, goal, result, want[goal[1], goal[0]])
+
+
+def test_deterministic_across_builds():
+    walkable = random_walkable(7, 40, 30, 0.25)
+    first, second = Grid.from_walkable("a", walkable), Grid.from_walkable("b", walkable)
+    graphs = subgoal_graph(first), subgoal_graph(second)
+    for name in ("kind", "cells", "up_start", "up_to", "up_cost", "up_mid"):
+        assert np.array_equal(getattr(graphs[0], name), getattr(graphs[1], name))
+    cells = [(int(x), int(y)) for y, x in np.argwhere(walkable)][::37]
+    for start in cells:
+        for goal in cells:
+            a = find_path(first, start, goal, SUBGOAL)
+            b = find_path(second, start, goal, SUBGOAL)
+            c = find_path(first, start, goal, SUBGOAL)
+            assert a.path.tobytes() == b.path.tobytes() == c.path.tobytes()
+
+
+def test_falls_through_where_it_does_not_apply():
+    walkable = np.ones((6, 6), dtype=bool)
+    walkable[2, 1:5] = False
+    grid = Grid.from_walkable("wall", walkable)
+    # no hierarchy built for this revision yet: the plan goes on to JPS
+    assert find_path(grid, (0, 0), (5, 5), SUBGOAL).options.algorithm == Algorithm.JPS
+    assert subgoal_graph(grid) is not None and "subgoal" in tiers(grid)
+    assert find_path(grid, (0, 0), (5, 5), SUBGOAL).options.algorithm == Algorithm.SUBGOAL
+    served_elsewhere = [
+        SearchOptions(algorithm=Algorithm.SUBGOAL, clearance=2),
+        SearchOptions(algorithm=Algorithm.SUBGOAL, diagonal="always"),
+        SearchOptions(algorithm=Algorithm.SUBGOAL, cost_model="integer"),
+        SearchOptions(algorithm=Algorithm.SUBGOAL, turn_penalty=1),
+    ]
+    open_grid = Grid.from_walkable("open", np.ones((6, 6), dtype=bool))
+    subgoal_graph(open_grid)
+    for options in served_elsewhere:
+        result = find_path(open_grid, (0, 0), (4, 4), options)
+        assert result.found and result.options.algorithm != Algorithm.SUBGOAL
+    blocked = find_path(grid, (0, 0), (5, 5), SUBGOAL, blocked=[(5, 1)])
+    assert blocked.found and blocked.options.algorithm == Algorithm.ASTAR  # as auto
+    # auto keeps JPS (its equal-cost paths are the golden ones)
+    assert find_path(grid, (0, 0), (5, 5)).options.algorithm == Algorithm.JPS
+
+
+def test_no_hierarchy_over_the_limit_or_on_costly_terrain():
+    walkable = np.ones((8, 8), dtype=bool)
+    assert subgoal_graph(Grid.from_walkable("big", walkable), max_cells=63) is None
+    assert subgoal_graph(Grid.from_walkable("off", walkable), max_cells=0) is None
+    from gridpath.grid.model import TerrainClass
+
+    costly = Grid.from_walkable(
+        "mud",
+        walkable,
+        terrain=np.ones((8, 8), dtype=np.uint8),
+        terrain_classes=(TerrainClass("ground", 1.0), TerrainClass("mud", 3.0)),
+    )
+    assert subgoal_graph(costly) is None and tiers(costly) == {}
+
+
+def test_an_edited_revision_gets_its_own_hierarchy():
+    walkable = np.ones((10, 10), dtype=bool)
+    grid = Grid.from_walkable("door", walkable)
+    subgoal_graph(grid)
+    edited = apply_edits(grid, [Edit(value="blocked", rect=(5, 0, 5, 8))], revision=2)
+    assert edited.built(subgoal.TABLE) is not None  # built with the revision, not on a query
+    result = find_path(edited, (0, 0), (9, 0), SUBGOAL)
+    want = reference_costs(edited.walkable.astype(bool), (0, 0))
+    check_path(edited.walkable.astype(bool), (0, 0), (9, 0), result, want[0, 9])
+    assert result.path.shape[0] > 10  # round the new wall
+
+
+def test_the_expansion_limit_stops_it():
+    walkable = random_walkable(3, 30, 30, 0.3)
+    walkable[0, :] = walkable[:, 0] = walkable[-1, :] = walkable[:, -1] = True
+    grid = Grid.from_walkable("limit", walkable)
+    subgoal_graph(grid)
+    far = find_path(grid, (0, 0), (29, 29), SUBGOAL)
+    assert far.found and far.expanded > 1
+    stopped = find_path(grid, (0, 0), (29, 29), SearchOptions(Algorithm.SUBGOAL, max_expanded=1))
+    assert not stopped.found and stopped.reason == "limit_reached"
