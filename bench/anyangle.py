@@ -9,7 +9,8 @@ Run from the repository root::
 Per scenario: A* (its cost, the octile grid optimum), the same path string-pulled (the
 ``smooth`` waypoints: their polyline length), and Theta* (its Euclidean length). Every
 Theta* answer is checked: its waypoints validate in ``waypoints`` mode, its cells in
-``cells`` mode, and its length is at most A*'s cost. The table (stdout, Markdown) gives
+``cells`` mode; how often its length is above A*'s cost is counted (Lazy Theta* does
+not promise otherwise: README, "Any-angle paths"). The table (stdout, Markdown) gives
 the mean lengths relative to A*'s cost, how often Theta* is shorter than / equal to /
 longer than string-pulled A*, and the median times. Exit status 1 if a check failed.
 """
@@ -40,7 +41,7 @@ from gridpath.search.validate import validate_path
 ASTAR = SearchOptions(algorithm=Algorithm.ASTAR, smooth=True)
 THETA = SearchOptions(algorithm=Algorithm.THETA)
 COLUMNS = ("map", "queries", "pulled / A*", "theta / A*", "theta < pulled %",
-           "= %", "> %", "A* ms", "theta ms")  # fmt: skip
+           "= %", "> %", "theta > A* %", "A* ms", "theta ms")  # fmt: skip
 
 
 def polyline(points: np.ndarray) -> float:
@@ -69,8 +70,6 @@ def run_map(path, limit, scratch) -> tuple[list, list[str]]:
             check = validate_path(grid, points, mode=mode, options=THETA, scratch=scratch)
             if not check.valid:
                 problems.append(f"{path.name}:{s.line}: theta {mode} invalid")
-        if theta.cost > astar.cost + 1e-9:
-            problems.append(f"{path.name}:{s.line}: theta {theta.cost} > A* {astar.cost}")
         pulled = polyline(astar.waypoints)
         figures.append((astar.cost, pulled, theta.cost, astar_us, theta_us))
     return figures, problems
@@ -84,6 +83,7 @@ def table_row(name: str, figures: list) -> str:
     return row([
         name, len(a), f"{np.mean(pulled / cost):.4f}", f"{np.mean(theta / cost):.4f}",
         percent(shorter), percent(100 - shorter - longer), percent(longer),
+        percent(np.mean(theta > cost + 1e-9) * 100),
         f"{np.median(a[:, 3]) / 1000:.2f}", f"{np.median(a[:, 4]) / 1000:.2f}",
     ])  # fmt: skip
 
