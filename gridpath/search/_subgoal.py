@@ -115,6 +115,12 @@ def _pop(h, c, size):
 # array. While the graph is built a subgoal's id is its place among the subgoal cells in
 # cell order (found by binary search); the query maps that to the hierarchy's id.
 BLOCKED, OPEN, SUBGOAL = 0, 1, 2
+# An upward edge is a 16-byte record, what a search reads of an edge in one place, in
+# float64 rows ``(cost, -)`` whose int32 view (``edges.view(np.int32)``) holds in columns
+# TO and MID the node it leads to and the node a shortcut bypasses (-1: an edge of the
+# subgoal graph). The cost is ``orth + diag * sqrt 2`` from the edge's exact step counts.
+COST = 0  # float64 column
+TO, MID = 2, 3  # int32 columns of the view
 
 
 @njit(nogil=True, cache=True)
@@ -237,8 +243,8 @@ def explore(kind, stride, source, target, found, orth, diag):
 
 @njit(nogil=True, cache=True)
 def subgoal_edges(kind, stride, cells):
-    """The subgoal graph's edges ``(u, v)`` with ``u < v`` (each once) and their straight
-    and diagonal step counts."""
+    """The subgoal graph's edges ``(u, v)`` with ``u < v`` (each once), their costs and
+    their straight and diagonal step counts packed as ``orth << 32 | diag``."""
     count = cells.size
     found = np.empty(count + 1, dtype=np.int64)
     orth = np.empty(count + 1, dtype=np.int64)
@@ -266,6 +272,7 @@ def subgoal_edges(kind, stride, cells):
     eu = np.empty(m, dtype=np.int32)
     ev = np.empty(m, dtype=np.int32)
     ew = np.empty(m, dtype=np.float64)
+    es = np.empty(m, dtype=np.int64)
     e = 0
     last = -1
     for i in order:
@@ -275,8 +282,9 @@ def subgoal_edges(kind, stride, cells):
         eu[e] = keys[i] // count
         ev[e] = keys[i] % count
         ew[e] = (steps[i] >> 32) + (steps[i] & 0xFFFFFFFF) * SQRT2
+        es[e] = steps[i]
         e += 1
-    return eu[:e].copy(), ev[:e].copy(), ew[:e].copy()
+    return eu[:e].copy(), ev[:e].copy(), ew[:e].copy(), es[:e].copy()
 
 
 # ---------------------------------------------------------------------------------------
@@ -284,21 +292,23 @@ def subgoal_edges(kind, stride, cells):
 
 
 @njit(nogil=True, cache=True)
-def _grow(nxt, to, wt, mid, need):
+def _grow(nxt, to, wt, mid, st, need):
     cap = nxt.size
     if need <= cap:
-        return nxt, to, wt, mid
+        return nxt, to, wt, mid, st
     cap = max(need, 2 * cap)
     nxt2 = np.empty(cap, dtype=np.int64)
     to2 = np.empty(cap, dtype=np.int32)
     wt2 = np.empty(cap, dtype=np.float64)
     mid2 = np.empty(cap, dtype=np.int32)
+    st2 = np.empty(cap, dtype=np.int64)
     used = nxt.size
     nxt2[:used] = nxt
     to2[:used] = to
     wt2[:used] = wt
     mid2[:used] = mid
-    return nxt2, to2, wt2, mid2
+    st2[:used] = st
+    return nxt2, to2, wt2, mid2, st2
 
 
 @njit(nogil=True, cache=True)
@@ -366,7 +376,7 @@ def _witness(head, nxt, to, wt, done, skip, source, bound, limit, dist, stamp, g
 def _shortcuts(g, v, limit, apply):
     """The shortcuts contracting ``v`` needs (added when ``apply``); returns how many and
     how many neighbours ``v`` has. ``gen[1]`` counts the work done."""
-    head, nxt, to, wt, mid, done, dist, stamp, gen, heap, nb, nbw, nbs, used = g
+    head, nxt, to, wt, mid, st, done, dist, stamp, gen, heap, nb, nbw, nbs, used = g
     k = _neighbours(head, nxt, to, wt, done, v, nb, nbw, nbs)
     added = 0
     for i in range(k):
@@ -385,13 +395,13 @@ def _shortcuts(g, v, limit, apply):
                 continue  # a witness: as short without v
             added += 1
             if apply:
-                _add_shortcut(g, u, w, via, v)
+                _add_shortcut(g, u, w, via, st[nbs[i]] + st[nbs[j]], v)
     return added, k
 
 
 @njit(nogil=True, cache=True)
-def _add_shortcut(g, u, w, weight, via):
-    head, nxt, to, wt, mid, done, dist, stamp, gen, heap, nb, nbw, nbs, used = g
+def _add_shortcut(g, u, w, weight, steps, via):
+    head, nxt, to, wt, mid, st, done, dist, stamp, gen, heap, nb, nbw, nbs, used = g
     s = head[u]
     while s >= 0:
         if to[s] == w:
@@ -400,12 +410,14 @@ def _add_shortcut(g, u, w, weight, via):
                 wt[s ^ 1] = weight
                 mid[s] = via
                 mid[s ^ 1] = via
+                st[s] = steps
+                st[s ^ 1] = steps
             return
         s = nxt[s]
     m = used[0]
-    to[m], wt[m], mid[m], nxt[m] = w, weight, via, head[u]
+    to[m], wt[m], mid[m], st[m], nxt[m] = w, weight, via, steps, head[u]
     head[u] = m
-    to[m + 1], wt[m + 1], mid[m + 1], nxt[m + 1] = u, weight, via, head[w]
+    to[m + 1], wt[m + 1], mid[m + 1], st[m + 1], nxt[m + 1] = u, weight, via, steps, head[w]
     head[w] = m + 1
     used[0] = m + 2
 
@@ -432,11 +444,12 @@ def _compact(queue, size, current, done):
 
 
 @njit(nogil=True, cache=True)
-def contract(count, eu, ev, ew, limit, estimate_limit, budget):
+def contract(count, eu, ev, ew, es, limit, estimate_limit, budget):
     """Contract the graph, spending at most about ``budget`` edges scanned by witness
     searches (``limit`` per search when contracting, ``estimate_limit`` when estimating a
-    priority); returns the rank per node, the upward CSR ``(start, to, weight, mid)``
-    (``mid`` -1: an edge of the subgoal graph, else the bypassed node), how many nodes
+    priority); returns the rank per node, the upward CSR ``(start, to, steps, mid)``
+    (``steps`` packed as in :func:`subgoal_edges`, a shortcut's the sum of its two
+    edges'; ``mid`` -1: an edge of the subgoal graph, else the bypassed node), how many nodes
     were left uncontracted when the budget ran out (then the CSR is empty) and the work
     spent."""
     m = eu.size
@@ -445,13 +458,14 @@ def contract(count, eu, ev, ew, limit, estimate_limit, budget):
     to = np.empty(cap, dtype=np.int32)
     wt = np.empty(cap, dtype=np.float64)
     mid = np.empty(cap, dtype=np.int32)
+    st = np.empty(cap, dtype=np.int64)
     head = np.full(count, -1, dtype=np.int64)
     for e in range(m):
         s = 2 * e
         u, v = eu[e], ev[e]
-        to[s], wt[s], mid[s], nxt[s] = v, ew[e], -1, head[u]
+        to[s], wt[s], mid[s], st[s], nxt[s] = v, ew[e], -1, es[e], head[u]
         head[u] = s
-        to[s + 1], wt[s + 1], mid[s + 1], nxt[s + 1] = u, ew[e], -1, head[v]
+        to[s + 1], wt[s + 1], mid[s + 1], st[s + 1], nxt[s + 1] = u, ew[e], -1, es[e], head[v]
         head[v] = s + 1
     used = np.array([2 * m], dtype=np.int64)
     done = np.zeros(count, dtype=np.bool_)
@@ -467,7 +481,7 @@ def contract(count, eu, ev, ew, limit, estimate_limit, budget):
     level = np.zeros(count, dtype=np.int64)
     rank = np.empty(count, dtype=np.int32)
 
-    g = (head, nxt, to, wt, mid, done, dist, stamp, gen, heap, nb, nbw, nbs, used)
+    g = (head, nxt, to, wt, mid, st, done, dist, stamp, gen, heap, nb, nbw, nbs, used)
     queue = np.empty((4 * count + 4, 2), dtype=np.float64)  # (priority, node)
     current = np.empty(count, dtype=np.float64)  # a heap entry is stale unless it matches
     size = 0
@@ -493,8 +507,8 @@ def contract(count, eu, ev, ew, limit, estimate_limit, budget):
         # need at most k * (k - 1) / 2, two slots each)
         need = used[0] + k * (k - 1) + 2
         if need > nxt.size:
-            nxt, to, wt, mid = _grow(nxt, to, wt, mid, need)
-            g = (head, nxt, to, wt, mid, done, dist, stamp, gen, heap, nb, nbw, nbs, used)
+            nxt, to, wt, mid, st = _grow(nxt, to, wt, mid, st, need)
+            g = (head, nxt, to, wt, mid, st, done, dist, stamp, gen, heap, nb, nbw, nbs, used)
         _shortcuts(g, v, limit, True)
         done[v] = True
         rank[v] = order
@@ -516,7 +530,7 @@ def contract(count, eu, ev, ew, limit, estimate_limit, budget):
                 size = _push(queue, 0, size, priority, float(u))
     left = count - order
     if left > 0:  # over the budget: no hierarchy
-        return rank, np.zeros(1, dtype=np.int64), to[:0], wt[:0], mid[:0], left, gen[1]
+        return rank, np.zeros(1, dtype=np.int64), to[:0], st[:0], mid[:0], left, gen[1]
     # upward CSR, each node's edges in slot order
     start = np.zeros(count + 1, dtype=np.int64)
     for v in range(count):
@@ -528,43 +542,44 @@ def contract(count, eu, ev, ew, limit, estimate_limit, budget):
     for v in range(count):
         start[v + 1] += start[v]
     up_to = np.empty(start[count], dtype=np.int32)
-    up_w = np.empty(start[count], dtype=np.float64)
+    up_st = np.empty(start[count], dtype=np.int64)
     up_mid = np.empty(start[count], dtype=np.int32)
     for v in range(count):
         e = start[v]
         s = head[v]
         while s >= 0:
             if rank[to[s]] > rank[v]:
-                up_to[e], up_w[e], up_mid[e] = to[s], wt[s], mid[s]
+                up_to[e], up_st[e], up_mid[e] = to[s], st[s], mid[s]
                 e += 1
             s = nxt[s]
-    return rank, start, up_to, up_w, up_mid, 0, gen[1]
+    return rank, start, up_to, up_st, up_mid, 0, gen[1]
 
 
 @njit(nogil=True, cache=True)
-def by_rank(rank, cells, up_start, up_to, up_w, up_mid):
+def by_rank(rank, cells, up_start, up_to, up_st, up_mid):
     """The hierarchy renumbered from the top (id 0: the last node contracted), so the
     nodes every upward search reaches sit together in memory: the cell of each new id,
-    the new id of each subgoal in cell order, and the upward CSR in new ids."""
+    the new id of each subgoal in cell order, and the upward edges in new ids as
+    ``first`` (int32, a node's edges are ``first[n]:first[n + 1]``) and ``edges`` (the
+    float64 records above, a node's edges adjacent)."""
     count = rank.size
     new = (count - 1 - rank).astype(np.int32)
     old = np.empty(count, dtype=np.int64)
     for v in range(count):
         old[new[v]] = v
-    start = np.zeros(count + 1, dtype=np.int64)
+    first = np.zeros(count + 1, dtype=np.int32)
     for n in range(count):
-        start[n + 1] = start[n] + up_start[old[n] + 1] - up_start[old[n]]
-    to = np.empty(up_to.size, dtype=np.int32)
-    w = np.empty(up_to.size, dtype=np.float64)
-    mid = np.empty(up_to.size, dtype=np.int32)
+        first[n + 1] = first[n] + up_start[old[n] + 1] - up_start[old[n]]
+    edges = np.empty((up_to.size, 2), dtype=np.float64)
+    ints = edges.view(np.int32)
     for n in range(count):
-        e2 = start[n]
+        e2 = first[n]
         for e in range(up_start[old[n]], up_start[old[n] + 1]):
-            to[e2] = new[up_to[e]]
-            w[e2] = up_w[e]
-            mid[e2] = new[up_mid[e]] if up_mid[e] >= 0 else -1
+            edges[e2, COST] = (up_st[e] >> 32) + (up_st[e] & 0xFFFFFFFF) * SQRT2
+            ints[e2, TO] = new[up_to[e]]
+            ints[e2, MID] = new[up_mid[e]] if up_mid[e] >= 0 else -1
             e2 += 1
-    return cells[old], new, start, to, w, mid
+    return cells[old], new, first, edges
 
 
 # ---------------------------------------------------------------------------------------
@@ -613,14 +628,15 @@ def _seed(kind, stride, sorted_cells, sorted_ids, cell, target, nodes, heap, fou
 
 @njit(nogil=True, cache=True)
 def subgoal_search(
-    kind, stride, sorted_cells, sorted_ids, up_start, up_to, up_w, nodes, heap, found, gen,
+    kind, stride, sorted_cells, sorted_ids, first, edges, links, nodes, heap, found, gen,
     start, goal, max_settled,
 ):  # fmt: skip
-    """Shortest path from padded cell ``start`` to ``goal`` (scratch ``nodes``, ``heap``,
-    ``found``, stamped ``gen``): returns ``(status, settled, meet)``; ``meet`` is the
-    subgoal where the two searches met, -1 when the goal is directly h-reachable from the
-    start (``status`` FOUND) or unreachable. Settling ``max_settled`` subgoals without an
-    answer stops it (LIMIT_REACHED)."""
+    """Shortest path from padded cell ``start`` to ``goal`` over the hierarchy ``first``,
+    ``edges`` (``links``: its int32 view) (scratch ``nodes``, ``heap``, ``found``, stamped
+    ``gen``): returns ``(status, settled, meet)``; ``meet`` is the subgoal where the two
+    searches met, -1 when the goal is directly h-reachable from the start (``status``
+    FOUND) or unreachable. Settling ``max_settled`` subgoals without an answer stops it
+    (LIMIT_REACHED)."""
     if start == goal:
         return FOUND, 0, -1
     target = -1 if kind[goal] == SUBGOAL else goal
@@ -654,18 +670,20 @@ def subgoal_search(
             meet = u
         settled += 1
         # stall on demand: an upward edge proving u is reached shorter from above
+        lo, hi = first[u], first[u + 1]
         stalled = False
-        for e in range(up_start[u], up_start[u + 1]):
-            v = up_to[e]
-            if nodes[v, STAMP_F + side] == g and nodes[v, DIST_F + side] + up_w[e] < d - _EPS:
+        for e in range(lo, hi):
+            v = links[e, TO]
+            reached = nodes[v, STAMP_F + side] == g
+            if reached and nodes[v, DIST_F + side] + edges[e, COST] < d - _EPS:
                 stalled = True
                 break
         if stalled:
             continue
         size = size_f if side == 0 else size_b
-        for e in range(up_start[u], up_start[u + 1]):
-            v = up_to[e]
-            nd = d + up_w[e]
+        for e in range(lo, hi):
+            v = links[e, TO]
+            nd = d + edges[e, COST]
             if nodes[v, STAMP_F + side] != g or nd < nodes[v, DIST_F + side]:
                 nodes[v, STAMP_F + side] = g
                 nodes[v, DIST_F + side] = nd
@@ -748,18 +766,18 @@ def _append_segment(passable, stride, a, b, out, n):
 
 
 @njit(nogil=True, cache=True)
-def _edge_mid(up_start, up_to, up_mid, a, b):
-    for e in range(up_start[a], up_start[a + 1]):
-        if up_to[e] == b:
-            return up_mid[e]
-    for e in range(up_start[b], up_start[b + 1]):
-        if up_to[e] == a:
-            return up_mid[e]
+def _edge_mid(first, links, a, b):
+    for e in range(first[a], first[a + 1]):
+        if links[e, TO] == b:
+            return links[e, MID]
+    for e in range(first[b], first[b + 1]):
+        if links[e, TO] == a:
+            return links[e, MID]
     return -2  # not an edge (cannot happen on a chain the search built)
 
 
 @njit(nogil=True, cache=True)
-def _unpack(up_start, up_to, up_mid, a, b, nodes, n, stack):
+def _unpack(first, links, a, b, nodes, n, stack):
     """Append the subgoals after ``a`` up to ``b`` of the (possibly shortcut) edge."""
     top = 0
     stack[top, 0], stack[top, 1] = a, b
@@ -767,7 +785,7 @@ def _unpack(up_start, up_to, up_mid, a, b, nodes, n, stack):
     while top > 0:
         top -= 1
         x, y = stack[top, 0], stack[top, 1]
-        via = _edge_mid(up_start, up_to, up_mid, x, y)
+        via = _edge_mid(first, links, x, y)
         if via < 0:
             nodes[n] = y
             n += 1
@@ -779,7 +797,7 @@ def _unpack(up_start, up_to, up_mid, a, b, nodes, n, stack):
 
 
 @njit(nogil=True, cache=True)
-def subgoal_path(passable, stride, cells, up_start, up_to, up_mid, nodes, start, goal, meet):
+def subgoal_path(passable, stride, cells, first, links, nodes, start, goal, meet):
     """The cell path ``(n, 2)`` int32 (unpadded x, y) of the search that met at ``meet``
     (-1: the direct move), with its straight and diagonal step counts."""
     par_f, par_b = nodes[:, PARENT_F], nodes[:, PARENT_B]
@@ -815,7 +833,7 @@ def subgoal_path(passable, stride, cells, up_start, up_to, up_mid, nodes, start,
         nodes[0] = top[0]
         n = 1
         for i in range(length - 1):
-            n = _unpack(up_start, up_to, up_mid, top[i], top[i + 1], nodes, n, stack)
+            n = _unpack(first, links, top[i], top[i + 1], nodes, n, stack)
         chain = nodes[:n]
     # corners: start, the subgoals, goal (without repeats)
     corners = np.empty(chain.size + 2, dtype=np.int64)
