@@ -50,6 +50,7 @@ import numpy as np
 from numba import njit
 
 from gridpath.search._frontier import FOUND, LIMIT_REACHED, UNREACHABLE
+from gridpath.search._prefetch import prefetch
 
 SQRT2 = math.sqrt(2.0)
 _EPS = 1e-9
@@ -640,6 +641,11 @@ def subgoal_search(
     if start == goal:
         return FOUND, 0, -1
     target = -1 if kind[goal] == SUBGOAL else goal
+    # Prefetch (cold caches: after other work evicted the hierarchy): all of ``first``
+    # now, read while the explorations run (int32: 16 nodes per cache line); a node's
+    # first edge record when it is offered, read when it is settled.
+    for v in range(0, first.size, 16):
+        prefetch(first, v)
     g = float(gen)
     size_f = _seed(kind, stride, sorted_cells, sorted_ids, start, target, nodes, heap, found,
                    0, g)  # fmt: skip
@@ -688,6 +694,7 @@ def subgoal_search(
                 nodes[v, STAMP_F + side] = g
                 nodes[v, DIST_F + side] = nd
                 nodes[v, PARENT_F + side] = u
+                prefetch(edges, first[v])
                 size = _push(heap, column, size, nd, float(v))
         if side == 0:
             size_f = size
