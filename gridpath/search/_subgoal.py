@@ -48,6 +48,7 @@ import math
 
 import numpy as np
 from numba import njit
+from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
 
 from gridpath.search._frontier import FOUND, LIMIT_REACHED, UNREACHABLE
 from gridpath.search._prefetch import prefetch
@@ -111,43 +112,79 @@ def _pop(h, c, size):
 # Subgoals and the exploration (the padded grid has a blocked border: no bounds tests).
 
 
-# The exploration reads one byte per cell, ``kind``: BLOCKED, OPEN or SUBGOAL (the padded
-# grid's walkability with the subgoals marked), so its walks stay in a map-sized byte
-# array. While the graph is built a subgoal's id is its place among the subgoal cells in
-# cell order (found by binary search); the query maps that to the hierarchy's id.
-BLOCKED, OPEN, SUBGOAL = 0, 1, 2
+# The exploration reads bit planes, ``bits`` (uint64 rows of two words: the OPEN cells of
+# 64 cells, open meaning walkable and not a subgoal, and their WALKABLE cells, side by side
+# so a walk's stop is classified from the cache line that found it): a header, then every
+# padded row's words (``row_words`` per row), then every padded column's (the grid
+# transposed, ``column_words`` per column), so that a straight walk in any of the four
+# directions scans 64 cells a word at a time and a vertical one reads one word per 64
+# cells instead of a cache line per cell. A subgoal is walkable and not open. While the
+# graph is built a subgoal's id is its place among the subgoal cells in cell order (found
+# by binary search); the query maps that to the hierarchy's id.
+OPEN_BITS, WALK_BITS = 0, 1  # the columns of ``bits``
+HEADER_ROWS = 2  # (stride, row_words), (first column row, column_words)
 # An upward edge is a 16-byte record, what a search reads of an edge in one place, in
 # float64 rows ``(cost, -)`` whose int32 view (``edges.view(np.int32)``) holds in columns
 # TO and MID the node it leads to and the node a shortcut bypasses (-1: an edge of the
 # subgoal graph). The cost is ``orth + diag * sqrt 2`` from the edge's exact step counts.
 COST = 0  # float64 column
 TO, MID = 2, 3  # int32 columns of the view
+_ONE = np.uint64(1)
+_UNBOUNDED = 1 << 62  # a walk's limit that never binds
 
 
 @njit(nogil=True, cache=True)
 def mark_subgoals(passable, stride):
-    """The ``kind`` of every padded cell and the subgoals' cells, in cell order (a
+    """The exploration's bit planes (above) and the subgoals' cells, in cell order (a
     subgoal's id is its position there)."""
     n = passable.size
-    kind = np.zeros(n, dtype=np.uint8)
+    height = n // stride
+    row_words = (stride + 63) // 64
+    column_words = (height + 63) // 64
+    column_base = HEADER_ROWS + height * row_words
+    bits = np.zeros((column_base + stride * column_words, 2), dtype=np.uint64)
+    bits[0, 0], bits[0, 1] = stride, row_words
+    bits[1, 0], bits[1, 1] = column_base, column_words
     count = 0
     for c in range(stride + 1, n - stride - 1):
         if passable[c] == 0:
             continue
-        kind[c] = OPEN
+        subgoal = False
         for dy in (-stride, stride):
             for dx in (-1, 1):
                 if passable[c + dx + dy] == 0 and passable[c + dx] != 0 and passable[c + dy] != 0:
-                    kind[c] = SUBGOAL
-        if kind[c] == SUBGOAL:
+                    subgoal = True
+        x, y = c % stride, c // stride
+        r = HEADER_ROWS + y * row_words + (x >> 6)
+        t = column_base + x * column_words + (y >> 6)
+        bits[r, WALK_BITS] |= _ONE << np.uint64(x & 63)
+        bits[t, WALK_BITS] |= _ONE << np.uint64(y & 63)
+        if subgoal:
             count += 1
+        else:
+            bits[r, OPEN_BITS] |= _ONE << np.uint64(x & 63)
+            bits[t, OPEN_BITS] |= _ONE << np.uint64(y & 63)
     cells = np.empty(count, dtype=np.int32)
     count = 0
     for c in range(n):
-        if kind[c] == SUBGOAL:
+        if _is_subgoal(bits, c):
             cells[count] = c
             count += 1
-    return kind, cells
+    return bits, cells
+
+
+@njit(nogil=True, cache=True, inline="always")
+def _bit(bits, plane, x, y):
+    """Bit ``plane`` (OPEN_BITS, WALK_BITS) of padded cell (x, y), from the row words."""
+    r = HEADER_ROWS + y * np.int64(bits[0, 1]) + (x >> 6)
+    return (bits[r, plane] >> np.uint64(x & 63)) & _ONE
+
+
+@njit(nogil=True, cache=True, inline="always")
+def _is_subgoal(bits, cell):
+    stride = np.int64(bits[0, 0])
+    x, y = cell % stride, cell // stride
+    return _bit(bits, WALK_BITS, x, y) != 0 and _bit(bits, OPEN_BITS, x, y) == 0
 
 
 @njit(nogil=True, cache=True, inline="always")
@@ -156,47 +193,97 @@ def subgoal_id(cells, cell):
 
 
 @njit(nogil=True, cache=True, inline="always")
-def _straight(kind, target, cell, step, limit):
-    """Open cells passed going straight by ``step`` before a wall or a stop (a subgoal or
-    ``target``), and the stop reached (-1: a wall); a walk that passes ``limit`` open
-    cells ends there (``limit + 1``, -1): the exploration has no use for what lies beyond."""
-    k = 0
+def _next_closed(bits, base, p):
+    """The first position after ``p`` on the line whose words start at row ``base`` that
+    is not open (the blocked border ends every line)."""
+    q = p + 1
+    i = base + (q >> 6)
+    w = ~bits[i, OPEN_BITS] >> np.uint64(q & 63)
+    if w != 0:
+        return q + np.int64(trailing_zeros(w))
+    q = (q | 63) + 1
     while True:
-        nxt = cell + step
-        if kind[nxt] != OPEN or nxt == target:
-            if kind[nxt] == BLOCKED:
-                return k, -1
-            return k, nxt
-        if k == limit:
-            return k + 1, -1
-        cell = nxt
-        k += 1
+        i += 1
+        w = ~bits[i, OPEN_BITS]
+        if w != 0:
+            return q + np.int64(trailing_zeros(w))
+        q += 64
 
 
 @njit(nogil=True, cache=True, inline="always")
-def _diagonal(kind, target, cell, sx, sy):
-    """:func:`_straight` along the diagonal (sx, sy) (``sy`` is ±stride): a step that
-    would cut a corner stops it like a wall."""
+def _previous_closed(bits, base, p):
+    """The last position before ``p`` on the line that is not open."""
+    q = p - 1
+    i = base + (q >> 6)
+    w = ~bits[i, OPEN_BITS] << np.uint64(63 - (q & 63))
+    if w != 0:
+        return q - np.int64(leading_zeros(w))
+    q = (q & ~63) - 1
+    while True:
+        i -= 1
+        w = ~bits[i, OPEN_BITS]
+        if w != 0:
+            return q - np.int64(leading_zeros(w))
+        q -= 64
+
+
+@njit(nogil=True, cache=True, inline="always")
+def _straight(bits, target, x, y, dx, dy, limit):
+    """Open cells passed going straight from (x, y) by (dx, dy) before a wall or a stop (a
+    subgoal or ``target``), and the stop reached (-1: a wall); a walk that would pass more
+    than ``limit`` open cells ends there (``limit + 1``, -1): the exploration has no use
+    for what lies beyond."""
+    stride = np.int64(bits[0, 0])
+    if dy == 0:  # along row y
+        base = HEADER_ROWS + y * np.int64(bits[0, 1])
+        p, line, across = x, y, 1
+    else:  # along column x
+        base = np.int64(bits[1, 0]) + x * np.int64(bits[1, 1])
+        p, line, across = y, x, 0
+    forward = dx + dy > 0
+    q = _next_closed(bits, base, p) if forward else _previous_closed(bits, base, p)
+    if target >= 0:
+        tx, ty = target % stride, target // stride
+        t, t_line = (tx, ty) if across == 1 else (ty, tx)
+        if t_line == line and ((p < t < q) if forward else (q < t < p)):
+            k = abs(t - p) - 1
+            if k > limit:
+                return limit + 1, -1
+            return k, target
+    k = abs(q - p) - 1
+    if k > limit:
+        return limit + 1, -1
+    if (bits[base + (q >> 6), WALK_BITS] >> np.uint64(q & 63)) & _ONE == 0:
+        return k, -1
+    return k, (y * stride + q if across == 1 else q * stride + x)
+
+
+@njit(nogil=True, cache=True, inline="always")
+def _diagonal(bits, target, x, y, sx, sy):
+    """:func:`_straight` along the diagonal (sx, sy): a step that would cut a corner stops
+    it like a wall."""
+    stride = np.int64(bits[0, 0])
     k = 0
     while True:
-        if kind[cell + sx] == BLOCKED or kind[cell + sy] == BLOCKED:
+        if _bit(bits, WALK_BITS, x + sx, y) == 0 or _bit(bits, WALK_BITS, x, y + sy) == 0:
             return k, -1
-        nxt = cell + sx + sy
-        if kind[nxt] != OPEN or nxt == target:
-            if kind[nxt] == BLOCKED:
+        x += sx
+        y += sy
+        nxt = y * stride + x
+        if _bit(bits, OPEN_BITS, x, y) == 0 or nxt == target:
+            if _bit(bits, WALK_BITS, x, y) == 0:
                 return k, -1
             return k, nxt
-        cell = nxt
         k += 1
 
 
 @njit(nogil=True, cache=True, inline="always")
-def _ray(kind, target, cell, step, reach, diagonal_steps, found, orth, diag, n):
-    """One straight ray of the exploration from ``cell`` (``diagonal_steps`` diagonal
-    steps from the source), at most ``reach + 1`` cells long: a stop within it is found
-    (and the rays after this one end before its column or row). Returns the new count
-    and the reach of the next ray along the diagonal."""
-    j, stop = _straight(kind, target, cell, step, reach)
+def _ray(bits, target, x, y, dx, dy, reach, diagonal_steps, found, orth, diag, n):
+    """One straight ray of the exploration from (x, y) (``diagonal_steps`` diagonal steps
+    from the source), at most ``reach + 1`` cells long: a stop within it is found (and the
+    rays after this one end before its column or row). Returns the new count and the
+    reach of the next ray along the diagonal."""
+    j, stop = _straight(bits, target, x, y, dx, dy, reach)
     if stop >= 0 and j <= reach:
         found[n], orth[n], diag[n] = stop, j + 1, diagonal_steps
         n += 1
@@ -205,10 +292,10 @@ def _ray(kind, target, cell, step, reach, diagonal_steps, found, orth, diag, n):
 
 
 @njit(nogil=True, cache=True, inline="always")
-def _first_ray(kind, target, source, step, found, orth, diag, n):
+def _first_ray(bits, target, x, y, dx, dy, found, orth, diag, n):
     """A straight ray from the source itself, unbounded: returns the new count and its
     length, the reach of the rays along the diagonals on its side."""
-    j, stop = _straight(kind, target, source, step, kind.size)
+    j, stop = _straight(bits, target, x, y, dx, dy, _UNBOUNDED)
     if stop >= 0:
         found[n], orth[n], diag[n] = stop, j + 1, 0
         n += 1
@@ -216,34 +303,35 @@ def _first_ray(kind, target, source, step, found, orth, diag, n):
 
 
 @njit(nogil=True, cache=True)
-def explore(kind, stride, source, target, found, orth, diag):
-    """The subgoals (or ``target``) directly h-reachable from ``source``: their cells go
-    to ``found`` with the octile move's straight and diagonal step counts; returns how
-    many. ``found`` needs room for every subgoal plus one."""
-    n, reach_n = _first_ray(kind, target, source, -stride, found, orth, diag, 0)
-    n, reach_e = _first_ray(kind, target, source, 1, found, orth, diag, n)
-    n, reach_s = _first_ray(kind, target, source, stride, found, orth, diag, n)
-    n, reach_w = _first_ray(kind, target, source, -1, found, orth, diag, n)
-    for sy in (-stride, stride):
+def explore(bits, source, target, found, orth, diag):
+    """The subgoals (or ``target``) directly h-reachable from padded cell ``source``: their
+    cells go to ``found`` with the octile move's straight and diagonal step counts;
+    returns how many. ``found`` needs room for every subgoal plus one."""
+    stride = np.int64(bits[0, 0])
+    x, y = source % stride, source // stride
+    n, reach_n = _first_ray(bits, target, x, y, 0, -1, found, orth, diag, 0)
+    n, reach_e = _first_ray(bits, target, x, y, 1, 0, found, orth, diag, n)
+    n, reach_s = _first_ray(bits, target, x, y, 0, 1, found, orth, diag, n)
+    n, reach_w = _first_ray(bits, target, x, y, -1, 0, found, orth, diag, n)
+    for sy in (-1, 1):
         for sx in (1, -1):
             reach_x = reach_e if sx > 0 else reach_w
             reach_y = reach_n if sy < 0 else reach_s
-            steps, stop = _diagonal(kind, target, source, sx, sy)
+            steps, stop = _diagonal(bits, target, x, y, sx, sy)
             if stop >= 0:
                 found[n], orth[n], diag[n] = stop, 0, steps + 1
                 n += 1
-            cell = source
             for i in range(1, steps + 1):
-                cell += sx + sy
+                cx, cy = x + i * sx, y + i * sy
                 if reach_x >= 0:
-                    n, reach_x = _ray(kind, target, cell, sx, reach_x, i, found, orth, diag, n)
+                    n, reach_x = _ray(bits, target, cx, cy, sx, 0, reach_x, i, found, orth, diag, n)
                 if reach_y >= 0:
-                    n, reach_y = _ray(kind, target, cell, sy, reach_y, i, found, orth, diag, n)
+                    n, reach_y = _ray(bits, target, cx, cy, 0, sy, reach_y, i, found, orth, diag, n)
     return n
 
 
 @njit(nogil=True, cache=True)
-def subgoal_edges(kind, stride, cells):
+def subgoal_edges(bits, cells):
     """The subgoal graph's edges ``(u, v)`` with ``u < v`` (each once), their costs and
     their straight and diagonal step counts packed as ``orth << 32 | diag``."""
     count = cells.size
@@ -255,7 +343,7 @@ def subgoal_edges(kind, stride, cells):
     steps = np.empty(cap, dtype=np.int64)
     m = 0
     for u in range(count):
-        k = explore(kind, stride, cells[u], -1, found, orth, diag)
+        k = explore(bits, cells[u], -1, found, orth, diag)
         for i in range(k):
             v = subgoal_id(cells, found[i])
             a, b = (u, v) if u < v else (v, u)
@@ -603,15 +691,15 @@ def scratch_rows(subgoals: int, up_edges: int) -> int:
 
 
 @njit(nogil=True, cache=True)
-def _seed(kind, stride, sorted_cells, sorted_ids, cell, target, nodes, heap, found, side, gen):
+def _seed(bits, sorted_cells, sorted_ids, cell, target, nodes, heap, found, side, gen):
     """Put the subgoals ``cell`` joins (itself if it is one) into one side's frontier
     (``side`` 0: forward, 1: backward); returns the frontier size, or -1 when the
     exploration reached ``target``."""
-    if kind[cell] == SUBGOAL:
+    if _is_subgoal(bits, cell):
         k = 1
         found[0, 0], found[0, 1], found[0, 2] = cell, 0, 0
     else:
-        k = explore(kind, stride, cell, target, found[:, 0], found[:, 1], found[:, 2])
+        k = explore(bits, cell, target, found[:, 0], found[:, 1], found[:, 2])
     column = HEAP_F + 2 * side
     size = 0
     for i in range(k):
@@ -629,7 +717,7 @@ def _seed(kind, stride, sorted_cells, sorted_ids, cell, target, nodes, heap, fou
 
 @njit(nogil=True, cache=True)
 def subgoal_search(
-    kind, stride, sorted_cells, sorted_ids, first, edges, links, nodes, heap, found, gen,
+    bits, sorted_cells, sorted_ids, first, edges, links, nodes, heap, found, gen,
     start, goal, max_settled,
 ):  # fmt: skip
     """Shortest path from padded cell ``start`` to ``goal`` over the hierarchy ``first``,
@@ -640,18 +728,17 @@ def subgoal_search(
     (LIMIT_REACHED)."""
     if start == goal:
         return FOUND, 0, -1
-    target = -1 if kind[goal] == SUBGOAL else goal
+    target = -1 if _is_subgoal(bits, goal) else goal
     # Prefetch (cold caches: after other work evicted the hierarchy): all of ``first``
     # now, read while the explorations run (int32: 16 nodes per cache line); a node's
     # first edge record when it is offered, read when it is settled.
     for v in range(0, first.size, 16):
         prefetch(first, v)
     g = float(gen)
-    size_f = _seed(kind, stride, sorted_cells, sorted_ids, start, target, nodes, heap, found,
-                   0, g)  # fmt: skip
+    size_f = _seed(bits, sorted_cells, sorted_ids, start, target, nodes, heap, found, 0, g)
     if size_f < 0:
         return FOUND, 0, -1
-    size_b = _seed(kind, stride, sorted_cells, sorted_ids, goal, -1, nodes, heap, found, 1, g)
+    size_b = _seed(bits, sorted_cells, sorted_ids, goal, -1, nodes, heap, found, 1, g)
     best = _INF
     meet = -1
     settled = 0

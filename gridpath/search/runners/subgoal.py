@@ -59,13 +59,14 @@ MAX_MEAN_DEGREE = 14
 
 @dataclass(frozen=True, eq=False)
 class SubgoalGraph:
-    """A revision's subgoal graph and hierarchy (read-only arrays): each cell's kind
-    (blocked, open, subgoal); the subgoals' cells in cell order with their ids (an id is
-    the node's place in the hierarchy from the top: :func:`~gridpath.search._subgoal.by_rank`);
-    each id's cell; the upward edges in CSR form (``first``; ``up_edges``: 16-byte records
-    of the cost, the node reached and the node a shortcut bypasses)."""
+    """A revision's subgoal graph and hierarchy (read-only arrays): the exploration's bit
+    planes (open and walkable cells by rows and by columns); the subgoals' cells in cell
+    order with their ids (an id is the node's place in the hierarchy from the top:
+    :func:`~gridpath.search._subgoal.by_rank`); each id's cell; the upward edges in CSR
+    form (``first``; ``up_edges``: 16-byte records of the cost, the node reached and the
+    node a shortcut bypasses)."""
 
-    kind: np.ndarray = field(repr=False)
+    bits: np.ndarray = field(repr=False)
     sorted_cells: np.ndarray = field(repr=False)
     sorted_ids: np.ndarray = field(repr=False)
     cells: np.ndarray = field(repr=False)
@@ -78,7 +79,7 @@ class SubgoalGraph:
     @property
     def arrays(self) -> tuple[np.ndarray, ...]:
         return (
-            self.kind, self.sorted_cells, self.sorted_ids, self.cells, self.first,
+            self.bits, self.sorted_cells, self.sorted_ids, self.cells, self.first,
             self.up_edges,
         )  # fmt: skip
 
@@ -96,8 +97,8 @@ def build_subgoal_graph(grid: Grid) -> SubgoalGraph | None:
     see more than :data:`MAX_MEAN_DEGREE` others on average or the contraction runs over
     :data:`BUILD_BUDGET`)."""
     began = time.perf_counter()
-    kind, sorted_cells = mark_subgoals(grid.flat, grid.stride)
-    eu, ev, ew, es = subgoal_edges(kind, grid.stride, sorted_cells)
+    bits, sorted_cells = mark_subgoals(grid.flat, grid.stride)
+    eu, ev, ew, es = subgoal_edges(bits, sorted_cells)
     if 2 * eu.size > MAX_MEAN_DEGREE * sorted_cells.size:
         return None
     rank, up_start, up_to, up_steps, up_mid, left, _ = contract(
@@ -109,7 +110,7 @@ def build_subgoal_graph(grid: Grid) -> SubgoalGraph | None:
         rank, sorted_cells, up_start, up_to, up_steps, up_mid
     )
     graph = SubgoalGraph(
-        kind, sorted_cells, sorted_ids, cells, first, up_edges, up_edges.view(np.int32),
+        bits, sorted_cells, sorted_ids, cells, first, up_edges, up_edges.view(np.int32),
         int(eu.size),
         time.perf_counter() - began,
     )  # fmt: skip
@@ -198,9 +199,9 @@ def run(query: Query, scratch: SearchScratch) -> Outcome:
     generation = mine.begin()
     began = time.perf_counter_ns()
     status, settled, meet = subgoal_search(
-        graph.kind, grid.stride, graph.sorted_cells, graph.sorted_ids, graph.first,
-        graph.up_edges, graph.links, mine.nodes, mine.heap, mine.found, generation,
-        start, goal, query.max_expanded,
+        graph.bits, graph.sorted_cells, graph.sorted_ids, graph.first, graph.up_edges,
+        graph.links, mine.nodes, mine.heap, mine.found, generation, start, goal,
+        query.max_expanded,
     )  # fmt: skip
     search_us = (time.perf_counter_ns() - began) / 1000
     if status != FOUND:
