@@ -112,16 +112,17 @@ def _pop(h, c, size):
 # Subgoals and the exploration (the padded grid has a blocked border: no bounds tests).
 
 
-# The exploration reads bit planes, ``bits`` (uint64 rows of two words: the OPEN cells of
-# 64 cells, open meaning walkable and not a subgoal, and their WALKABLE cells, side by side
-# so a walk's stop is classified from the cache line that found it): a header, then every
+# The exploration reads bit planes, ``bits`` (uint64 rows of three words: the OPEN cells of
+# 64 cells, open meaning walkable and not a subgoal, their WALKABLE cells, and (rows
+# only) the subgoals before them in cell order, side by side so a walk's stop is
+# classified, and a subgoal's id counted, from the cache line that found it): a header, then every
 # padded row's words (``row_words`` per row), then every padded column's (the grid
 # transposed, ``column_words`` per column), so that a straight walk in any of the four
 # directions scans 64 cells a word at a time and a vertical one reads one word per 64
-# cells instead of a cache line per cell. A subgoal is walkable and not open. While the
-# graph is built a subgoal's id is its place among the subgoal cells in cell order (found
-# by binary search); the query maps that to the hierarchy's id.
-OPEN_BITS, WALK_BITS = 0, 1  # the columns of ``bits``
+# cells instead of a cache line per cell. A subgoal is walkable and not open; its id while
+# the graph is built is its place among the subgoal cells in cell order (its word's count
+# plus the subgoals before it in the word); the query maps that to the hierarchy's id.
+OPEN_BITS, WALK_BITS, BEFORE = 0, 1, 2  # the columns of ``bits``
 HEADER_ROWS = 2  # (stride, row_words), (first column row, column_words)
 # An upward edge is a 16-byte record, what a search reads of an edge in one place, in
 # float64 rows ``(cost, -)`` whose int32 view (``edges.view(np.int32)``) holds in columns
@@ -142,7 +143,7 @@ def mark_subgoals(passable, stride):
     row_words = (stride + 63) // 64
     column_words = (height + 63) // 64
     column_base = HEADER_ROWS + height * row_words
-    bits = np.zeros((column_base + stride * column_words, 2), dtype=np.uint64)
+    bits = np.zeros((column_base + stride * column_words, 3), dtype=np.uint64)
     bits[0, 0], bits[0, 1] = stride, row_words
     bits[1, 0], bits[1, 1] = column_base, column_words
     count = 0
@@ -166,11 +167,23 @@ def mark_subgoals(passable, stride):
             bits[t, OPEN_BITS] |= _ONE << np.uint64(y & 63)
     cells = np.empty(count, dtype=np.int32)
     count = 0
+    for r in range(HEADER_ROWS, column_base):
+        bits[r, BEFORE] = count
+        count += _popcount(bits[r, WALK_BITS] & ~bits[r, OPEN_BITS])
+    count = 0
     for c in range(n):
         if _is_subgoal(bits, c):
             cells[count] = c
             count += 1
     return bits, cells
+
+
+@njit(nogil=True, cache=True, inline="always")
+def _popcount(w):
+    w = w - ((w >> np.uint64(1)) & np.uint64(0x5555555555555555))
+    w = (w & np.uint64(0x3333333333333333)) + ((w >> np.uint64(2)) & np.uint64(0x3333333333333333))
+    w = (w + (w >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
+    return np.int64((w * np.uint64(0x0101010101010101)) >> np.uint64(56))
 
 
 @njit(nogil=True, cache=True, inline="always")
@@ -188,8 +201,13 @@ def _is_subgoal(bits, cell):
 
 
 @njit(nogil=True, cache=True, inline="always")
-def subgoal_id(cells, cell):
-    return np.searchsorted(cells, cell)
+def subgoal_id(bits, cell):
+    """The place of subgoal ``cell`` among the subgoals in cell order."""
+    stride = np.int64(bits[0, 0])
+    x, y = cell % stride, cell // stride
+    r = HEADER_ROWS + y * np.int64(bits[0, 1]) + (x >> 6)
+    below = (_ONE << np.uint64(x & 63)) - _ONE
+    return np.int64(bits[r, BEFORE]) + _popcount(bits[r, WALK_BITS] & ~bits[r, OPEN_BITS] & below)
 
 
 @njit(nogil=True, cache=True, inline="always")
@@ -345,7 +363,7 @@ def subgoal_edges(bits, cells):
     for u in range(count):
         k = explore(bits, cells[u], -1, found, orth, diag)
         for i in range(k):
-            v = subgoal_id(cells, found[i])
+            v = subgoal_id(bits, found[i])
             a, b = (u, v) if u < v else (v, u)
             if m == cap:
                 cap *= 2
@@ -691,7 +709,7 @@ def scratch_rows(subgoals: int, up_edges: int) -> int:
 
 
 @njit(nogil=True, cache=True)
-def _seed(bits, sorted_cells, sorted_ids, cell, target, nodes, heap, found, side, gen):
+def _seed(bits, sorted_ids, cell, target, nodes, heap, found, side, gen):
     """Put the subgoals ``cell`` joins (itself if it is one) into one side's frontier
     (``side`` 0: forward, 1: backward); returns the frontier size, or -1 when the
     exploration reached ``target``."""
@@ -705,7 +723,7 @@ def _seed(bits, sorted_cells, sorted_ids, cell, target, nodes, heap, found, side
     for i in range(k):
         if found[i, 0] == target:
             return -1
-        v = sorted_ids[subgoal_id(sorted_cells, found[i, 0])]
+        v = sorted_ids[subgoal_id(bits, found[i, 0])]
         d = found[i, 1] + found[i, 2] * SQRT2
         if nodes[v, STAMP_F + side] != gen or d < nodes[v, DIST_F + side]:
             nodes[v, STAMP_F + side] = gen
@@ -717,7 +735,7 @@ def _seed(bits, sorted_cells, sorted_ids, cell, target, nodes, heap, found, side
 
 @njit(nogil=True, cache=True)
 def subgoal_search(
-    bits, sorted_cells, sorted_ids, first, edges, links, nodes, heap, found, gen,
+    bits, sorted_ids, first, edges, links, nodes, heap, found, gen,
     start, goal, max_settled,
 ):  # fmt: skip
     """Shortest path from padded cell ``start`` to ``goal`` over the hierarchy ``first``,
@@ -735,10 +753,10 @@ def subgoal_search(
     for v in range(0, first.size, 16):
         prefetch(first, v)
     g = float(gen)
-    size_f = _seed(bits, sorted_cells, sorted_ids, start, target, nodes, heap, found, 0, g)
+    size_f = _seed(bits, sorted_ids, start, target, nodes, heap, found, 0, g)
     if size_f < 0:
         return FOUND, 0, -1
-    size_b = _seed(bits, sorted_cells, sorted_ids, goal, -1, nodes, heap, found, 1, g)
+    size_b = _seed(bits, sorted_ids, goal, -1, nodes, heap, found, 1, g)
     best = _INF
     meet = -1
     settled = 0

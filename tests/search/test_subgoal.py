@@ -84,7 +84,7 @@ def test_deterministic_across_builds():
     walkable = random_walkable(7, 40, 30, 0.25)
     first, second = Grid.from_walkable("a", walkable), Grid.from_walkable("b", walkable)
     graphs = subgoal_graph(first), subgoal_graph(second)
-    for name in ("bits", "cells", "first", "up_edges"):
+    for name in ("bits", "sorted_ids", "cells", "first", "up_edges"):
         assert getattr(graphs[0], name).tobytes() == getattr(graphs[1], name).tobytes()
     cells = [(int(x), int(y)) for y, x in np.argwhere(walkable)][::37]
     for start in cells:

@@ -60,14 +60,13 @@ MAX_MEAN_DEGREE = 14
 @dataclass(frozen=True, eq=False)
 class SubgoalGraph:
     """A revision's subgoal graph and hierarchy (read-only arrays): the exploration's bit
-    planes (open and walkable cells by rows and by columns); the subgoals' cells in cell
-    order with their ids (an id is the node's place in the hierarchy from the top:
+    planes (open and walkable cells by rows and by columns, subgoals counted); the
+    subgoals' ids in cell order (an id is the node's place in the hierarchy from the top:
     :func:`~gridpath.search._subgoal.by_rank`); each id's cell; the upward edges in CSR
     form (``first``; ``up_edges``: 16-byte records of the cost, the node reached and the
     node a shortcut bypasses)."""
 
     bits: np.ndarray = field(repr=False)
-    sorted_cells: np.ndarray = field(repr=False)
     sorted_ids: np.ndarray = field(repr=False)
     cells: np.ndarray = field(repr=False)
     first: np.ndarray = field(repr=False)
@@ -79,7 +78,7 @@ class SubgoalGraph:
     @property
     def arrays(self) -> tuple[np.ndarray, ...]:
         return (
-            self.bits, self.sorted_cells, self.sorted_ids, self.cells, self.first,
+            self.bits, self.sorted_ids, self.cells, self.first,
             self.up_edges,
         )  # fmt: skip
 
@@ -110,8 +109,7 @@ def build_subgoal_graph(grid: Grid) -> SubgoalGraph | None:
         rank, sorted_cells, up_start, up_to, up_steps, up_mid
     )
     graph = SubgoalGraph(
-        bits, sorted_cells, sorted_ids, cells, first, up_edges, up_edges.view(np.int32),
-        int(eu.size),
+        bits, sorted_ids, cells, first, up_edges, up_edges.view(np.int32), int(eu.size),
         time.perf_counter() - began,
     )  # fmt: skip
     for a in (*graph.arrays, graph.links):
@@ -199,7 +197,7 @@ def run(query: Query, scratch: SearchScratch) -> Outcome:
     generation = mine.begin()
     began = time.perf_counter_ns()
     status, settled, meet = subgoal_search(
-        graph.bits, graph.sorted_cells, graph.sorted_ids, graph.first, graph.up_edges,
+        graph.bits, graph.sorted_ids, graph.first, graph.up_edges,
         graph.links, mine.nodes, mine.heap, mine.found, generation, start, goal,
         query.max_expanded,
     )  # fmt: skip
