@@ -246,11 +246,11 @@ def _previous_closed(bits, base, p):
 
 
 @njit(nogil=True, cache=True, inline="always")
-def _straight(bits, target, x, y, dx, dy, limit):
+def _straight(bits, target, tx, ty, x, y, dx, dy, limit):
     """Open cells passed going straight from (x, y) by (dx, dy) before a wall or a stop (a
-    subgoal or ``target``), and the stop reached (-1: a wall); a walk that would pass more
-    than ``limit`` open cells ends there (``limit + 1``, -1): the exploration has no use
-    for what lies beyond."""
+    subgoal or ``target``, at (tx, ty)), and the stop reached (-1: a wall); a walk that
+    would pass more than ``limit`` open cells ends there (``limit + 1``, -1): the
+    exploration has no use for what lies beyond."""
     stride = np.int64(bits[0, 0])
     if dy == 0:  # along row y
         base = HEADER_ROWS + y * np.int64(bits[0, 1])
@@ -261,7 +261,6 @@ def _straight(bits, target, x, y, dx, dy, limit):
     forward = dx + dy > 0
     q = _next_closed(bits, base, p) if forward else _previous_closed(bits, base, p)
     if target >= 0:
-        tx, ty = target % stride, target // stride
         t, t_line = (tx, ty) if across == 1 else (ty, tx)
         if t_line == line and ((p < t < q) if forward else (q < t < p)):
             k = abs(t - p) - 1
@@ -296,12 +295,12 @@ def _diagonal(bits, target, x, y, sx, sy):
 
 
 @njit(nogil=True, cache=True, inline="always")
-def _ray(bits, target, x, y, dx, dy, reach, diagonal_steps, found, orth, diag, n):
+def _ray(bits, target, tx, ty, x, y, dx, dy, reach, diagonal_steps, found, orth, diag, n):
     """One straight ray of the exploration from (x, y) (``diagonal_steps`` diagonal steps
     from the source), at most ``reach + 1`` cells long: a stop within it is found (and the
     rays after this one end before its column or row). Returns the new count and the
     reach of the next ray along the diagonal."""
-    j, stop = _straight(bits, target, x, y, dx, dy, reach)
+    j, stop = _straight(bits, target, tx, ty, x, y, dx, dy, reach)
     if stop >= 0 and j <= reach:
         found[n], orth[n], diag[n] = stop, j + 1, diagonal_steps
         n += 1
@@ -310,10 +309,10 @@ def _ray(bits, target, x, y, dx, dy, reach, diagonal_steps, found, orth, diag, n
 
 
 @njit(nogil=True, cache=True, inline="always")
-def _first_ray(bits, target, x, y, dx, dy, found, orth, diag, n):
+def _first_ray(bits, target, tx, ty, x, y, dx, dy, found, orth, diag, n):
     """A straight ray from the source itself, unbounded: returns the new count and its
     length, the reach of the rays along the diagonals on its side."""
-    j, stop = _straight(bits, target, x, y, dx, dy, _UNBOUNDED)
+    j, stop = _straight(bits, target, tx, ty, x, y, dx, dy, _UNBOUNDED)
     if stop >= 0:
         found[n], orth[n], diag[n] = stop, j + 1, 0
         n += 1
@@ -327,10 +326,11 @@ def explore(bits, source, target, found, orth, diag):
     returns how many. ``found`` needs room for every subgoal plus one."""
     stride = np.int64(bits[0, 0])
     x, y = source % stride, source // stride
-    n, reach_n = _first_ray(bits, target, x, y, 0, -1, found, orth, diag, 0)
-    n, reach_e = _first_ray(bits, target, x, y, 1, 0, found, orth, diag, n)
-    n, reach_s = _first_ray(bits, target, x, y, 0, 1, found, orth, diag, n)
-    n, reach_w = _first_ray(bits, target, x, y, -1, 0, found, orth, diag, n)
+    tx, ty = target % stride, target // stride
+    n, reach_n = _first_ray(bits, target, tx, ty, x, y, 0, -1, found, orth, diag, 0)
+    n, reach_e = _first_ray(bits, target, tx, ty, x, y, 1, 0, found, orth, diag, n)
+    n, reach_s = _first_ray(bits, target, tx, ty, x, y, 0, 1, found, orth, diag, n)
+    n, reach_w = _first_ray(bits, target, tx, ty, x, y, -1, 0, found, orth, diag, n)
     for sy in (-1, 1):
         for sx in (1, -1):
             reach_x = reach_e if sx > 0 else reach_w
@@ -340,11 +340,17 @@ def explore(bits, source, target, found, orth, diag):
                 found[n], orth[n], diag[n] = stop, 0, steps + 1
                 n += 1
             for i in range(1, steps + 1):
+                if reach_x < 0 and reach_y < 0:
+                    break  # both rays are cut off for the rest of this diagonal
                 cx, cy = x + i * sx, y + i * sy
                 if reach_x >= 0:
-                    n, reach_x = _ray(bits, target, cx, cy, sx, 0, reach_x, i, found, orth, diag, n)
+                    n, reach_x = _ray(
+                        bits, target, tx, ty, cx, cy, sx, 0, reach_x, i, found, orth, diag, n
+                    )
                 if reach_y >= 0:
-                    n, reach_y = _ray(bits, target, cx, cy, 0, sy, reach_y, i, found, orth, diag, n)
+                    n, reach_y = _ray(
+                        bits, target, tx, ty, cx, cy, 0, sy, reach_y, i, found, orth, diag, n
+                    )
     return n
 
 
