@@ -1,6 +1,7 @@
 """The dynamic benchmark (issue 15, section 3): map changes alternating with batches of
 queries on the same map, and queries per second **including the cost of the changes**, per
-tier: where the online tier wins and where a preprocessed one overtakes it.
+tier: where the online tier wins and where a preprocessed one overtakes it. A warm-up
+pass (two changes, 10 queries after each, checked, not counted) runs first.
 
 Run from the repository root (``make bench-dynamic`` runs the defaults)::
 
@@ -28,9 +29,9 @@ tables the earlier one had, then the tier's ``prepare`` as ``MapStore.apply`` ca
   costs), queries ``find_path`` with ``algorithm: astar``;
 * ``JPS``: the service's defaults (``prepare_jps``: the block bitsets, updated around the
   changed cells; ``SUBGOAL_MAX_CELLS`` 0), ``algorithm: jps``;
-* ``JPS+``: the jump table rebuilt per change, queried through the JPS runner with it
-  (as ``bench.peers``' JPS+ column; unreachable goals answered from the component labels
-  first, as ``find_path`` does);
+* ``JPS+``: the JPS+ jump table (as ``bench.peers``' column), rebuilt per change, and no
+  block bitsets, so ``find_path`` with ``algorithm: jps`` serves it with the table, as it
+  did before block JPS;
 * ``subgoal``: the service with ``SUBGOAL_MAX_CELLS`` covering the map (the bitsets and the
   subgoal hierarchy, rebuilt per change), ``algorithm: subgoal``.
 
@@ -60,6 +61,7 @@ dropped and the tables say so); loopback only.
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import dataclasses
 import http.client
@@ -110,13 +112,12 @@ DEFAULT_TIME_LIMIT = 1800.0
 DOOR_MAX = 4  # a door: a gap of at most this many walkable cells between two walls
 WALL_LENGTH = 16
 KINDS = ("door", "wall", "flip 1", "flip 10", "flip 100")
-UNDONE = {"door": "door opened", "wall": "wall removed"}
-DONE = {"door": "door closed", "wall": "wall built"}
 TOLERANCE = 1e-9
 WARM_UP_BATCH = 10
 ADMIN_TOKEN = "bench-dynamic"
 MAX_BATCH = 1000  # the service's default MAX_BATCH: a larger batch takes several requests
 REQUEST_TIMEOUT = 300.0
+IDLE_RECONNECT_S = 1.0
 ONLINE = "JPS"  # the tier the preprocessed ones are compared with
 
 Cell = tuple[int, int]
@@ -129,14 +130,12 @@ Cell = tuple[int, int]
 class Change:
     """One map change: ``blocked`` cells become walls, ``opened`` cells walkable."""
 
-    kind: str  # its family, a member of KINDS
-    label: str  # "door closed", "flip 10 back", ...
+    kind: str  # a member of KINDS (a door closed and the door opened are both "door")
     blocked: tuple[Cell, ...]
     opened: tuple[Cell, ...]
 
     def undone(self) -> Change:
-        label = UNDONE.get(self.kind, f"{self.kind} back")
-        return Change(self.kind, label, self.opened, self.blocked)
+        return Change(self.kind, self.opened, self.blocked)
 
     def edits(self) -> list[Edit]:
         edits = [Edit(value="blocked", cells=self.blocked)] if self.blocked else []
@@ -192,7 +191,7 @@ def plan_changes(walkable: np.ndarray, count: int, rng: np.random.Generator) -> 
             kind = "wall"  # a map without doors gets walls
         if kind == "door":
             cells = doors[int(rng.integers(len(doors)))]
-            change = Change(kind, DONE[kind], cells, ())
+            change = Change(kind, cells, ())
         elif kind == "wall":
             y, x = (int(v) for v in open_cells[int(rng.integers(len(open_cells)))])
             half = WALL_LENGTH // 2
@@ -200,7 +199,7 @@ def plan_changes(walkable: np.ndarray, count: int, rng: np.random.Generator) -> 
                 line = [(c, y) for c in range(max(0, x - half), min(w, x - half + WALL_LENGTH))]
             else:
                 line = [(x, c) for c in range(max(0, y - half), min(h, y - half + WALL_LENGTH))]
-            change = Change(kind, DONE[kind], tuple(c for c in line if walkable[c[1], c[0]]), ())
+            change = Change(kind, tuple(c for c in line if walkable[c[1], c[0]]), ())
         else:
             k = min(int(kind.split()[1]), len(area))
             picks = [
@@ -208,7 +207,7 @@ def plan_changes(walkable: np.ndarray, count: int, rng: np.random.Generator) -> 
             ]
             blocked = tuple((x, y) for y, x in picks if walkable[y, x])
             opened = tuple((x, y) for y, x in picks if not walkable[y, x])
-            change = Change(kind, kind, blocked, opened)
+            change = Change(kind, blocked, opened)
         changes += [change, change.undone()]
     return changes
 
@@ -288,16 +287,20 @@ def _jump_table(grid: Grid) -> bool:
 
 
 class KernelTier:
-    """One tier in process: its current revision of the map (with what this tier builds
-    per revision), changed and queried as the service does."""
+    """One tier in process: its current revision of the map (with what ``build`` makes for
+    each revision, as the service's ``prepare``), changed as the service changes it and
+    queried through ``find_path`` with ``algorithm``."""
 
-    def __init__(self, name: str, preprocessed: bool, build: Callable[[Grid], bool]) -> None:
+    def __init__(
+        self, name: str, preprocessed: bool, build: Callable[[Grid], bool], algorithm: Algorithm
+    ) -> None:
         self.name, self.preprocessed, self.build = name, preprocessed, build
+        self.algorithm, self.options = algorithm, SearchOptions(algorithm=algorithm)
         self.grid: Grid | None = None
         self.scratch: SearchScratch | None = None
 
     def load(self, grid: Grid) -> bool:
-        """Take the map as loaded, build this tier's tables (untimed); False: the tier
+        """Take the map as loaded and build this tier's tables (untimed); False: the tier
         does not apply to this map."""
         if not self.build(grid):
             return False
@@ -326,24 +329,13 @@ class KernelTier:
         return seconds, answers
 
     def solve(self, start: Cell, goal: Cell) -> Answer:
-        raise NotImplementedError
-
-    def reference(self) -> Grid:
-        return self.grid
-
-
-class FindPathTier(KernelTier):
-    """A tier served by ``find_path`` with ``algorithm``."""
-
-    def __init__(self, name, preprocessed, build, algorithm: Algorithm) -> None:
-        super().__init__(name, preprocessed, build)
-        self.algorithm, self.options = algorithm, SearchOptions(algorithm=algorithm)
-
-    def solve(self, start: Cell, goal: Cell) -> Answer:
         result = find_path(self.grid, start, goal, self.options, scratch=self.scratch)
+        if not result.found:
+            return NO_PATH
         served = result.options.algorithm
-        other = None if served == self.algorithm or not result.found else served.value
-        return Answer(result.cost, result.path, served_by=other) if result.found else NO_PATH
+        return Answer(
+            result.cost, result.path, served_by=None if served == self.algorithm else served.value
+        )
 
 
 def kernel_tiers(cells: int) -> list[KernelTier]:
@@ -354,10 +346,10 @@ def kernel_tiers(cells: int) -> list[KernelTier]:
         return subgoal_graph(grid, subgoal_cells) is not None
 
     return [
-        FindPathTier("A*", False, _nothing, Algorithm.ASTAR),
-        FindPathTier("JPS", False, _service_defaults, Algorithm.JPS),
-        FindPathTier("JPS+", True, _jump_table, Algorithm.JPS),
-        FindPathTier("subgoal", True, subgoal, Algorithm.SUBGOAL),
+        KernelTier("A*", False, _nothing, Algorithm.ASTAR),
+        KernelTier("JPS", False, _service_defaults, Algorithm.JPS),
+        KernelTier("JPS+", True, _jump_table, Algorithm.JPS),
+        KernelTier("subgoal", True, subgoal, Algorithm.SUBGOAL),
     ]
 
 
@@ -375,8 +367,17 @@ class HttpTier:
         self.name, self.preprocessed, self.algorithm = name, preprocessed, algorithm
         self.map_name, self.endpoint = map_name, endpoint
         self.conn = http.client.HTTPConnection(HOST, server.port, timeout=REQUEST_TIMEOUT)
+        self.last_used = 0.0
+
+    def fresh_connection(self) -> None:
+        """A new connection (untimed) if this one sat idle while the other tiers ran: the
+        server may have closed it (uvicorn's keep-alive timeout is 5 s)."""
+        if time.perf_counter() - self.last_used > IDLE_RECONNECT_S:
+            self.conn.close()
+            self.conn.connect()
 
     def call(self, method: str, path: str, body: dict, admin: bool = False) -> tuple[int, dict]:
+        self.last_used = time.perf_counter()
         headers = {"Content-Type": "application/json"}
         if admin:
             headers["Authorization"] = f"Bearer {ADMIN_TOKEN}"
@@ -385,6 +386,7 @@ class HttpTier:
         return response.status, orjson.loads(response.read())
 
     def change(self, change: Change, revision: int) -> float:
+        self.fresh_connection()
         began = time.perf_counter()
         status, info = self.call("PATCH", f"/maps/{self.map_name}", change.body(), admin=True)
         seconds = time.perf_counter() - began
@@ -655,11 +657,16 @@ def http_map_name(stem: str, algorithm: str) -> str:
 
 @contextlib.contextmanager
 def http_servers(
-    maps: Sequence[Path], pid_file: Path | None, timeout: float
+    maps: Sequence[Path], state_dir: Path | None, pid_file: Path | None, timeout: float
 ) -> Iterator[dict[str, Server]]:
     """The two servers (``online``: the defaults; ``subgoal``: ``SUBGOAL_MAX_CELLS``), each
-    on a folder of links to the maps, one per tier it serves."""
-    with tempfile.TemporaryDirectory(prefix="gridpath-dynamic-") as root:
+    on a folder of links to the maps, one per tier it serves, their revision records
+    (``MAP_STATE_DIR``) in a new folder in ``state_dir`` (None: the system's temporary
+    folder, where the service keeps them when ``XDG_RUNTIME_DIR`` is not set)."""
+    with (
+        tempfile.TemporaryDirectory(prefix="gridpath-dynamic-") as root,
+        tempfile.TemporaryDirectory(prefix="gridpath-dynamic-state-", dir=state_dir) as state,
+    ):
         specs = {}
         for server in ("online", "subgoal"):
             folder = Path(root) / server
@@ -671,7 +678,7 @@ def http_servers(
                         link.symlink_to(map_path.resolve())
             env = {
                 "MAPS_DIR": str(folder),
-                "MAP_STATE_DIR": str(Path(root) / f"{server}-state"),
+                "MAP_STATE_DIR": str(Path(state) / server),
                 "ADMIN_TOKEN": ADMIN_TOKEN,
                 "MAPS_RELOAD": "off",
                 "MAX_BATCH_EXPANDED": str(16_000_000 * MAX_BATCH),
@@ -683,16 +690,14 @@ def http_servers(
             yield dict(zip(specs, servers))
 
 
-def http_mode(
-    maps: Sequence[Path], plan: Plan, endpoint: str, pid_file: Path | None
-) -> list[MapRun]:
+def http_mode(maps: Sequence[Path], plan: Plan, args: argparse.Namespace) -> list[MapRun]:
     runs = []
-    with http_servers(maps, pid_file, timeout=300.0) as servers:
+    with http_servers(maps, args.state_dir, args.pid_file, timeout=300.0) as servers:
         for map_path in maps:
             grid, scenarios = load_scenarios(map_path, None)
             tiers = [
                 HttpTier(name, pre, algorithm, servers[where],
-                         http_map_name(map_path.stem, algorithm), endpoint)
+                         http_map_name(map_path.stem, algorithm), args.endpoint)
                 for name, pre, algorithm, where in HTTP_TIERS
             ]  # fmt: skip
             try:
@@ -721,6 +726,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--time-limit", type=float, default=DEFAULT_TIME_LIMIT, metavar="S",
         help="seconds for the whole run (default: %(default)s)",
     )  # fmt: skip
+    parser.add_argument(
+        "--state-dir", type=Path, metavar="DIR",
+        help="HTTP mode: where the servers keep their revision records (default: the "
+        "system's temporary folder; /dev/shm: in memory, without a disk's fsync)",
+    )  # fmt: skip
     parser.add_argument("--pid-file", type=Path, help="server process groups, for a shell trap")
     args = parser.parse_args(argv)
     if min(args.batches) < 1 or args.changes < 1:
@@ -743,14 +753,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             report("Kernels (in process)", kernel_runs, plan.batches)
             runs += kernel_runs
         if args.mode in ("http", "both"):
-            http_runs = http_mode(maps, plan, args.endpoint, args.pid_file)
+            http_runs = http_mode(maps, plan, args)
             report(f"HTTP (PATCH, then POST /{args.endpoint})", http_runs, plan.batches)
             runs += http_runs
+    except (RuntimeError, TimeoutError, ConnectionError, http.client.HTTPException) as exc:
+        log(f"the server failed: {exc!r}")
+        return 2
     except (OSError, ValueError) as exc:
         log(f"cannot read the data: {exc}")
-        return 2
-    except (RuntimeError, TimeoutError, http.client.HTTPException) as exc:
-        log(f"the server failed: {exc}")
         return 2
     print(f"\n{machine_line(info)}")
     return 1 if any(r.failures for r in runs) else 0
