@@ -736,11 +736,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if min(args.batches) < 1 or args.changes < 1:
         parser.error("--batches and --changes must be >= 1")
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # stop the servers on the way out
-    try:
-        started = begin(args)
-    except (OSError, ValueError) as exc:
-        log(f"cannot read the data: {exc}")
-        return 2
+    started = begin(args)
     if started is None:
         return 2
     maps, info = started
