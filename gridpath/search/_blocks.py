@@ -252,21 +252,13 @@ def jps_blocks(grid, rules, scratch, blocks, start, goal):
         of the search time in the scans)."""
         return np.uint64(base + 3 * (p >> 6))
 
-    def onward(o, k, plane):
-        """The words after the triple at ``o`` up to the first with a stop: ``(k, blocked
-        word, jump word)``, ``k`` (the steps to that word's first cell) grown by 64 a word."""
+    def onward(o, k, plane, ahead):
+        """The words after the triple at ``o`` (before it unless ``ahead``) up to the first
+        with a stop: ``(k, blocked word, jump word)``, ``k`` (the steps to that word's
+        nearest cell) grown by 64 a word. ``ahead`` is a constant at each call, so the
+        compiler drops the test."""
         while True:
-            o += _THREE
-            w = bits[o]
-            j = bits[o + np.uint64(plane)]
-            if (w | j) != 0:
-                return k, w, j
-            k += 64
-
-    def backward_onward(o, k, plane):
-        """:func:`onward` towards lower positions (the stop word's last cell first)."""
-        while True:
-            o -= _THREE
+            o = o + _THREE if ahead else o - _THREE
             w = bits[o]
             j = bits[o + np.uint64(plane)]
             if (w | j) != 0:
@@ -283,7 +275,7 @@ def jps_blocks(grid, rules, scratch, blocks, start, goal):
         j = bits[o + np.uint64(plane)] >> s
         k = 1
         if (w | j) == 0:
-            k, w, j = onward(o, 65 - (p & 63), plane)
+            k, w, j = onward(o, 65 - (p & 63), plane, True)
         t = np.int64(trailing_zeros(w | j))
         return k + t, (j >> np.uint64(t)) & _ONE != 0
 
@@ -296,7 +288,7 @@ def jps_blocks(grid, rules, scratch, blocks, start, goal):
         j = bits[o + np.uint64(plane)] << s
         k = 1
         if (w | j) == 0:
-            k, w, j = backward_onward(o, 2 + (p & 63), plane)
+            k, w, j = onward(o, 2 + (p & 63), plane, False)
         t = np.int64(leading_zeros(w | j))
         return k + t, (j << np.uint64(t)) >> _63 != 0
 
@@ -313,7 +305,7 @@ def jps_blocks(grid, rules, scratch, blocks, start, goal):
         j = (bits[o + np.uint64(plane)] >> s) >> _ONE
         k = 1
         if (w | j) == 0:
-            k, w, j = onward(o, 64 - (p & 63), plane)
+            k, w, j = onward(o, 64 - (p & 63), plane, True)
         t = np.int64(trailing_zeros(w | j))
         return False, k + t, (j >> np.uint64(t)) & _ONE != 0
 
@@ -329,7 +321,7 @@ def jps_blocks(grid, rules, scratch, blocks, start, goal):
         j = (bits[o + np.uint64(plane)] << s) << _ONE
         k = 1
         if (w | j) == 0:
-            k, w, j = backward_onward(o, 1 + (p & 63), plane)
+            k, w, j = onward(o, 1 + (p & 63), plane, False)
         t = np.int64(leading_zeros(w | j))
         return False, k + t, (j << np.uint64(t)) >> _63 != 0
 
