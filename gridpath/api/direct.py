@@ -60,6 +60,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from gridpath.api.auth import check_admin_token, check_api_token, require_admin, require_api_token
 from gridpath.api.deps import get_state, get_store
 from gridpath.api.guards import CHECKED
+from gridpath.schemas import any_object
 
 # The routes the lane serves, as (method, path); each must be a route without path parameters.
 DIRECT_ROUTES = frozenset({("POST", "/path")})
@@ -99,6 +100,9 @@ class _Plan:
     # The one body field when the body is the field itself (FastAPI's "single, not
     # embedded" case), validated without request_body_to_args' per-call checks.
     single_body_field: Any | None
+    # That field takes any JSON object as it is (``gridpath.schemas.any_object``: the route
+    # validates it against the model of the map's kind): a dict is not run through it.
+    takes_any_object: bool = False
 
 
 def plan_for(context: Any) -> _Plan | None:
@@ -142,7 +146,14 @@ def plan_for(context: Any) -> _Plan | None:
         embed_body_fields=context._embed_body_fields,
         strict_content_type=strict.value if isinstance(strict, DefaultPlaceholder) else strict,
         single_body_field=body_fields[0] if single else None,
+        takes_any_object=single and _takes_any_object(body_fields[0]),
     )
+
+
+def _takes_any_object(field: Any) -> bool:
+    """The field's only validation is ``any_object`` (which returns a dict as it is)."""
+    metadata = getattr(field.field_info, "metadata", ())
+    return len(metadata) == 1 and getattr(metadata[0], "func", None) is any_object
 
 
 def direct_plans(app: Any) -> dict[tuple[str, str], _Plan]:
@@ -270,7 +281,10 @@ class DirectRoutes:
         field = plan.single_body_field
         if field is not None and body is not PydanticUndefined:
             # What request_body_to_args does for such a field and a body that is there.
-            value, errors = field.validate(body, {}, loc=("body",))
+            if plan.takes_any_object and type(body) is dict:
+                value, errors = body, None  # what any_object returns: the body itself
+            else:
+                value, errors = field.validate(body, {}, loc=("body",))
             body_values = {field.name: value}
         else:
             body_values, errors = await request_body_to_args(

@@ -169,6 +169,7 @@ def test_path_takes_the_lane(pair):
     assert set(plans) == {("POST", "/path")}
     plan = plans[("POST", "/path")]
     assert plan.route.path == "/path" and plan.endpoint.__name__ == "post_path"
+    assert plan.takes_any_object  # a JSON object body is not run through any_object
     # The metrics label the request by its route, as when the router matched it.
     direct.post("/path", json=GOOD, headers={"authorization": f"Bearer {TOKEN}"})
     metrics = direct.get("/metrics", headers={"authorization": f"Bearer {TOKEN}"}).text
