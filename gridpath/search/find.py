@@ -18,7 +18,7 @@ import threading
 import time
 import weakref
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import MISSING, dataclass, field, fields, replace
 from functools import lru_cache
 
 import numpy as np
@@ -84,6 +84,23 @@ class PathResult:
     def turns(self) -> int:
         """Changes of direction along ``path``."""
         return count_turns(self.path) if self.known_turns is None else self.known_turns
+
+
+# The fields of PathResult that have a default, with it, for _path_result.
+_RESULT_DEFAULTS = {
+    f.name: f.default_factory() if f.default_factory is not MISSING else f.default
+    for f in fields(PathResult)
+    if f.default is not MISSING or f.default_factory is not MISSING
+}
+
+
+def _path_result(**given: object) -> PathResult:
+    """``PathResult(**given)`` without the frozen dataclass's one ``object.__setattr__``
+    call per field (a third of the common query's Python): the same fields and defaults,
+    written at once; PathResult has no ``__post_init__`` to skip."""
+    result = object.__new__(PathResult)
+    result.__dict__.update(_RESULT_DEFAULTS, **given)
+    return result
 
 
 def check_cell(
@@ -213,9 +230,7 @@ class _CommonPlan:
 # Per map revision (weakly: a revision no longer served takes its plans with it), per
 # (options, JUMP_TABLE_MAX_CELLS): the common plan, or None for a query the general road
 # serves. Bounded per revision; past the bound plans are made per query.
-_PLANS: weakref.WeakKeyDictionary[Grid, dict[tuple, _CommonPlan | None]] = (
-    weakref.WeakKeyDictionary()
-)
+_PLANS: weakref.WeakKeyDictionary[Grid, dict[tuple | int, tuple]] = weakref.WeakKeyDictionary()
 _PLANS_LOCK = threading.Lock()
 _PLANS_PER_REVISION = 256
 
@@ -225,14 +240,19 @@ def _common_plan(grid: Grid, options: SearchOptions, jump_table_max_cells: int):
     if plans is None:
         with _PLANS_LOCK:
             plans = _PLANS.setdefault(grid, {})
+    # By identity first (the service shares one SearchOptions per distinct request options,
+    # and hashing one costs more than the rest of this lookup; the entry holds the options,
+    # so its id is not reused meanwhile), then by equality.
+    seen = plans.get(id(options))
+    if seen is not None and seen[0] is options and seen[1] == jump_table_max_cells:
+        return seen[2]
     key = (options, jump_table_max_cells)
     try:
-        return plans[key]
+        made = plans[key][2]
     except KeyError:
-        pass
-    made = _make_common_plan(grid, options, jump_table_max_cells)
+        made = _make_common_plan(grid, options, jump_table_max_cells)
     if len(plans) < _PLANS_PER_REVISION:
-        plans[key] = made
+        plans[key] = plans[id(options)] = (options, jump_table_max_cells, made)
     return made
 
 
@@ -321,12 +341,11 @@ def common_query(
         common.options.smooth,
     )  # fmt: skip
     cost = int(orth) * common.steps[0] + int(diag) * common.steps[1]
-    return PathResult(
-        True,
-        path,
-        int(round(cost)) if common.integer else float(cost),
-        int(expanded),
-        None,
+    return _path_result(
+        found=True,
+        path=path,
+        cost=int(round(cost)) if common.integer else float(cost),
+        expanded=int(expanded),
         goal_index=0,
         options=common.options,
         optimal=common.optimal,
@@ -340,12 +359,12 @@ def common_query(
 def _not_found(
     common: _CommonPlan, status: int, expanded: int, search_us: float, waypoints: bool
 ) -> PathResult:
-    return PathResult(
-        False,
-        _EMPTY,
-        None,
-        expanded,
-        _REASONS[status],
+    return _path_result(
+        found=False,
+        path=_EMPTY,
+        cost=None,
+        expanded=expanded,
+        reason=_REASONS[status],
         options=common.options,
         optimal=common.optimal,
         bounded_suboptimal=common.bounded_suboptimal,
