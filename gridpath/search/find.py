@@ -227,9 +227,10 @@ class _CommonPlan:
     components: Components
 
 
-# Per map revision (weakly: a revision no longer served takes its plans with it), per
-# (options, JUMP_TABLE_MAX_CELLS): the common plan, or None for a query the general road
-# serves. Bounded per revision; past the bound plans are made per query.
+# Per map revision (weakly: a revision no longer served takes its plans with it), under
+# (options, JUMP_TABLE_MAX_CELLS) and under the options' id: (options, JUMP_TABLE_MAX_CELLS,
+# the common plan or None for a query the general road serves). Bounded per revision; past
+# the bound plans are made per query.
 _PLANS: weakref.WeakKeyDictionary[Grid, dict[tuple | int, tuple]] = weakref.WeakKeyDictionary()
 _PLANS_LOCK = threading.Lock()
 _PLANS_PER_REVISION = 256
