@@ -61,6 +61,14 @@ bench-cluster: $(VENV)/.installed
 	trap 'for g in $$(cat "$$pids" 2>/dev/null); do kill -KILL "-$$g" 2>/dev/null; done; rm -f "$$pids"' EXIT INT TERM; \
 	$(BIN)/python -m bench.cluster --pid-file "$$pids" $(BENCH_CLUSTER_ARGS)
 
+## bench-dynamic: map changes alternating with query batches, per tier, in process and over
+## HTTP (real servers on loopback): queries/s including the changes, and the crossover
+.PHONY: bench-dynamic
+bench-dynamic: $(VENV)/.installed
+	@pids=$$(mktemp); \
+	trap 'for g in $$(cat "$$pids" 2>/dev/null); do kill -KILL "-$$g" 2>/dev/null; done; rm -f "$$pids"' EXIT INT TERM; \
+	$(BIN)/python -m bench.dynamic --pid-file "$$pids" $(BENCH_DYNAMIC_ARGS)
+
 ## fuzz: schemathesis against the OpenAPI document, longer than in `make test`
 ## (FUZZ_EXAMPLES examples per operation and phase, a random seed unless FUZZ_SEED is set)
 .PHONY: fuzz

@@ -252,6 +252,19 @@ def jps_blocks(grid, rules, scratch, blocks, start, goal):
         of the search time in the scans)."""
         return np.uint64(base + 3 * (p >> 6))
 
+    def onward(o, k, plane, ahead):
+        """The words after the triple at ``o`` (before it unless ``ahead``) up to the first
+        with a stop: ``(k, blocked word, jump word)``, ``k`` (the steps to that word's
+        nearest cell) grown by 64 a word. ``ahead`` is a constant at each call, so the
+        compiler drops the test."""
+        while True:
+            o = o + _THREE if ahead else o - _THREE
+            w = bits[o]
+            j = bits[o + np.uint64(plane)]
+            if (w | j) != 0:
+                return k, w, j
+            k += 64
+
     def forward(base, pos, plane):
         """From ``pos`` of the line at ``base``, the first stop at a higher position:
         ``(steps, whether it is a jump point rather than a wall)``."""
@@ -262,14 +275,7 @@ def jps_blocks(grid, rules, scratch, blocks, start, goal):
         j = bits[o + np.uint64(plane)] >> s
         k = 1
         if (w | j) == 0:
-            k = 65 - (p & 63)
-            while True:
-                o += _THREE
-                w = bits[o]
-                j = bits[o + np.uint64(plane)]
-                if (w | j) != 0:
-                    break
-                k += 64
+            k, w, j = onward(o, 65 - (p & 63), plane, True)
         t = np.int64(trailing_zeros(w | j))
         return k + t, (j >> np.uint64(t)) & _ONE != 0
 
@@ -282,14 +288,7 @@ def jps_blocks(grid, rules, scratch, blocks, start, goal):
         j = bits[o + np.uint64(plane)] << s
         k = 1
         if (w | j) == 0:
-            k = 2 + (p & 63)
-            while True:
-                o -= _THREE
-                w = bits[o]
-                j = bits[o + np.uint64(plane)]
-                if (w | j) != 0:
-                    break
-                k += 64
+            k, w, j = onward(o, 2 + (p & 63), plane, False)
         t = np.int64(leading_zeros(w | j))
         return k + t, (j << np.uint64(t)) >> _63 != 0
 
@@ -304,11 +303,11 @@ def jps_blocks(grid, rules, scratch, blocks, start, goal):
             return True, 0, False
         w >>= _ONE
         j = (bits[o + np.uint64(plane)] >> s) >> _ONE
+        k = 1
         if (w | j) == 0:
-            k, jump = forward(base, pos, plane)
-            return False, k, jump
+            k, w, j = onward(o, 64 - (p & 63), plane, True)
         t = np.int64(trailing_zeros(w | j))
-        return False, t + 1, (j >> np.uint64(t)) & _ONE != 0
+        return False, k + t, (j >> np.uint64(t)) & _ONE != 0
 
     def here_backward(base, pos, plane):
         """:func:`here_forward` towards lower positions."""
@@ -320,11 +319,11 @@ def jps_blocks(grid, rules, scratch, blocks, start, goal):
             return True, 0, False
         w <<= _ONE
         j = (bits[o + np.uint64(plane)] << s) << _ONE
+        k = 1
         if (w | j) == 0:
-            k, jump = backward(base, pos, plane)
-            return False, k, jump
+            k, w, j = onward(o, 1 + (p & 63), plane, False)
         t = np.int64(leading_zeros(w | j))
-        return False, t + 1, (j << np.uint64(t)) >> _63 != 0
+        return False, k + t, (j << np.uint64(t)) >> _63 != 0
 
     def straight(x, y, dx, dy):
         """Steps from ``(x, y)`` to the next jump point in straight direction (dx, dy), the
