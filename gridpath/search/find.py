@@ -150,30 +150,18 @@ def find_path(
         result = common_query(grid, start, goal, options, waypoints, jump_table_max_cells, scratch)
         if result is not None:
             return result
-    return general_query(
-        grid, start, goal, options, goals=goals, blocked=blocked, explored_limit=explored_limit,
-        waypoints=waypoints, jump_table_max_cells=jump_table_max_cells, scratch=scratch,
-    )  # fmt: skip
-
-
-def general_query(
-    grid: Grid,
-    start: Cell,
-    goal: Cell | None = None,
-    options: SearchOptions = DEFAULT_OPTIONS,
-    *,
-    goals: Sequence[Cell] | None = None,
-    blocked: Sequence[Cell] = (),
-    explored_limit: int = 0,
-    waypoints: bool = False,
-    jump_table_max_cells: int = DEFAULT_JUMP_TABLE_MAX_CELLS,
-    scratch: SearchScratch | None = None,
-) -> PathResult:
-    """:func:`find_path` for any query, step by step (the common query's road checks
-    itself against this one)."""
     query = checked_query(
         grid, start, goal, goals, options, blocked, explored_limit, jump_table_max_cells
     )
+    return general_query(query, waypoints, scratch)
+
+
+def general_query(
+    query: Query, waypoints: bool = False, scratch: SearchScratch | None = None
+) -> PathResult:
+    """:func:`find_path` for any checked query, step by step (the common query's road
+    checks itself against this one)."""
+    grid, start = query.grid, query.start
     chosen = plan(query)
     if chosen.runner is None:
         raise AlgorithmUnsupported(

@@ -11,9 +11,10 @@ import pytest
 
 from gridpath.grid import Grid
 from gridpath.search import SearchOptions
-from gridpath.search.find import common_query, find_path, general_query
+from gridpath.search.find import checked_query, common_query, find_path, general_query
 from gridpath.search.options import Algorithm, CostModel
 from gridpath.search.runners import jps
+from gridpath.search.runners.jps import DEFAULT_JUMP_TABLE_MAX_CELLS
 from gridpath.search.scratch import SearchScratch
 from tests.conftest import MAPS_DIR
 
@@ -52,6 +53,11 @@ def _open_cells(grid: Grid, rng: np.random.Generator, n: int) -> list[tuple[int,
     return [(int(xs[i]), int(ys[i])) for i in picks]
 
 
+def _general(grid: Grid, start, goal, options: SearchOptions, waypoints: bool):
+    query = checked_query(grid, start, goal, None, options, (), 0, DEFAULT_JUMP_TABLE_MAX_CELLS)
+    return general_query(query, waypoints)
+
+
 def _same(a, b) -> None:
     for f in dataclasses.fields(a):
         if f.name == "search_us" or f.name == "known_turns":
@@ -78,7 +84,7 @@ def test_common_road_answers_as_the_general_road(options: SearchOptions) -> None
                 if fast is None:  # the plan or an end is not for this road
                     continue
                 served += 1
-                _same(fast, general_query(grid, start, goal, options, waypoints=waypoints))
+                _same(fast, _general(grid, start, goal, options, waypoints))
     assert served > 100
 
 
@@ -98,4 +104,4 @@ def test_the_demo_arena_takes_the_common_road() -> None:
     arena = load_map(MAPS_DIR / "arena.png", max_cells=1 << 20, max_bytes=1 << 24)
     result = common_query(arena, (2, 2), (24, 9), SearchOptions(smooth=True), True)
     assert result is not None and result.found and result.options.algorithm == Algorithm.JPS
-    _same(result, general_query(arena, (2, 2), (24, 9), SearchOptions(smooth=True), waypoints=True))
+    _same(result, _general(arena, (2, 2), (24, 9), SearchOptions(smooth=True), True))
