@@ -256,9 +256,10 @@ class PolygonPathResponse(BaseModel):
     snapped_goal: PointOrNull = Field(None, description="Where `goal` moved to (snap).")
 
 
-def _any_object(value: Any, handler: object) -> dict:
+def any_object(value: Any, handler: object) -> dict:
     # Never calls the handler: each query is validated on its own when the batch runs, so
-    # a bad one gets its error in its place and the others are answered.
+    # a bad one gets its error in its place and the others are answered. A JSON object is
+    # returned as it is (gridpath.api.direct skips the call for one).
     if not isinstance(value, dict):
         raise PydanticCustomError("dict_type", "Input should be a valid dictionary")
     return value
@@ -266,9 +267,9 @@ def _any_object(value: Any, handler: object) -> dict:
 
 # A /paths query as the batch receives it: any JSON object (a dict at run time), documented
 # as a PathQuery (a typed model for generated clients).
-BatchQuery = Annotated[PathQuery | PolygonPathQuery, WrapValidator(_any_object)]
+BatchQuery = Annotated[PathQuery | PolygonPathQuery, WrapValidator(any_object)]
 # A /path body: validated by the route against the model of the map's kind (grid or polygon).
-AnyPathRequest = Annotated[PathRequest | PolygonPathRequest, WrapValidator(_any_object)]
+AnyPathRequest = Annotated[PathRequest | PolygonPathRequest, WrapValidator(any_object)]
 
 
 class BatchRequest(BaseModel):
@@ -583,7 +584,7 @@ class PolygonValidateRequest(BaseModel):
 
 
 # A /validate body: validated by the route against the model of the map's kind.
-AnyValidateRequest = Annotated[ValidateRequest | PolygonValidateRequest, WrapValidator(_any_object)]
+AnyValidateRequest = Annotated[ValidateRequest | PolygonValidateRequest, WrapValidator(any_object)]
 
 
 class ViolationOut(BaseModel):

@@ -103,15 +103,17 @@ class ServiceState:
             prepare_jps(snapshot, self.settings.jump_table_max_cells)
             subgoal_graph(snapshot, self.settings.subgoal_max_cells)
 
-    @contextlib.contextmanager
-    def search_scratch(self) -> Iterator[SearchScratch]:
+    def search_scratch(self) -> contextlib.AbstractContextManager[SearchScratch]:
         """A scratch for one search (waits while ``SEARCH_THREADS`` searches run), on a
         thread whose CPU priority is ``SEARCH_NICE`` below the event loop's; in an inline
-        search (``run_search``), the scratch it borrowed."""
+        search (``run_search``), the scratch it borrowed (a plain context, no generator)."""
         inline = _inline_scratch.get()
         if inline is not None:
-            yield inline
-            return
+            return contextlib.nullcontext(inline)
+        return self._pooled_scratch()
+
+    @contextlib.contextmanager
+    def _pooled_scratch(self) -> Iterator[SearchScratch]:
         lower_thread_priority(self.settings.search_nice)
         with self.pool.borrow() as scratch:
             yield scratch

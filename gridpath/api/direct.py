@@ -9,8 +9,11 @@ middleware (the innermost one) does the same work itself, in FastAPI's order:
 
 1. the body is read and decoded as FastAPI decodes it: the same content-type rule (a JSON
    media type; without ``Content-Type`` the bytes are validated as they are, and fail), the
-   same decoder (the standard library's ``json``, as Starlette's ``Request.json``: orjson
-   reads an integer past 64 bits as a float, which changes the error a client gets), the
+   same values as the standard library's ``json`` (Starlette's ``Request.json``) decodes:
+   orjson decodes the body when it can and the body holds no run of 19 digits or more
+   (orjson reads an integer past 64 bits as a float, which would change the error a
+   client gets); any body orjson refuses (not UTF-8, ``NaN``, ``1e400``, too deep, not
+   JSON) or with such a run goes to ``json``, so its value or its error is ``json``'s, the
    same ``json_invalid`` error, or 400 for a body that is not text;
 2. the route's dependencies are resolved in FastAPI's order by the resolvers of
    ``RESOLVERS`` (each stands for the whole dependency: the token checks, the service state,
@@ -36,11 +39,13 @@ from __future__ import annotations
 import email.message
 import inspect
 import json
+import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+import orjson
 from fastapi import params
 from fastapi.datastructures import DefaultPlaceholder
 from fastapi.dependencies.utils import request_body_to_args
@@ -54,17 +59,31 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from gridpath.api.auth import check_admin_token, check_api_token, require_admin, require_api_token
 from gridpath.api.deps import get_state, get_store
+from gridpath.api.guards import CHECKED
+from gridpath.schemas import any_object
 
 # The routes the lane serves, as (method, path); each must be a route without path parameters.
 DIRECT_ROUTES = frozenset({("POST", "/path")})
 
 Resolver = Callable[[Request], Any]
+
+
+def _once(check: Callable[[Request], None]) -> Resolver:
+    """``check``, unless ``TokensBeforeBody`` ran it on this request already (same answer)."""
+
+    def resolve(request: Request) -> None:
+        if check not in request.scope.get(CHECKED, ()):
+            check(request)
+
+    return resolve
+
+
 # A dependency the lane knows -> what it computes, from the request alone. Each resolver
 # replaces the dependency with all its sub-dependencies (the bearer schemes under the token
 # checks only declare the tokens in the OpenAPI document, and never refuse anything).
 RESOLVERS: dict[Callable[..., Any], Resolver] = {
-    require_api_token: check_api_token,
-    require_admin: check_admin_token,
+    require_api_token: _once(check_api_token),
+    require_admin: _once(check_admin_token),
     get_state: lambda request: request.app.state.service,
     get_store: lambda request: request.app.state.service.require_ready(),
 }
@@ -81,6 +100,9 @@ class _Plan:
     # The one body field when the body is the field itself (FastAPI's "single, not
     # embedded" case), validated without request_body_to_args' per-call checks.
     single_body_field: Any | None
+    # That field takes any JSON object as it is (``gridpath.schemas.any_object``: the route
+    # validates it against the model of the map's kind): a dict is not run through it.
+    takes_any_object: bool = False
 
 
 def plan_for(context: Any) -> _Plan | None:
@@ -124,7 +146,14 @@ def plan_for(context: Any) -> _Plan | None:
         embed_body_fields=context._embed_body_fields,
         strict_content_type=strict.value if isinstance(strict, DefaultPlaceholder) else strict,
         single_body_field=body_fields[0] if single else None,
+        takes_any_object=single and _takes_any_object(body_fields[0]),
     )
+
+
+def _takes_any_object(field: Any) -> bool:
+    """The field's only validation is ``any_object`` (which returns a dict as it is)."""
+    metadata = getattr(field.field_info, "metadata", ())
+    return len(metadata) == 1 and getattr(metadata[0], "func", None) is any_object
 
 
 def direct_plans(app: Any) -> dict[tuple[str, str], _Plan]:
@@ -172,6 +201,19 @@ def _content_type(scope: Scope) -> str | None:
     return None
 
 
+_LONG_NUMBER = re.compile(rb"[0-9]{19}")
+
+
+def _json(body: bytes) -> Any:
+    """``json.loads(body)``: the same value, or the same exception (see the module docstring)."""
+    if _LONG_NUMBER.search(body) is None:
+        try:
+            return orjson.loads(body)
+        except orjson.JSONDecodeError:
+            pass  # json's own verdict, below
+    return json.loads(body)
+
+
 async def _decoded_body(scope: Scope, receive: Receive, strict_content_type: bool) -> Any:
     """The body as FastAPI hands it to validation (``PydanticUndefined`` when empty)."""
     try:
@@ -180,8 +222,8 @@ async def _decoded_body(scope: Scope, receive: Receive, strict_content_type: boo
             return PydanticUndefined
         content_type = _content_type(scope)
         if not content_type:
-            return body if strict_content_type else json.loads(body)
-        return json.loads(body) if _is_json_media_type(content_type) else body
+            return body if strict_content_type else _json(body)
+        return _json(body) if _is_json_media_type(content_type) else body
     except json.JSONDecodeError as exc:
         error = {
             "type": "json_invalid",
@@ -239,7 +281,10 @@ class DirectRoutes:
         field = plan.single_body_field
         if field is not None and body is not PydanticUndefined:
             # What request_body_to_args does for such a field and a body that is there.
-            value, errors = field.validate(body, {}, loc=("body",))
+            if plan.takes_any_object and type(body) is dict:
+                value, errors = body, None  # what any_object returns: the body itself
+            else:
+                value, errors = field.validate(body, {}, loc=("body",))
             body_values = {field.name: value}
         else:
             body_values, errors = await request_body_to_args(

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from gridpath.grid import Grid
+from gridpath.grid.model import TerrainClass
 from gridpath.search import SearchOptions
 
 
@@ -12,7 +15,18 @@ def terrain_echo(grid: Grid, options: SearchOptions) -> dict[str, float]:
 
 
 def path_options(grid: Grid, options: SearchOptions) -> dict:
-    """``options`` of a ``/path`` answer (``EffectiveOptions``)."""
+    """``options`` of a ``/path`` answer (``EffectiveOptions``): one dict per map terrain
+    and options, shared by the answers (serialised, never changed). The cost types are
+    part of the key: a class costing ``2`` echoes ``2``, one costing ``2.0`` echoes ``2.0``."""
+    classes = grid.terrain_classes
+    return _path_options(classes, tuple(type(tc.cost) for tc in classes), options)
+
+
+@lru_cache(maxsize=1024)
+def _path_options(
+    terrain_classes: tuple[TerrainClass, ...], cost_types: tuple[type, ...], options: SearchOptions
+) -> dict:
+    terrain = {tc.name: tc.cost for tc in terrain_classes}
     return {
         "algorithm": options.algorithm.value,
         "heuristic": options.heuristic.value if options.heuristic else None,
@@ -25,7 +39,7 @@ def path_options(grid: Grid, options: SearchOptions) -> dict:
         "closest": options.closest,
         "clearance": options.clearance,
         "turn_penalty": options.turn_penalty,
-        "terrain_costs": terrain_echo(grid, options),
+        "terrain_costs": {**terrain, **dict(options.terrain_costs)},  # as terrain_echo
         "smooth": options.smooth,
     }
 

@@ -7,8 +7,9 @@ runs the token checks of every body-taking route (``gridpath.api.auth.GUARDS``, 
 route's dependencies) before the body is read; a refusal is answered like any other
 ``ServiceError``. Requests without a body (GET, HEAD, OPTIONS) pass straight through: for
 them the dependencies already run before anything else is looked at. The dependencies
-stay: they declare the bearer schemes in the OpenAPI document, and a second constant-time
-comparison costs nothing that matters.
+stay: they declare the bearer schemes in the OpenAPI document. A request that passed here
+carries the checks it passed in its scope (``CHECKED``), so the direct lane
+(``gridpath.api.direct``) does not run them a second time.
 """
 
 from __future__ import annotations
@@ -28,6 +29,8 @@ from gridpath.errors import ServiceError
 
 Check = Callable[[Request], None]
 _BODY_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+# The scope key of the token checks a request passed here (a tuple of checks).
+CHECKED = "gridpath.tokens_checked"
 
 
 def token_checks(dependant: Dependant) -> list[Check]:
@@ -69,20 +72,47 @@ class TokensBeforeBody:
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
         self.guarded: list[_Guarded] | None = None
+        # (method, path) -> the checks of the first guarded route matching it, remembered
+        # for the paths of routes without parameters (bounded by the routes).
+        self.static: dict[tuple[str, str], tuple[Check, ...] | None] = {}
+        self.static_paths: frozenset[str] = frozenset()
+
+    def _checks_for(self, method: str, path: str) -> tuple[Check, ...] | None:
+        key = (method, path)
+        if key in self.static:
+            return self.static[key]
+        found = None
+        for route in self.guarded or ():
+            if method in route.methods and route.path.match(path):
+                found = route.checks
+                break
+        if path in self.static_paths:
+            self.static[key] = found
+        return found
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http" and scope["method"] in _BODY_METHODS:
             if self.guarded is None:
                 self.guarded = guarded_routes(scope["app"])
-            for route in self.guarded:
-                if scope["method"] in route.methods and route.path.match(scope["path"]):
-                    request = Request(scope)
-                    try:
-                        for check in route.checks:
-                            check(request)
-                    except ServiceError as exc:
-                        response = error_response(exc.status, exc.code, exc.message, exc.headers)
-                        await response(scope, receive, send)
-                        return
-                    break
+                self.static_paths = static_paths(scope["app"])
+            checks = self._checks_for(scope["method"], scope["path"])
+            if checks is not None:
+                request = Request(scope)
+                try:
+                    for check in checks:
+                        check(request)
+                except ServiceError as exc:
+                    response = error_response(exc.status, exc.code, exc.message, exc.headers)
+                    await response(scope, receive, send)
+                    return
+                scope[CHECKED] = checks
         await self.app(scope, receive, send)
+
+
+def static_paths(app: ASGIApp) -> frozenset[str]:
+    """The paths of the app's routes without path parameters (matched only by themselves)."""
+    return frozenset(
+        route.path
+        for route in app.routes  # type: ignore[attr-defined]
+        if getattr(route, "path", None) and not getattr(route, "param_convertors", None)
+    )

@@ -61,7 +61,7 @@ def query_options(
 
 def path_hash(path: np.ndarray) -> str:
     """SHA-256 of the cell path as little-endian int32 ``x, y`` pairs (the determinism check)."""
-    return hashlib.sha256(np.ascontiguousarray(path, dtype="<i4").tobytes()).hexdigest()
+    return hashlib.sha256(np.ascontiguousarray(path, dtype="<i4")).hexdigest()  # its buffer
 
 
 def path_body(grid: Grid, result: PathResult, include: set[str]) -> dict[str, Any]:

@@ -11,6 +11,7 @@ polygon map's) is ``unsupported_map_kind``, as is a grid-only route on a polygon
 from __future__ import annotations
 
 import time
+from functools import lru_cache
 from typing import Any, TypeVar
 
 from fastapi.exceptions import RequestValidationError
@@ -58,8 +59,7 @@ def parse_for_kind(raw: dict, kind: str, models: dict[str, type[M]], name: str) 
     ``unsupported_map_kind``; a validation error is raised as FastAPI's own (the same
     ``invalid_*`` answer as a body the route declares)."""
     model = models[kind]
-    other = next(m for k, m in models.items() if k != kind)
-    foreign = sorted(set(raw) & (set(other.model_fields) - set(model.model_fields)))
+    foreign = sorted(_foreign_fields(model, _other(models, kind)).intersection(raw))
     if foreign:
         raise UnsupportedMapKind(
             f"{foreign[0]!r} is for {'polygon' if kind == 'grid' else 'grid'} maps; "
@@ -71,6 +71,16 @@ def parse_for_kind(raw: dict, kind: str, models: dict[str, type[M]], name: str) 
         raise RequestValidationError(
             [{**e, "loc": ("body", *e["loc"])} for e in exc.errors()]
         ) from None
+
+
+def _other(models: dict[str, type[M]], kind: str) -> type[M]:
+    return next(m for k, m in models.items() if k != kind)
+
+
+@lru_cache(maxsize=64)
+def _foreign_fields(model: type[BaseModel], other: type[BaseModel]) -> frozenset[str]:
+    """The fields only ``other`` has (per pair of models: made once)."""
+    return frozenset(other.model_fields) - frozenset(model.model_fields)
 
 
 def polygon_upload(body: bytes, content_type: str) -> bytes | None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
 from gridpath.config import Settings
@@ -22,13 +23,33 @@ def search_options(rules: MovementRules, settings: Settings, **search: Any) -> S
             "blocked",
             f"blocked lists {len(rules.blocked)} cells, over the limit of {settings.max_blocked}",
         )
+    terrain_costs = tuple(sorted(rules.terrain_costs.items())) if rules.terrain_costs else ()
+    rule_values = (rules.connectivity, rules.diagonal, rules.cost_model, rules.clearance)
+    return _options(*rule_values, terrain_costs, tuple(search.items()))
+
+
+@lru_cache(maxsize=4096)
+def _options(
+    connectivity: int,
+    diagonal: Any,
+    cost_model: Any,
+    clearance: int,
+    terrain_costs: tuple,
+    search: tuple[tuple[str, Any], ...],
+) -> SearchOptions:
+    """``SearchOptions`` (immutable, so shared) made once per distinct request options: its
+    checks cost more than the rest of a short query's answer. The validated models give
+    each field one type (floats as float, flags as bool), so equal keys make equal options;
+    a value it refuses raises each time (exceptions are not cached). ``-0.0`` and ``0.0``
+    are equal keys: a float is made ``+ 0.0`` (``-0.0`` becomes ``0.0``, nothing else
+    changes), so the options echoed are the same whichever of the two came first."""
     return SearchOptions(
-        connectivity=rules.connectivity,
-        diagonal=rules.diagonal,
-        cost_model=rules.cost_model,
-        clearance=rules.clearance,
-        terrain_costs=tuple(sorted(rules.terrain_costs.items())),
-        **search,
+        connectivity=connectivity,
+        diagonal=diagonal,
+        cost_model=cost_model,
+        clearance=clearance,
+        terrain_costs=terrain_costs,
+        **{k: v + 0.0 if type(v) is float else v for k, v in search},
     )
 
 

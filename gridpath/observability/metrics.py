@@ -12,12 +12,23 @@ histograms keep a dead worker's counts, so totals never go backwards. Empty the 
 before starting the server (the Dockerfile's entry does).
 
 With ``METRICS_ENABLED=false`` every ``observe_*`` is a no-op and ``/metrics`` is not served.
+
+One process (no ``PROMETHEUS_MULTIPROC_DIR``, the default): the per-request observations
+(``observe_request``, ``observe_search``, ``observe_queue_wait``) are queued, a deque append
+each (thread-safe, no lock), and applied to the series in bulk, added up per series and
+bucket, before every scrape (:func:`render`) and whenever ``PENDING_LIMIT`` are waiting:
+updating the series one observation at a time cost a short ``/path`` request more than its
+search (bench/README.md, 'bench-http'). A scrape sees every observation made before it.
+Several processes: applied at once (another worker may answer the scrape, and a worker
+killed must leave its counts on disk).
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+from bisect import bisect_left
+from collections import deque
 from collections.abc import Iterable
 from typing import Any
 
@@ -146,6 +157,69 @@ def enabled() -> bool:
     return _enabled
 
 
+# Observations waiting to be applied (one process only; see the module docstring): each is
+# (a counter child to add 1 to, or None; ((histogram child, value), ...)).
+PENDING_LIMIT = 1024
+_pending: deque[tuple[Any, tuple[tuple[Any, float], ...]]] = deque()
+_deferred = MULTIPROC_DIR is None
+
+
+def _record(counter: Any, observations: tuple[tuple[Any, float], ...]) -> None:
+    if not _deferred:
+        if counter is not None:
+            counter.inc()
+        for histogram, value in observations:
+            histogram.observe(value)
+        return
+    _pending.append((counter, observations))
+    if len(_pending) >= PENDING_LIMIT:
+        flush()
+
+
+def _buckets_of(histogram: Any) -> tuple[Any, list, list] | None:
+    """A histogram child's sum, buckets and bounds, to add many observations at once (None
+    where prometheus-client keeps them otherwise: then one ``observe`` each)."""
+    parts = (getattr(histogram, name, None) for name in ("_sum", "_buckets", "_upper_bounds"))
+    found = tuple(parts)
+    return None if any(part is None for part in found) else found  # type: ignore[return-value]
+
+
+def flush() -> None:
+    """Apply the queued observations to the series: per counter one ``inc``, per histogram
+    one addition to its sum and one per bucket that received observations."""
+    counts: dict[Any, int] = {}
+    sums: dict[Any, list] = {}  # histogram -> [sum, count in bucket 0, 1, ...]
+    take = _pending.popleft
+    while True:
+        try:
+            counter, observations = take()
+        except IndexError:
+            break
+        if counter is not None:
+            counts[counter] = counts.get(counter, 0) + 1
+        for histogram, value in observations:
+            tally = sums.get(histogram)
+            if tally is None:
+                tally = sums[histogram] = [0.0]
+            tally.append(value)
+    for counter, n in counts.items():
+        counter.inc(n)
+    for histogram, (total, *values) in sums.items():
+        parts = _buckets_of(histogram)
+        if parts is None:
+            for value in values:
+                histogram.observe(value)
+            continue
+        sum_value, buckets, bounds = parts
+        sum_value.inc(sum(values, total))
+        per_bucket: dict[int, int] = {}
+        for value in values:  # the first bucket whose bound is >= value, as observe finds it
+            i = bisect_left(bounds, value)
+            per_bucket[i] = per_bucket.get(i, 0) + 1
+        for i, n in per_bucket.items():
+            buckets[i].inc(n)
+
+
 def observe_request(method: str, route: str, status: int, seconds: float, error: str | None):
     if not _enabled:
         return
@@ -159,8 +233,7 @@ def observe_request(method: str, route: str, status: int, seconds: float, error:
             REQUEST_SECONDS.labels(label, route, code),
         )
         _request_children[key] = children
-    children[0].inc()
-    children[1].observe(seconds)
+    _record(children[0], ((children[1], seconds),))
     if error is not None:
         REJECTED.labels(error).inc()
 
@@ -177,9 +250,7 @@ def observe_search(algorithm: str, search_us: float, expanded: int, outcome: str
             SEARCH_OUTCOMES.labels(algorithm, outcome),
         )
         _search_children[(algorithm, outcome)] = children
-    children[0].observe(search_us / 1e6)
-    children[1].observe(expanded)
-    children[2].inc()
+    _record(children[2], ((children[0], search_us / 1e6), (children[1], expanded)))
 
 
 def observe_verdict(violation_codes: Iterable[str]) -> None:
@@ -204,7 +275,7 @@ def set_search_queue(depth: int, running: int) -> None:
 
 def observe_queue_wait(seconds: float) -> None:
     if _enabled:
-        QUEUE_WAIT.observe(seconds)
+        _record(None, ((QUEUE_WAIT, seconds),))
 
 
 def set_store_state(state: str) -> None:
@@ -267,6 +338,7 @@ def render() -> bytes:
     if MULTIPROC_DIR is None:
         from prometheus_client import REGISTRY
 
+        flush()
         return generate_latest(REGISTRY)
     remove_dead_workers()
     registry = CollectorRegistry()

@@ -3,22 +3,35 @@
 Which search serves a query is decided by :func:`gridpath.search.registry.plan` (the registry
 of algorithms and their runners); each runner (:mod:`gridpath.search.runners`) searches and
 rebuilds the path. All of them order the frontier the same way.
+
+The common query (one start, one goal, no per-request cells, served by an exact-pair
+runner: :class:`~gridpath.search.runner.PairKernel`) takes a shorter road to the same
+result: its plan is kept per map revision and options, its ends are checked with two reads
+(the general road raises the error when one fails), and after the kernel one compiled call
+(:func:`gridpath.search._finish.finish_pair`) rebuilds the path, counts its turns and pulls
+its waypoints. ``tests/search/test_common_query.py`` checks both roads give the same result.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+import threading
+import time
+import weakref
+from collections.abc import Callable, Sequence
+from dataclasses import MISSING, dataclass, field, fields, replace
 from functools import lru_cache
 
 import numpy as np
 
 from gridpath.errors import AlgorithmUnsupported, GoalBlocked, OutOfBounds, StartBlocked
+from gridpath.grid.components import Components
 from gridpath.grid.model import Grid
+from gridpath.search._finish import finish_pair
 from gridpath.search._frontier import FOUND, LIMIT_REACHED, UNREACHABLE
-from gridpath.search._records import UNIFORM_COSTS
+from gridpath.search._records import UNIFORM_COSTS, rules_record
 from gridpath.search._sight import turning_points as _turning_points
 from gridpath.search.options import (
+    CORNER_RULES,
     DEFAULT_OPTIONS,
     Algorithm,
     CostModel,
@@ -65,11 +78,29 @@ class PathResult:
     bounded_suboptimal: bool = False  # cost <= heuristic_weight x optimal
     search_us: float = 0.0  # time in the search kernel (path rebuilding excluded)
     waypoints: np.ndarray | None = None
+    known_turns: int | None = field(default=None, repr=False)  # counted with the path
 
     @property
     def turns(self) -> int:
         """Changes of direction along ``path``."""
-        return count_turns(self.path)
+        return count_turns(self.path) if self.known_turns is None else self.known_turns
+
+
+# The fields of PathResult that have a default, with it, for _path_result.
+_RESULT_DEFAULTS = {
+    f.name: f.default_factory() if f.default_factory is not MISSING else f.default
+    for f in fields(PathResult)
+    if f.default is not MISSING or f.default_factory is not MISSING
+}
+
+
+def _path_result(**given: object) -> PathResult:
+    """``PathResult(**given)`` without the frozen dataclass's one ``object.__setattr__``
+    call per field (a third of the common query's Python): the same fields and defaults,
+    written at once; PathResult has no ``__post_init__`` to skip."""
+    result = object.__new__(PathResult)
+    result.__dict__.update(_RESULT_DEFAULTS, **given)
+    return result
 
 
 def check_cell(
@@ -115,9 +146,22 @@ def find_path(
     Raises :class:`OutOfBounds`, :class:`StartBlocked` or :class:`GoalBlocked` for bad
     endpoints, :class:`AlgorithmUnsupported` when the algorithm asked for cannot serve.
     """
+    if goals is None and goal is not None and not blocked and explored_limit <= 0:
+        result = common_query(grid, start, goal, options, waypoints, jump_table_max_cells, scratch)
+        if result is not None:
+            return result
     query = checked_query(
         grid, start, goal, goals, options, blocked, explored_limit, jump_table_max_cells
     )
+    return general_query(query, waypoints, scratch)
+
+
+def general_query(
+    query: Query, waypoints: bool = False, scratch: SearchScratch | None = None
+) -> PathResult:
+    """:func:`find_path` for any checked query, step by step (the common query's road
+    checks itself against this one)."""
+    grid, start = query.grid, query.start
     chosen = plan(query)
     if chosen.runner is None:
         raise AlgorithmUnsupported(
@@ -150,6 +194,172 @@ def find_path(
         explored=outcome.explored,
         search_us=outcome.search_us,
         **verdict,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class _CommonPlan:
+    """What the common query needs of its plan, for one map revision and options."""
+
+    options: SearchOptions  # resolved, with the algorithm the plan chose
+    optimal: bool
+    bounded_suboptimal: bool
+    kernel: Callable[..., tuple[int, int]]
+    extra: tuple
+    jumps: bool
+    records: tuple  # (grid record, rules record)
+    sight: tuple[int, int]
+    steps: tuple[float, float]  # straight and diagonal step costs
+    integer: bool  # the integer cost model
+    unit: int
+    components: Components
+
+
+# Per map revision (weakly: a revision no longer served takes its plans with it), under
+# (options, JUMP_TABLE_MAX_CELLS) and under the options' id: (options, JUMP_TABLE_MAX_CELLS,
+# the common plan or None for a query the general road serves). Bounded per revision; past
+# the bound plans are made per query.
+_PLANS: weakref.WeakKeyDictionary[Grid, dict[tuple | int, tuple]] = weakref.WeakKeyDictionary()
+_PLANS_LOCK = threading.Lock()
+_PLANS_PER_REVISION = 256
+
+
+def _common_plan(grid: Grid, options: SearchOptions, jump_table_max_cells: int):
+    plans = _PLANS.get(grid)
+    if plans is None:
+        with _PLANS_LOCK:
+            plans = _PLANS.setdefault(grid, {})
+    # By identity first (the service shares one SearchOptions per distinct request options,
+    # and hashing one costs more than the rest of this lookup; the entry holds the options,
+    # so its id is not reused meanwhile), then by equality.
+    seen = plans.get(id(options))
+    if seen is not None and seen[0] is options and seen[1] == jump_table_max_cells:
+        return seen[2]
+    key = (options, jump_table_max_cells)
+    try:
+        made = plans[key][2]
+    except KeyError:
+        made = _make_common_plan(grid, options, jump_table_max_cells)
+    if len(plans) < _PLANS_PER_REVISION:
+        plans[key] = plans[id(options)] = (options, jump_table_max_cells, made)
+    return made
+
+
+def _make_common_plan(
+    grid: Grid, options: SearchOptions, jump_table_max_cells: int
+) -> _CommonPlan | None:
+    # The subgoal tier may be built on a revision after its first queries: never kept here.
+    if options.algorithm == Algorithm.SUBGOAL or options.closest:
+        return None
+    resolved = options.resolved()
+    try:
+        class_cost, uniform, min_cost = terrain_table(grid, resolved)
+    except InvalidOption:
+        return None  # the general road raises it, after the endpoint checks
+    # No runner's refusal reads the cells (only how many goals): placeholders here.
+    query = Query(
+        grid, (0, 0), ((0, 0),), resolved, frozenset(), 0, class_cost, uniform, min_cost,
+        jump_table_max_cells,
+    )  # fmt: skip
+    chosen = plan(query)
+    if chosen.runner is None or chosen.runner.pair is None:
+        return None
+    chosen_options = query.options = _with_algorithm(resolved, chosen.algorithm)
+    pair = chosen.runner.pair(query)
+    orth_w, diag_w = chosen_options.step_weights
+    rules = rules_record(  # as run_pair_kernel builds it
+        unit=chosen_options.clearance,
+        orth_w=orth_w,
+        diag_w=diag_w,
+        max_expanded=query.max_expanded,
+    )
+    return _CommonPlan(
+        options=chosen_options,
+        optimal=chosen_options.optimal,  # uniform terrain: the verdict of find_path
+        bounded_suboptimal=chosen_options.bounded_suboptimal,
+        kernel=pair.kernel,
+        extra=pair.extra,
+        jumps=pair.jumps,
+        records=((grid.flat, grid.stride, grid.terrain_flat), rules),
+        sight=(int(chosen_options.clearance), CORNER_RULES[chosen_options.diagonal]),
+        steps=(orth_w, diag_w),
+        integer=chosen_options.cost_model == CostModel.INTEGER,
+        unit=chosen_options.clearance,
+        components=grid.components(
+            chosen_options.clearance, chosen_options.diagonal == Diagonal.ALWAYS
+        ),
+    )
+
+
+def common_query(
+    grid: Grid,
+    start: Cell,
+    goal: Cell,
+    options: SearchOptions = DEFAULT_OPTIONS,
+    waypoints: bool = False,
+    jump_table_max_cells: int = DEFAULT_JUMP_TABLE_MAX_CELLS,
+    scratch: SearchScratch | None = None,
+) -> PathResult | None:
+    """:func:`find_path` from ``start`` to ``goal`` with nothing per request, when an
+    exact-pair runner serves it and both ends are open; else None (the general road then
+    answers, or raises the error)."""
+    common = _common_plan(grid, options, jump_table_max_cells)
+    if common is None:
+        return None
+    (x, y), (gx, gy) = start, goal
+    width, height, flat, stride = grid.width, grid.height, grid.flat, grid.width + 2
+    if not (0 <= x < width and 0 <= y < height and 0 <= gx < width and 0 <= gy < height):
+        return None
+    begin, end = (y + 1) * stride + x + 1, (gy + 1) * stride + gx + 1
+    if flat[begin] < common.unit or flat[end] < common.unit:
+        return None
+    if common.components.of(begin) != common.components.of(end):
+        return _not_found(common, UNREACHABLE, 0, 0.0, waypoints)  # no search needed
+    scratch = scratch or thread_scratch()
+    records = common.records
+    began = time.perf_counter_ns()
+    status, expanded = common.kernel(
+        records[0], records[1], scratch.record(scratch.begin(flat.size)), *common.extra,
+        begin, end,
+    )  # fmt: skip
+    search_us = (time.perf_counter_ns() - began) / 1000
+    if status != FOUND:
+        return _not_found(common, int(status), int(expanded), search_us, waypoints)
+    path, pulled, orth, diag, turns = finish_pair(
+        scratch.nodes, end, stride, common.jumps, records[0], common.sight,
+        common.options.smooth,
+    )  # fmt: skip
+    cost = int(orth) * common.steps[0] + int(diag) * common.steps[1]
+    return _path_result(
+        found=True,
+        path=path,
+        cost=int(round(cost)) if common.integer else float(cost),
+        expanded=int(expanded),
+        goal_index=0,
+        options=common.options,
+        optimal=common.optimal,
+        bounded_suboptimal=common.bounded_suboptimal,
+        search_us=search_us,
+        waypoints=pulled if waypoints else None,
+        known_turns=int(turns),
+    )
+
+
+def _not_found(
+    common: _CommonPlan, status: int, expanded: int, search_us: float, waypoints: bool
+) -> PathResult:
+    return _path_result(
+        found=False,
+        path=_EMPTY,
+        cost=None,
+        expanded=expanded,
+        reason=_REASONS[status],
+        options=common.options,
+        optimal=common.optimal,
+        bounded_suboptimal=common.bounded_suboptimal,
+        search_us=search_us,
+        waypoints=_EMPTY if waypoints else None,
+        known_turns=0,
     )
 
 

@@ -68,12 +68,28 @@ class Outcome:
 
 
 @dataclass(frozen=True)
+class PairKernel:
+    """How an exact-pair runner serves a query, for ``find_path``'s common-query path (one
+    kernel call, then one compiled call for the rest): ``kernel(grid, rules, scratch,
+    *extra, start, goal)`` returns ``(status, expanded)`` with the exact step counts in the
+    nodes, and links ``came_from`` between jump points (``jumps``) or cell by cell."""
+
+    kernel: Callable[..., tuple[int, int]]
+    extra: tuple
+    jumps: bool
+
+
+@dataclass(frozen=True)
 class Runner:
     """One search strategy. ``refuses(query)`` says why it cannot serve a query (None: it
     can); ``run(query, scratch)`` searches and rebuilds the path; ``warm_up(scratch)``
-    compiles its kernels with the argument types the service uses."""
+    compiles its kernels with the argument types the service uses. ``pair(query)``, for
+    the runners of one start and one goal with exact step costs, says which kernel
+    ``run`` calls (:class:`PairKernel`), so ``find_path`` may call it directly; it must
+    answer exactly as ``run``."""
 
     name: str
     refuses: Callable[[Query], str | None]
     run: Callable[[Query, SearchScratch], Outcome]
     warm_up: Callable[[SearchScratch], None]
+    pair: Callable[[Query], PairKernel] | None = None

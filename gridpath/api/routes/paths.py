@@ -72,10 +72,11 @@ def _run_polygon(
     return polygon_path(pmap, query, state.settings, expansion_cap)
 
 
-def _request_for(raw: dict, store: MapStore) -> tuple[PathRequest | PolygonPathRequest, str]:
-    """The body validated for the kind of the map it names (a map not loaded: a grid's
-    model, whose answer is then 404 map_not_found)."""
-    name = map_name_of(raw)
+def _request_for(
+    raw: dict, store: MapStore, name: str | None
+) -> tuple[PathRequest | PolygonPathRequest, str]:
+    """The body validated for the kind of the map it names (``name``: ``map_name_of(raw)``;
+    a map not loaded: a grid's model, whose answer is then 404 map_not_found)."""
     snapshot = store.find(name) if name is not None else None
     kind = snapshot.kind if snapshot is not None else "grid"
     return parse_for_kind(raw, kind, _PATH_MODELS, name or ""), kind
@@ -90,7 +91,7 @@ async def post_path(request: AnyPathRequest, state: StateDep, store: StoreDep) -
     name, revision = map_name_of(raw), raw.get("revision")
     if name is not None and type(revision) is int:  # a map created elsewhere may be coming
         await wait_for_revision(state, name, revision)
-    query, kind = _request_for(raw, store)
+    query, kind = _request_for(raw, store, name)
     snapshot = store.get(query.map)
     if snapshot.kind != kind:  # replaced by a map of the other kind meanwhile
         query = parse_for_kind(raw, snapshot.kind, _PATH_MODELS, snapshot.name)

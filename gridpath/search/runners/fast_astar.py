@@ -12,7 +12,7 @@ from gridpath.search._astar import astar_octile
 from gridpath.search._frontier import COST_DIAG, COST_ORTH, FOUND, reconstruct_path
 from gridpath.search._records import grid_record, rules_record
 from gridpath.search.options import Algorithm, Diagonal, Heuristic, SearchOptions
-from gridpath.search.runner import Outcome, Query, Runner
+from gridpath.search.runner import Outcome, PairKernel, Query, Runner
 from gridpath.search.scratch import SearchScratch
 
 
@@ -72,4 +72,11 @@ def warm_up(scratch: SearchScratch) -> None:
     find_path(grid, (0, 0), (4, 3), SearchOptions(max_expanded=1), scratch=scratch)
 
 
-RUNNER = Runner("fast_astar", refuses, run, warm_up)
+_PAIR = PairKernel(astar_octile, (), jumps=False)
+
+
+def pair(query: Query) -> PairKernel:
+    return _PAIR  # as run: the kernel, the path rebuilt cell by cell
+
+
+RUNNER = Runner("fast_astar", refuses, run, warm_up, pair)

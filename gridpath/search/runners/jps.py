@@ -19,7 +19,7 @@ from gridpath.search._frontier import FOUND
 from gridpath.search._jps import expand_jumps, jps
 from gridpath.search._jumps import jump_table_for
 from gridpath.search.options import Diagonal, Heuristic, SearchOptions
-from gridpath.search.runner import Outcome, Query, Runner
+from gridpath.search.runner import Outcome, PairKernel, Query, Runner
 from gridpath.search.runners.fast_astar import pair_cost, run_pair_kernel
 from gridpath.search.scratch import SearchScratch
 
@@ -62,10 +62,17 @@ def refuses(query: Query) -> str | None:
 
 
 def run(query: Query, scratch: SearchScratch) -> Outcome:
-    table = None
-    if query.options.clearance == 1:
-        table = jump_table(query.grid, query.jump_table_max_cells)
-    return run_jump_kernel(query, scratch, jps, table)
+    return run_jump_kernel(query, scratch, jps, _table(query))
+
+
+def _table(query: Query) -> np.ndarray | None:
+    if query.options.clearance != 1:
+        return None
+    return jump_table(query.grid, query.jump_table_max_cells)
+
+
+def pair(query: Query) -> PairKernel:
+    return PairKernel(jps, (_table(query),), jumps=True)  # as run
 
 
 def run_jump_kernel(query: Query, scratch: SearchScratch, kernel, source) -> Outcome:
@@ -89,4 +96,4 @@ def warm_up(scratch: SearchScratch) -> None:
     find_path(open_grid, (0, 0), (5, 3), SearchOptions(clearance=2), scratch=scratch)
 
 
-RUNNER = Runner("jps", refuses, run, warm_up)
+RUNNER = Runner("jps", refuses, run, warm_up, pair)

@@ -23,7 +23,7 @@ import numpy as np
 from gridpath.grid.model import Grid
 from gridpath.search._blocks import block_bits, edit_block_bits, jps_blocks
 from gridpath.search._jumps import long_runs
-from gridpath.search.runner import Outcome, Query, Runner
+from gridpath.search.runner import Outcome, PairKernel, Query, Runner
 from gridpath.search.runners import jps
 from gridpath.search.scratch import SearchScratch
 
@@ -99,6 +99,10 @@ def run_with(query: Query, scratch: SearchScratch, record: tuple) -> Outcome:
     return jps.run_jump_kernel(query, scratch, jps_blocks, record)
 
 
+def pair(query: Query) -> PairKernel:
+    return PairKernel(jps_blocks, (block_record(query.grid),), jumps=True)  # as run
+
+
 def warm_up(scratch: SearchScratch) -> None:
     from gridpath.search.find import find_path  # the runner as the service reaches it
 
@@ -109,4 +113,4 @@ def warm_up(scratch: SearchScratch) -> None:
     edit_block_bits(block_record(open_grid), open_grid.flat, open_grid.stride, changed)
 
 
-RUNNER = Runner("jps_blocks", refuses, run, warm_up)
+RUNNER = Runner("jps_blocks", refuses, run, warm_up, pair)

@@ -1,0 +1,27 @@
+"""What the common query does after its kernel, in one compiled call: the path rebuilt
+from the nodes, its exact step counts, its turns and its waypoints (string-pulled or its
+turning points), as :func:`gridpath.search.find.find_path` computes them one by one."""
+
+from __future__ import annotations
+
+from numba import njit
+
+from gridpath.search._frontier import COST_DIAG, COST_ORTH, reconstruct_path
+from gridpath.search._jps import expand_jumps
+from gridpath.search._sight import smooth_path, turning_points
+
+
+@njit(nogil=True, cache=True)
+def finish_pair(nodes, goal, stride, jumps, grid, sight, pulled):
+    """``(path, waypoints, straight steps, diagonal steps, turns)`` of the path found to
+    padded cell ``goal``: linked between jump points (``jumps``) or cell by cell; waypoints
+    string-pulled under ``sight`` (``(unit, corner_rule)``, no per-request overlay) when
+    ``pulled``, else the turning points."""
+    if jumps:
+        path = expand_jumps(nodes, goal, stride)
+    else:
+        path = reconstruct_path(nodes, goal, stride, 1)
+    corners = turning_points(path)  # the path is never empty: it holds the goal
+    turns = corners.shape[0] - 2 if path.shape[0] >= 3 else 0
+    keep = smooth_path(grid, sight, None, -1, path) if pulled else corners
+    return path, path[keep], nodes[goal, COST_ORTH], nodes[goal, COST_DIAG], turns
