@@ -118,7 +118,7 @@ def run(maps: Sequence[Path], limit: int | None, do_check: bool) -> tuple[list[s
         if graph is None:
             cols += ["-", "-", "-", f"{sub_s:.2f}", "-", "-"]
         else:
-            cols += [f"{graph.cells.size:,}", f"{graph.edges:,}", f"{graph.up_to.size:,}"]
+            cols += [f"{graph.cells.size:,}", f"{graph.edges:,}", f"{graph.up_edges.shape[0]:,}"]
             cols += [f"{sub_s:.2f}", f"{graph.nbytes / 1e6:.2f}", f"{graph.nbytes / cells:.1f}"]
         cols.append(f"{change_to_publish(grid):.2f}")
         if do_check:

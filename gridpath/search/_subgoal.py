@@ -48,8 +48,10 @@ import math
 
 import numpy as np
 from numba import njit
+from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
 
 from gridpath.search._frontier import FOUND, LIMIT_REACHED, UNREACHABLE
+from gridpath.search._prefetch import prefetch
 
 SQRT2 = math.sqrt(2.0)
 _EPS = 1e-9
@@ -110,86 +112,195 @@ def _pop(h, c, size):
 # Subgoals and the exploration (the padded grid has a blocked border: no bounds tests).
 
 
-# The exploration reads one byte per cell, ``kind``: BLOCKED, OPEN or SUBGOAL (the padded
-# grid's walkability with the subgoals marked), so its walks stay in a map-sized byte
-# array. While the graph is built a subgoal's id is its place among the subgoal cells in
-# cell order (found by binary search); the query maps that to the hierarchy's id.
-BLOCKED, OPEN, SUBGOAL = 0, 1, 2
+# The exploration reads bit planes, ``bits`` (uint64 rows of three words: the OPEN cells of
+# 64 cells, open meaning walkable and not a subgoal, their WALKABLE cells, and (rows
+# only) the subgoals before them in cell order, side by side so a walk's stop is
+# classified, and a subgoal's id counted, from the cache line that found it): a header, then every
+# padded row's words (``row_words`` per row), then every padded column's (the grid
+# transposed, ``column_words`` per column), so that a straight walk in any of the four
+# directions scans 64 cells a word at a time and a vertical one reads one word per 64
+# cells instead of a cache line per cell. A subgoal is walkable and not open; its id while
+# the graph is built is its place among the subgoal cells in cell order (its word's count
+# plus the subgoals before it in the word); the query maps that to the hierarchy's id.
+OPEN_BITS, WALK_BITS, BEFORE = 0, 1, 2  # the columns of ``bits``
+HEADER_ROWS = 2  # (stride, row_words), (first column row, column_words)
+# An upward edge is a 16-byte record, what a search reads of an edge in one place, in
+# float64 rows ``(cost, -)`` whose int32 view (``edges.view(np.int32)``) holds in columns
+# TO and MID the node it leads to and the node a shortcut bypasses (-1: an edge of the
+# subgoal graph). The cost is ``orth + diag * sqrt 2`` from the edge's exact step counts.
+COST = 0  # float64 column
+TO, MID = 2, 3  # int32 columns of the view
+_ONE = np.uint64(1)
+_UNBOUNDED = 1 << 62  # a walk's limit that never binds
 
 
 @njit(nogil=True, cache=True)
 def mark_subgoals(passable, stride):
-    """The ``kind`` of every padded cell and the subgoals' cells, in cell order (a
+    """The exploration's bit planes (above) and the subgoals' cells, in cell order (a
     subgoal's id is its position there)."""
     n = passable.size
-    kind = np.zeros(n, dtype=np.uint8)
+    height = n // stride
+    row_words = (stride + 63) // 64
+    column_words = (height + 63) // 64
+    column_base = HEADER_ROWS + height * row_words
+    bits = np.zeros((column_base + stride * column_words, 3), dtype=np.uint64)
+    bits[0, 0], bits[0, 1] = stride, row_words
+    bits[1, 0], bits[1, 1] = column_base, column_words
     count = 0
     for c in range(stride + 1, n - stride - 1):
         if passable[c] == 0:
             continue
-        kind[c] = OPEN
+        subgoal = False
         for dy in (-stride, stride):
             for dx in (-1, 1):
                 if passable[c + dx + dy] == 0 and passable[c + dx] != 0 and passable[c + dy] != 0:
-                    kind[c] = SUBGOAL
-        if kind[c] == SUBGOAL:
+                    subgoal = True
+        x, y = c % stride, c // stride
+        r = HEADER_ROWS + y * row_words + (x >> 6)
+        t = column_base + x * column_words + (y >> 6)
+        bits[r, WALK_BITS] |= _ONE << np.uint64(x & 63)
+        bits[t, WALK_BITS] |= _ONE << np.uint64(y & 63)
+        if subgoal:
             count += 1
+        else:
+            bits[r, OPEN_BITS] |= _ONE << np.uint64(x & 63)
+            bits[t, OPEN_BITS] |= _ONE << np.uint64(y & 63)
     cells = np.empty(count, dtype=np.int32)
     count = 0
+    for r in range(HEADER_ROWS, column_base):
+        bits[r, BEFORE] = count
+        count += _popcount(bits[r, WALK_BITS] & ~bits[r, OPEN_BITS])
+    count = 0
     for c in range(n):
-        if kind[c] == SUBGOAL:
+        if _is_subgoal(bits, c):
             cells[count] = c
             count += 1
-    return kind, cells
+    return bits, cells
 
 
 @njit(nogil=True, cache=True, inline="always")
-def subgoal_id(cells, cell):
-    return np.searchsorted(cells, cell)
+def _popcount(w):
+    w = w - ((w >> np.uint64(1)) & np.uint64(0x5555555555555555))
+    w = (w & np.uint64(0x3333333333333333)) + ((w >> np.uint64(2)) & np.uint64(0x3333333333333333))
+    w = (w + (w >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
+    return np.int64((w * np.uint64(0x0101010101010101)) >> np.uint64(56))
 
 
 @njit(nogil=True, cache=True, inline="always")
-def _straight(kind, target, cell, step, limit):
-    """Open cells passed going straight by ``step`` before a wall or a stop (a subgoal or
-    ``target``), and the stop reached (-1: a wall); a walk that passes ``limit`` open
-    cells ends there (``limit + 1``, -1): the exploration has no use for what lies beyond."""
+def _bit(bits, plane, x, y):
+    """Bit ``plane`` (OPEN_BITS, WALK_BITS) of padded cell (x, y), from the row words."""
+    r = HEADER_ROWS + y * np.int64(bits[0, 1]) + (x >> 6)
+    return (bits[r, plane] >> np.uint64(x & 63)) & _ONE
+
+
+@njit(nogil=True, cache=True, inline="always")
+def _is_subgoal(bits, cell):
+    stride = np.int64(bits[0, 0])
+    x, y = cell % stride, cell // stride
+    return _bit(bits, WALK_BITS, x, y) != 0 and _bit(bits, OPEN_BITS, x, y) == 0
+
+
+@njit(nogil=True, cache=True, inline="always")
+def subgoal_id(bits, cell):
+    """The place of subgoal ``cell`` among the subgoals in cell order."""
+    stride = np.int64(bits[0, 0])
+    x, y = cell % stride, cell // stride
+    r = HEADER_ROWS + y * np.int64(bits[0, 1]) + (x >> 6)
+    below = (_ONE << np.uint64(x & 63)) - _ONE
+    return np.int64(bits[r, BEFORE]) + _popcount(bits[r, WALK_BITS] & ~bits[r, OPEN_BITS] & below)
+
+
+@njit(nogil=True, cache=True, inline="always")
+def _next_closed(bits, base, p):
+    """The first position after ``p`` on the line whose words start at row ``base`` that
+    is not open (the blocked border ends every line)."""
+    q = p + 1
+    i = base + (q >> 6)
+    w = ~bits[i, OPEN_BITS] >> np.uint64(q & 63)
+    if w != 0:
+        return q + np.int64(trailing_zeros(w))
+    q = (q | 63) + 1
+    while True:
+        i += 1
+        w = ~bits[i, OPEN_BITS]
+        if w != 0:
+            return q + np.int64(trailing_zeros(w))
+        q += 64
+
+
+@njit(nogil=True, cache=True, inline="always")
+def _previous_closed(bits, base, p):
+    """The last position before ``p`` on the line that is not open."""
+    q = p - 1
+    i = base + (q >> 6)
+    w = ~bits[i, OPEN_BITS] << np.uint64(63 - (q & 63))
+    if w != 0:
+        return q - np.int64(leading_zeros(w))
+    q = (q & ~63) - 1
+    while True:
+        i -= 1
+        w = ~bits[i, OPEN_BITS]
+        if w != 0:
+            return q - np.int64(leading_zeros(w))
+        q -= 64
+
+
+@njit(nogil=True, cache=True, inline="always")
+def _straight(bits, target, tx, ty, x, y, dx, dy, limit):
+    """Open cells passed going straight from (x, y) by (dx, dy) before a wall or a stop (a
+    subgoal or ``target``, at (tx, ty)), and the stop reached (-1: a wall); a walk that
+    would pass more than ``limit`` open cells ends there (``limit + 1``, -1): the
+    exploration has no use for what lies beyond."""
+    stride = np.int64(bits[0, 0])
+    if dy == 0:  # along row y
+        base = HEADER_ROWS + y * np.int64(bits[0, 1])
+        p, line, across = x, y, 1
+    else:  # along column x
+        base = np.int64(bits[1, 0]) + x * np.int64(bits[1, 1])
+        p, line, across = y, x, 0
+    forward = dx + dy > 0
+    q = _next_closed(bits, base, p) if forward else _previous_closed(bits, base, p)
+    if target >= 0:
+        t, t_line = (tx, ty) if across == 1 else (ty, tx)
+        if t_line == line and ((p < t < q) if forward else (q < t < p)):
+            k = abs(t - p) - 1
+            if k > limit:
+                return limit + 1, -1
+            return k, target
+    k = abs(q - p) - 1
+    if k > limit:
+        return limit + 1, -1
+    if (bits[base + (q >> 6), WALK_BITS] >> np.uint64(q & 63)) & _ONE == 0:
+        return k, -1
+    return k, (y * stride + q if across == 1 else q * stride + x)
+
+
+@njit(nogil=True, cache=True, inline="always")
+def _diagonal(bits, target, x, y, sx, sy):
+    """:func:`_straight` along the diagonal (sx, sy): a step that would cut a corner stops
+    it like a wall."""
+    stride = np.int64(bits[0, 0])
     k = 0
     while True:
-        nxt = cell + step
-        if kind[nxt] != OPEN or nxt == target:
-            if kind[nxt] == BLOCKED:
-                return k, -1
-            return k, nxt
-        if k == limit:
-            return k + 1, -1
-        cell = nxt
-        k += 1
-
-
-@njit(nogil=True, cache=True, inline="always")
-def _diagonal(kind, target, cell, sx, sy):
-    """:func:`_straight` along the diagonal (sx, sy) (``sy`` is ±stride): a step that
-    would cut a corner stops it like a wall."""
-    k = 0
-    while True:
-        if kind[cell + sx] == BLOCKED or kind[cell + sy] == BLOCKED:
+        if _bit(bits, WALK_BITS, x + sx, y) == 0 or _bit(bits, WALK_BITS, x, y + sy) == 0:
             return k, -1
-        nxt = cell + sx + sy
-        if kind[nxt] != OPEN or nxt == target:
-            if kind[nxt] == BLOCKED:
+        x += sx
+        y += sy
+        nxt = y * stride + x
+        if _bit(bits, OPEN_BITS, x, y) == 0 or nxt == target:
+            if _bit(bits, WALK_BITS, x, y) == 0:
                 return k, -1
             return k, nxt
-        cell = nxt
         k += 1
 
 
 @njit(nogil=True, cache=True, inline="always")
-def _ray(kind, target, cell, step, reach, diagonal_steps, found, orth, diag, n):
-    """One straight ray of the exploration from ``cell`` (``diagonal_steps`` diagonal
-    steps from the source), at most ``reach + 1`` cells long: a stop within it is found
-    (and the rays after this one end before its column or row). Returns the new count
-    and the reach of the next ray along the diagonal."""
-    j, stop = _straight(kind, target, cell, step, reach)
+def _ray(bits, target, tx, ty, x, y, dx, dy, reach, diagonal_steps, found, orth, diag, n):
+    """One straight ray of the exploration from (x, y) (``diagonal_steps`` diagonal steps
+    from the source), at most ``reach + 1`` cells long: a stop within it is found (and the
+    rays after this one end before its column or row). Returns the new count and the
+    reach of the next ray along the diagonal."""
+    j, stop = _straight(bits, target, tx, ty, x, y, dx, dy, reach)
     if stop >= 0 and j <= reach:
         found[n], orth[n], diag[n] = stop, j + 1, diagonal_steps
         n += 1
@@ -198,10 +309,10 @@ def _ray(kind, target, cell, step, reach, diagonal_steps, found, orth, diag, n):
 
 
 @njit(nogil=True, cache=True, inline="always")
-def _first_ray(kind, target, source, step, found, orth, diag, n):
+def _first_ray(bits, target, tx, ty, x, y, dx, dy, found, orth, diag, n):
     """A straight ray from the source itself, unbounded: returns the new count and its
     length, the reach of the rays along the diagonals on its side."""
-    j, stop = _straight(kind, target, source, step, kind.size)
+    j, stop = _straight(bits, target, tx, ty, x, y, dx, dy, _UNBOUNDED)
     if stop >= 0:
         found[n], orth[n], diag[n] = stop, j + 1, 0
         n += 1
@@ -209,36 +320,44 @@ def _first_ray(kind, target, source, step, found, orth, diag, n):
 
 
 @njit(nogil=True, cache=True)
-def explore(kind, stride, source, target, found, orth, diag):
-    """The subgoals (or ``target``) directly h-reachable from ``source``: their cells go
-    to ``found`` with the octile move's straight and diagonal step counts; returns how
-    many. ``found`` needs room for every subgoal plus one."""
-    n, reach_n = _first_ray(kind, target, source, -stride, found, orth, diag, 0)
-    n, reach_e = _first_ray(kind, target, source, 1, found, orth, diag, n)
-    n, reach_s = _first_ray(kind, target, source, stride, found, orth, diag, n)
-    n, reach_w = _first_ray(kind, target, source, -1, found, orth, diag, n)
-    for sy in (-stride, stride):
+def explore(bits, source, target, found, orth, diag):
+    """The subgoals (or ``target``) directly h-reachable from padded cell ``source``: their
+    cells go to ``found`` with the octile move's straight and diagonal step counts;
+    returns how many. ``found`` needs room for every subgoal plus one."""
+    stride = np.int64(bits[0, 0])
+    x, y = source % stride, source // stride
+    tx, ty = target % stride, target // stride
+    n, reach_n = _first_ray(bits, target, tx, ty, x, y, 0, -1, found, orth, diag, 0)
+    n, reach_e = _first_ray(bits, target, tx, ty, x, y, 1, 0, found, orth, diag, n)
+    n, reach_s = _first_ray(bits, target, tx, ty, x, y, 0, 1, found, orth, diag, n)
+    n, reach_w = _first_ray(bits, target, tx, ty, x, y, -1, 0, found, orth, diag, n)
+    for sy in (-1, 1):
         for sx in (1, -1):
             reach_x = reach_e if sx > 0 else reach_w
             reach_y = reach_n if sy < 0 else reach_s
-            steps, stop = _diagonal(kind, target, source, sx, sy)
+            steps, stop = _diagonal(bits, target, x, y, sx, sy)
             if stop >= 0:
                 found[n], orth[n], diag[n] = stop, 0, steps + 1
                 n += 1
-            cell = source
             for i in range(1, steps + 1):
-                cell += sx + sy
+                if reach_x < 0 and reach_y < 0:
+                    break  # both rays are cut off for the rest of this diagonal
+                cx, cy = x + i * sx, y + i * sy
                 if reach_x >= 0:
-                    n, reach_x = _ray(kind, target, cell, sx, reach_x, i, found, orth, diag, n)
+                    n, reach_x = _ray(
+                        bits, target, tx, ty, cx, cy, sx, 0, reach_x, i, found, orth, diag, n
+                    )
                 if reach_y >= 0:
-                    n, reach_y = _ray(kind, target, cell, sy, reach_y, i, found, orth, diag, n)
+                    n, reach_y = _ray(
+                        bits, target, tx, ty, cx, cy, 0, sy, reach_y, i, found, orth, diag, n
+                    )
     return n
 
 
 @njit(nogil=True, cache=True)
-def subgoal_edges(kind, stride, cells):
-    """The subgoal graph's edges ``(u, v)`` with ``u < v`` (each once) and their straight
-    and diagonal step counts."""
+def subgoal_edges(bits, cells):
+    """The subgoal graph's edges ``(u, v)`` with ``u < v`` (each once), their costs and
+    their straight and diagonal step counts packed as ``orth << 32 | diag``."""
     count = cells.size
     found = np.empty(count + 1, dtype=np.int64)
     orth = np.empty(count + 1, dtype=np.int64)
@@ -248,9 +367,9 @@ def subgoal_edges(kind, stride, cells):
     steps = np.empty(cap, dtype=np.int64)
     m = 0
     for u in range(count):
-        k = explore(kind, stride, cells[u], -1, found, orth, diag)
+        k = explore(bits, cells[u], -1, found, orth, diag)
         for i in range(k):
-            v = subgoal_id(cells, found[i])
+            v = subgoal_id(bits, found[i])
             a, b = (u, v) if u < v else (v, u)
             if m == cap:
                 cap *= 2
@@ -266,6 +385,7 @@ def subgoal_edges(kind, stride, cells):
     eu = np.empty(m, dtype=np.int32)
     ev = np.empty(m, dtype=np.int32)
     ew = np.empty(m, dtype=np.float64)
+    es = np.empty(m, dtype=np.int64)
     e = 0
     last = -1
     for i in order:
@@ -275,8 +395,9 @@ def subgoal_edges(kind, stride, cells):
         eu[e] = keys[i] // count
         ev[e] = keys[i] % count
         ew[e] = (steps[i] >> 32) + (steps[i] & 0xFFFFFFFF) * SQRT2
+        es[e] = steps[i]
         e += 1
-    return eu[:e].copy(), ev[:e].copy(), ew[:e].copy()
+    return eu[:e].copy(), ev[:e].copy(), ew[:e].copy(), es[:e].copy()
 
 
 # ---------------------------------------------------------------------------------------
@@ -284,21 +405,23 @@ def subgoal_edges(kind, stride, cells):
 
 
 @njit(nogil=True, cache=True)
-def _grow(nxt, to, wt, mid, need):
+def _grow(nxt, to, wt, mid, st, need):
     cap = nxt.size
     if need <= cap:
-        return nxt, to, wt, mid
+        return nxt, to, wt, mid, st
     cap = max(need, 2 * cap)
     nxt2 = np.empty(cap, dtype=np.int64)
     to2 = np.empty(cap, dtype=np.int32)
     wt2 = np.empty(cap, dtype=np.float64)
     mid2 = np.empty(cap, dtype=np.int32)
+    st2 = np.empty(cap, dtype=np.int64)
     used = nxt.size
     nxt2[:used] = nxt
     to2[:used] = to
     wt2[:used] = wt
     mid2[:used] = mid
-    return nxt2, to2, wt2, mid2
+    st2[:used] = st
+    return nxt2, to2, wt2, mid2, st2
 
 
 @njit(nogil=True, cache=True)
@@ -366,7 +489,7 @@ def _witness(head, nxt, to, wt, done, skip, source, bound, limit, dist, stamp, g
 def _shortcuts(g, v, limit, apply):
     """The shortcuts contracting ``v`` needs (added when ``apply``); returns how many and
     how many neighbours ``v`` has. ``gen[1]`` counts the work done."""
-    head, nxt, to, wt, mid, done, dist, stamp, gen, heap, nb, nbw, nbs, used = g
+    head, nxt, to, wt, mid, st, done, dist, stamp, gen, heap, nb, nbw, nbs, used = g
     k = _neighbours(head, nxt, to, wt, done, v, nb, nbw, nbs)
     added = 0
     for i in range(k):
@@ -385,13 +508,13 @@ def _shortcuts(g, v, limit, apply):
                 continue  # a witness: as short without v
             added += 1
             if apply:
-                _add_shortcut(g, u, w, via, v)
+                _add_shortcut(g, u, w, via, st[nbs[i]] + st[nbs[j]], v)
     return added, k
 
 
 @njit(nogil=True, cache=True)
-def _add_shortcut(g, u, w, weight, via):
-    head, nxt, to, wt, mid, done, dist, stamp, gen, heap, nb, nbw, nbs, used = g
+def _add_shortcut(g, u, w, weight, steps, via):
+    head, nxt, to, wt, mid, st, done, dist, stamp, gen, heap, nb, nbw, nbs, used = g
     s = head[u]
     while s >= 0:
         if to[s] == w:
@@ -400,12 +523,14 @@ def _add_shortcut(g, u, w, weight, via):
                 wt[s ^ 1] = weight
                 mid[s] = via
                 mid[s ^ 1] = via
+                st[s] = steps
+                st[s ^ 1] = steps
             return
         s = nxt[s]
     m = used[0]
-    to[m], wt[m], mid[m], nxt[m] = w, weight, via, head[u]
+    to[m], wt[m], mid[m], st[m], nxt[m] = w, weight, via, steps, head[u]
     head[u] = m
-    to[m + 1], wt[m + 1], mid[m + 1], nxt[m + 1] = u, weight, via, head[w]
+    to[m + 1], wt[m + 1], mid[m + 1], st[m + 1], nxt[m + 1] = u, weight, via, steps, head[w]
     head[w] = m + 1
     used[0] = m + 2
 
@@ -432,11 +557,12 @@ def _compact(queue, size, current, done):
 
 
 @njit(nogil=True, cache=True)
-def contract(count, eu, ev, ew, limit, estimate_limit, budget):
+def contract(count, eu, ev, ew, es, limit, estimate_limit, budget):
     """Contract the graph, spending at most about ``budget`` edges scanned by witness
     searches (``limit`` per search when contracting, ``estimate_limit`` when estimating a
-    priority); returns the rank per node, the upward CSR ``(start, to, weight, mid)``
-    (``mid`` -1: an edge of the subgoal graph, else the bypassed node), how many nodes
+    priority); returns the rank per node, the upward CSR ``(start, to, steps, mid)``
+    (``steps`` packed as in :func:`subgoal_edges`, a shortcut's the sum of its two
+    edges'; ``mid`` -1: an edge of the subgoal graph, else the bypassed node), how many nodes
     were left uncontracted when the budget ran out (then the CSR is empty) and the work
     spent."""
     m = eu.size
@@ -445,13 +571,14 @@ def contract(count, eu, ev, ew, limit, estimate_limit, budget):
     to = np.empty(cap, dtype=np.int32)
     wt = np.empty(cap, dtype=np.float64)
     mid = np.empty(cap, dtype=np.int32)
+    st = np.empty(cap, dtype=np.int64)
     head = np.full(count, -1, dtype=np.int64)
     for e in range(m):
         s = 2 * e
         u, v = eu[e], ev[e]
-        to[s], wt[s], mid[s], nxt[s] = v, ew[e], -1, head[u]
+        to[s], wt[s], mid[s], st[s], nxt[s] = v, ew[e], -1, es[e], head[u]
         head[u] = s
-        to[s + 1], wt[s + 1], mid[s + 1], nxt[s + 1] = u, ew[e], -1, head[v]
+        to[s + 1], wt[s + 1], mid[s + 1], st[s + 1], nxt[s + 1] = u, ew[e], -1, es[e], head[v]
         head[v] = s + 1
     used = np.array([2 * m], dtype=np.int64)
     done = np.zeros(count, dtype=np.bool_)
@@ -467,7 +594,7 @@ def contract(count, eu, ev, ew, limit, estimate_limit, budget):
     level = np.zeros(count, dtype=np.int64)
     rank = np.empty(count, dtype=np.int32)
 
-    g = (head, nxt, to, wt, mid, done, dist, stamp, gen, heap, nb, nbw, nbs, used)
+    g = (head, nxt, to, wt, mid, st, done, dist, stamp, gen, heap, nb, nbw, nbs, used)
     queue = np.empty((4 * count + 4, 2), dtype=np.float64)  # (priority, node)
     current = np.empty(count, dtype=np.float64)  # a heap entry is stale unless it matches
     size = 0
@@ -493,8 +620,8 @@ def contract(count, eu, ev, ew, limit, estimate_limit, budget):
         # need at most k * (k - 1) / 2, two slots each)
         need = used[0] + k * (k - 1) + 2
         if need > nxt.size:
-            nxt, to, wt, mid = _grow(nxt, to, wt, mid, need)
-            g = (head, nxt, to, wt, mid, done, dist, stamp, gen, heap, nb, nbw, nbs, used)
+            nxt, to, wt, mid, st = _grow(nxt, to, wt, mid, st, need)
+            g = (head, nxt, to, wt, mid, st, done, dist, stamp, gen, heap, nb, nbw, nbs, used)
         _shortcuts(g, v, limit, True)
         done[v] = True
         rank[v] = order
@@ -516,7 +643,7 @@ def contract(count, eu, ev, ew, limit, estimate_limit, budget):
                 size = _push(queue, 0, size, priority, float(u))
     left = count - order
     if left > 0:  # over the budget: no hierarchy
-        return rank, np.zeros(1, dtype=np.int64), to[:0], wt[:0], mid[:0], left, gen[1]
+        return rank, np.zeros(1, dtype=np.int64), to[:0], st[:0], mid[:0], left, gen[1]
     # upward CSR, each node's edges in slot order
     start = np.zeros(count + 1, dtype=np.int64)
     for v in range(count):
@@ -528,43 +655,44 @@ def contract(count, eu, ev, ew, limit, estimate_limit, budget):
     for v in range(count):
         start[v + 1] += start[v]
     up_to = np.empty(start[count], dtype=np.int32)
-    up_w = np.empty(start[count], dtype=np.float64)
+    up_st = np.empty(start[count], dtype=np.int64)
     up_mid = np.empty(start[count], dtype=np.int32)
     for v in range(count):
         e = start[v]
         s = head[v]
         while s >= 0:
             if rank[to[s]] > rank[v]:
-                up_to[e], up_w[e], up_mid[e] = to[s], wt[s], mid[s]
+                up_to[e], up_st[e], up_mid[e] = to[s], st[s], mid[s]
                 e += 1
             s = nxt[s]
-    return rank, start, up_to, up_w, up_mid, 0, gen[1]
+    return rank, start, up_to, up_st, up_mid, 0, gen[1]
 
 
 @njit(nogil=True, cache=True)
-def by_rank(rank, cells, up_start, up_to, up_w, up_mid):
+def by_rank(rank, cells, up_start, up_to, up_st, up_mid):
     """The hierarchy renumbered from the top (id 0: the last node contracted), so the
     nodes every upward search reaches sit together in memory: the cell of each new id,
-    the new id of each subgoal in cell order, and the upward CSR in new ids."""
+    the new id of each subgoal in cell order, and the upward edges in new ids as
+    ``first`` (int32, a node's edges are ``first[n]:first[n + 1]``) and ``edges`` (the
+    float64 records above, a node's edges adjacent)."""
     count = rank.size
     new = (count - 1 - rank).astype(np.int32)
     old = np.empty(count, dtype=np.int64)
     for v in range(count):
         old[new[v]] = v
-    start = np.zeros(count + 1, dtype=np.int64)
+    first = np.zeros(count + 1, dtype=np.int32)
     for n in range(count):
-        start[n + 1] = start[n] + up_start[old[n] + 1] - up_start[old[n]]
-    to = np.empty(up_to.size, dtype=np.int32)
-    w = np.empty(up_to.size, dtype=np.float64)
-    mid = np.empty(up_to.size, dtype=np.int32)
+        first[n + 1] = first[n] + up_start[old[n] + 1] - up_start[old[n]]
+    edges = np.empty((up_to.size, 2), dtype=np.float64)
+    ints = edges.view(np.int32)
     for n in range(count):
-        e2 = start[n]
+        e2 = first[n]
         for e in range(up_start[old[n]], up_start[old[n] + 1]):
-            to[e2] = new[up_to[e]]
-            w[e2] = up_w[e]
-            mid[e2] = new[up_mid[e]] if up_mid[e] >= 0 else -1
+            edges[e2, COST] = (up_st[e] >> 32) + (up_st[e] & 0xFFFFFFFF) * SQRT2
+            ints[e2, TO] = new[up_to[e]]
+            ints[e2, MID] = new[up_mid[e]] if up_mid[e] >= 0 else -1
             e2 += 1
-    return cells[old], new, start, to, w, mid
+    return cells[old], new, first, edges
 
 
 # ---------------------------------------------------------------------------------------
@@ -587,21 +715,21 @@ def scratch_rows(subgoals: int, up_edges: int) -> int:
 
 
 @njit(nogil=True, cache=True)
-def _seed(kind, stride, sorted_cells, sorted_ids, cell, target, nodes, heap, found, side, gen):
+def _seed(bits, sorted_ids, cell, target, nodes, heap, found, side, gen):
     """Put the subgoals ``cell`` joins (itself if it is one) into one side's frontier
     (``side`` 0: forward, 1: backward); returns the frontier size, or -1 when the
     exploration reached ``target``."""
-    if kind[cell] == SUBGOAL:
+    if _is_subgoal(bits, cell):
         k = 1
         found[0, 0], found[0, 1], found[0, 2] = cell, 0, 0
     else:
-        k = explore(kind, stride, cell, target, found[:, 0], found[:, 1], found[:, 2])
+        k = explore(bits, cell, target, found[:, 0], found[:, 1], found[:, 2])
     column = HEAP_F + 2 * side
     size = 0
     for i in range(k):
         if found[i, 0] == target:
             return -1
-        v = sorted_ids[subgoal_id(sorted_cells, found[i, 0])]
+        v = sorted_ids[subgoal_id(bits, found[i, 0])]
         d = found[i, 1] + found[i, 2] * SQRT2
         if nodes[v, STAMP_F + side] != gen or d < nodes[v, DIST_F + side]:
             nodes[v, STAMP_F + side] = gen
@@ -613,23 +741,28 @@ def _seed(kind, stride, sorted_cells, sorted_ids, cell, target, nodes, heap, fou
 
 @njit(nogil=True, cache=True)
 def subgoal_search(
-    kind, stride, sorted_cells, sorted_ids, up_start, up_to, up_w, nodes, heap, found, gen,
+    bits, sorted_ids, first, edges, links, nodes, heap, found, gen,
     start, goal, max_settled,
 ):  # fmt: skip
-    """Shortest path from padded cell ``start`` to ``goal`` (scratch ``nodes``, ``heap``,
-    ``found``, stamped ``gen``): returns ``(status, settled, meet)``; ``meet`` is the
-    subgoal where the two searches met, -1 when the goal is directly h-reachable from the
-    start (``status`` FOUND) or unreachable. Settling ``max_settled`` subgoals without an
-    answer stops it (LIMIT_REACHED)."""
+    """Shortest path from padded cell ``start`` to ``goal`` over the hierarchy ``first``,
+    ``edges`` (``links``: its int32 view) (scratch ``nodes``, ``heap``, ``found``, stamped
+    ``gen``): returns ``(status, settled, meet)``; ``meet`` is the subgoal where the two
+    searches met, -1 when the goal is directly h-reachable from the start (``status``
+    FOUND) or unreachable. Settling ``max_settled`` subgoals without an answer stops it
+    (LIMIT_REACHED)."""
     if start == goal:
         return FOUND, 0, -1
-    target = -1 if kind[goal] == SUBGOAL else goal
+    target = -1 if _is_subgoal(bits, goal) else goal
+    # Prefetch (cold caches: after other work evicted the hierarchy): all of ``first``
+    # now, read while the explorations run (int32: 16 nodes per cache line); a node's
+    # first edge record when it is offered, read when it is settled.
+    for v in range(0, first.size, 16):
+        prefetch(first, v)
     g = float(gen)
-    size_f = _seed(kind, stride, sorted_cells, sorted_ids, start, target, nodes, heap, found,
-                   0, g)  # fmt: skip
+    size_f = _seed(bits, sorted_ids, start, target, nodes, heap, found, 0, g)
     if size_f < 0:
         return FOUND, 0, -1
-    size_b = _seed(kind, stride, sorted_cells, sorted_ids, goal, -1, nodes, heap, found, 1, g)
+    size_b = _seed(bits, sorted_ids, goal, -1, nodes, heap, found, 1, g)
     best = _INF
     meet = -1
     settled = 0
@@ -654,22 +787,25 @@ def subgoal_search(
             meet = u
         settled += 1
         # stall on demand: an upward edge proving u is reached shorter from above
+        lo, hi = first[u], first[u + 1]
         stalled = False
-        for e in range(up_start[u], up_start[u + 1]):
-            v = up_to[e]
-            if nodes[v, STAMP_F + side] == g and nodes[v, DIST_F + side] + up_w[e] < d - _EPS:
+        for e in range(lo, hi):
+            v = links[e, TO]
+            reached = nodes[v, STAMP_F + side] == g
+            if reached and nodes[v, DIST_F + side] + edges[e, COST] < d - _EPS:
                 stalled = True
                 break
         if stalled:
             continue
         size = size_f if side == 0 else size_b
-        for e in range(up_start[u], up_start[u + 1]):
-            v = up_to[e]
-            nd = d + up_w[e]
+        for e in range(lo, hi):
+            v = links[e, TO]
+            nd = d + edges[e, COST]
             if nodes[v, STAMP_F + side] != g or nd < nodes[v, DIST_F + side]:
                 nodes[v, STAMP_F + side] = g
                 nodes[v, DIST_F + side] = nd
                 nodes[v, PARENT_F + side] = u
+                prefetch(edges, first[v])
                 size = _push(heap, column, size, nd, float(v))
         if side == 0:
             size_f = size
@@ -748,18 +884,18 @@ def _append_segment(passable, stride, a, b, out, n):
 
 
 @njit(nogil=True, cache=True)
-def _edge_mid(up_start, up_to, up_mid, a, b):
-    for e in range(up_start[a], up_start[a + 1]):
-        if up_to[e] == b:
-            return up_mid[e]
-    for e in range(up_start[b], up_start[b + 1]):
-        if up_to[e] == a:
-            return up_mid[e]
+def _edge_mid(first, links, a, b):
+    for e in range(first[a], first[a + 1]):
+        if links[e, TO] == b:
+            return links[e, MID]
+    for e in range(first[b], first[b + 1]):
+        if links[e, TO] == a:
+            return links[e, MID]
     return -2  # not an edge (cannot happen on a chain the search built)
 
 
 @njit(nogil=True, cache=True)
-def _unpack(up_start, up_to, up_mid, a, b, nodes, n, stack):
+def _unpack(first, links, a, b, nodes, n, stack):
     """Append the subgoals after ``a`` up to ``b`` of the (possibly shortcut) edge."""
     top = 0
     stack[top, 0], stack[top, 1] = a, b
@@ -767,7 +903,7 @@ def _unpack(up_start, up_to, up_mid, a, b, nodes, n, stack):
     while top > 0:
         top -= 1
         x, y = stack[top, 0], stack[top, 1]
-        via = _edge_mid(up_start, up_to, up_mid, x, y)
+        via = _edge_mid(first, links, x, y)
         if via < 0:
             nodes[n] = y
             n += 1
@@ -779,7 +915,7 @@ def _unpack(up_start, up_to, up_mid, a, b, nodes, n, stack):
 
 
 @njit(nogil=True, cache=True)
-def subgoal_path(passable, stride, cells, up_start, up_to, up_mid, nodes, start, goal, meet):
+def subgoal_path(passable, stride, cells, first, links, nodes, start, goal, meet):
     """The cell path ``(n, 2)`` int32 (unpadded x, y) of the search that met at ``meet``
     (-1: the direct move), with its straight and diagonal step counts."""
     par_f, par_b = nodes[:, PARENT_F], nodes[:, PARENT_B]
@@ -815,7 +951,7 @@ def subgoal_path(passable, stride, cells, up_start, up_to, up_mid, nodes, start,
         nodes[0] = top[0]
         n = 1
         for i in range(length - 1):
-            n = _unpack(up_start, up_to, up_mid, top[i], top[i + 1], nodes, n, stack)
+            n = _unpack(first, links, top[i], top[i + 1], nodes, n, stack)
         chain = nodes[:n]
     # corners: start, the subgoals, goal (without repeats)
     corners = np.empty(chain.size + 2, dtype=np.int64)

@@ -59,27 +59,27 @@ MAX_MEAN_DEGREE = 14
 
 @dataclass(frozen=True, eq=False)
 class SubgoalGraph:
-    """A revision's subgoal graph and hierarchy (read-only arrays): each cell's kind
-    (blocked, open, subgoal); the subgoals' cells in cell order with their ids (an id is
-    the node's place in the hierarchy from the top: :func:`~gridpath.search._subgoal.by_rank`);
-    each id's cell; the upward edges in CSR form with their costs and bypassed nodes."""
+    """A revision's subgoal graph and hierarchy (read-only arrays): the exploration's bit
+    planes (open and walkable cells by rows and by columns, subgoals counted); the
+    subgoals' ids in cell order (an id is the node's place in the hierarchy from the top:
+    :func:`~gridpath.search._subgoal.by_rank`); each id's cell; the upward edges in CSR
+    form (``first``; ``up_edges``: 16-byte records of the cost, the node reached and the
+    node a shortcut bypasses)."""
 
-    kind: np.ndarray = field(repr=False)
-    sorted_cells: np.ndarray = field(repr=False)
+    bits: np.ndarray = field(repr=False)
     sorted_ids: np.ndarray = field(repr=False)
     cells: np.ndarray = field(repr=False)
-    up_start: np.ndarray = field(repr=False)
-    up_to: np.ndarray = field(repr=False)
-    up_cost: np.ndarray = field(repr=False)
-    up_mid: np.ndarray = field(repr=False)
+    first: np.ndarray = field(repr=False)
+    up_edges: np.ndarray = field(repr=False)
+    links: np.ndarray = field(repr=False)  # up_edges' int32 view: the nodes each names
     edges: int  # of the subgoal graph, before contraction
     build_seconds: float
 
     @property
     def arrays(self) -> tuple[np.ndarray, ...]:
         return (
-            self.kind, self.sorted_cells, self.sorted_ids, self.cells, self.up_start,
-            self.up_to, self.up_cost, self.up_mid,
+            self.bits, self.sorted_ids, self.cells, self.first,
+            self.up_edges,
         )  # fmt: skip
 
     @property
@@ -88,7 +88,7 @@ class SubgoalGraph:
 
     @property
     def scratch_rows(self) -> int:
-        return scratch_rows(self.cells.size, self.up_to.size)
+        return scratch_rows(self.cells.size, self.up_edges.shape[0])
 
 
 def build_subgoal_graph(grid: Grid) -> SubgoalGraph | None:
@@ -96,23 +96,23 @@ def build_subgoal_graph(grid: Grid) -> SubgoalGraph | None:
     see more than :data:`MAX_MEAN_DEGREE` others on average or the contraction runs over
     :data:`BUILD_BUDGET`)."""
     began = time.perf_counter()
-    kind, sorted_cells = mark_subgoals(grid.flat, grid.stride)
-    eu, ev, ew = subgoal_edges(kind, grid.stride, sorted_cells)
+    bits, sorted_cells = mark_subgoals(grid.flat, grid.stride)
+    eu, ev, ew, es = subgoal_edges(bits, sorted_cells)
     if 2 * eu.size > MAX_MEAN_DEGREE * sorted_cells.size:
         return None
-    rank, up_start, up_to, up_cost, up_mid, left, _ = contract(
-        sorted_cells.size, eu, ev, ew, WITNESS_LIMIT, ESTIMATE_LIMIT, BUILD_BUDGET
+    rank, up_start, up_to, up_steps, up_mid, left, _ = contract(
+        sorted_cells.size, eu, ev, ew, es, WITNESS_LIMIT, ESTIMATE_LIMIT, BUILD_BUDGET
     )
     if left > 0:
         return None
-    cells, sorted_ids, up_start, up_to, up_cost, up_mid = by_rank(
-        rank, sorted_cells, up_start, up_to, up_cost, up_mid
+    cells, sorted_ids, first, up_edges = by_rank(
+        rank, sorted_cells, up_start, up_to, up_steps, up_mid
     )
     graph = SubgoalGraph(
-        kind, sorted_cells, sorted_ids, cells, up_start, up_to, up_cost, up_mid,
-        int(eu.size), time.perf_counter() - began,
+        bits, sorted_ids, cells, first, up_edges, up_edges.view(np.int32), int(eu.size),
+        time.perf_counter() - began,
     )  # fmt: skip
-    for a in graph.arrays:
+    for a in (*graph.arrays, graph.links):
         a.flags.writeable = False
     return graph
 
@@ -197,16 +197,16 @@ def run(query: Query, scratch: SearchScratch) -> Outcome:
     generation = mine.begin()
     began = time.perf_counter_ns()
     status, settled, meet = subgoal_search(
-        graph.kind, grid.stride, graph.sorted_cells, graph.sorted_ids, graph.up_start,
-        graph.up_to, graph.up_cost, mine.nodes, mine.heap, mine.found, generation,
-        start, goal, query.max_expanded,
+        graph.bits, graph.sorted_ids, graph.first, graph.up_edges,
+        graph.links, mine.nodes, mine.heap, mine.found, generation, start, goal,
+        query.max_expanded,
     )  # fmt: skip
     search_us = (time.perf_counter_ns() - began) / 1000
     if status != FOUND:
         return Outcome(int(status), int(settled), search_us)
     path, n_orth, n_diag = subgoal_path(
-        grid.flat, grid.stride, graph.cells, graph.up_start, graph.up_to, graph.up_mid,
-        mine.nodes, start, goal, meet,
+        grid.flat, grid.stride, graph.cells, graph.first, graph.links, mine.nodes, start,
+        goal, meet,
     )  # fmt: skip
     orth_w, diag_w = query.options.step_weights
     return Outcome(FOUND, int(settled), search_us, path, n_orth * orth_w + n_diag * diag_w, 0)
