@@ -9,6 +9,7 @@ context into the search thread, so the record is the same object there).
 
 from __future__ import annotations
 
+import itertools
 import logging
 import os
 import re
@@ -82,9 +83,28 @@ def request_id_from(headers: list[tuple[bytes, bytes]]) -> str:
             if REQUEST_ID.fullmatch(given):
                 return given
             break
-    # 128 random bits as 32 hex digits, the shape of a uuid4's hex; without the UUID object,
-    # which costs more than the rest of a request's record.
-    return os.urandom(16).hex()
+    return _new_request_id()
+
+
+class _RequestIds:
+    """New request ids: 32 hex digits (the shape of a uuid4's hex), a random 64-bit prefix
+    per process and a 64-bit counter. Unique across processes and replicas without a system
+    call per request (an ``os.urandom`` each cost more than the rest of the record); a
+    process forked from another draws its own prefix. Not secrets: they are echoed in
+    headers and logs."""
+
+    def __init__(self) -> None:
+        self._pid = -1
+        self._prefix = ""
+        self._count = itertools.count()
+
+    def __call__(self) -> str:
+        if self._pid != os.getpid():
+            self._pid, self._prefix = os.getpid(), os.urandom(8).hex()
+        return f"{self._prefix}{next(self._count) & 0xFFFFFFFFFFFFFFFF:016x}"
+
+
+_new_request_id = _RequestIds()
 
 
 def route_template(scope: Scope) -> str:

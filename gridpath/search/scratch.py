@@ -8,10 +8,7 @@ O(1), not O(map). A :class:`ScratchPool` hands scratch out to concurrent searche
 
 from __future__ import annotations
 
-import contextlib
-import queue
 import threading
-from collections.abc import Iterator
 
 import numpy as np
 
@@ -84,36 +81,68 @@ class SearchScratch:
 
 
 class ScratchPool:
-    """A bounded pool of :class:`SearchScratch`; ``borrow()`` blocks while all are in use."""
+    """A bounded pool of :class:`SearchScratch`; ``borrow()`` blocks while all are in use.
+
+    The free scratches are a plain list: ``list.pop`` and ``list.append`` are atomic, so
+    ``try_borrow`` (an inline search on the event loop) takes one without a lock; the
+    condition only wakes a ``borrow`` waiting for one, and a returned scratch notifies it
+    only when someone waits."""
 
     def __init__(self, size: int) -> None:
         if size < 1:
             raise ValueError(f"pool size must be >= 1, got {size}")
         self.size = size
-        self._free: queue.LifoQueue[SearchScratch] = queue.LifoQueue()
-        for _ in range(size):
-            self._free.put(SearchScratch())
+        self._free: list[SearchScratch] = [SearchScratch() for _ in range(size)]
+        self._returned = threading.Condition(threading.Lock())
+        self._waiting = 0
 
-    @contextlib.contextmanager
-    def borrow(self) -> Iterator[SearchScratch]:
-        scratch = self._free.get()
-        try:
-            yield scratch
-        finally:
-            self._free.put(scratch)
+    def _take(self) -> SearchScratch:
+        with self._returned:
+            # Counted before looking: a scratch given back after the look below sees the
+            # count and notifies (under the lock this thread holds until it waits).
+            self._waiting += 1
+            try:
+                while True:
+                    try:
+                        return self._free.pop()
+                    except IndexError:  # all in use (or just taken by a try_borrow)
+                        self._returned.wait()
+            finally:
+                self._waiting -= 1
 
-    @contextlib.contextmanager
-    def try_borrow(self) -> Iterator[SearchScratch | None]:
+    def _give_back(self, scratch: SearchScratch) -> None:
+        self._free.append(scratch)
+        if self._waiting:  # read without the lock: a waiter counted itself before waiting
+            with self._returned:
+                self._returned.notify()
+
+    def borrow(self) -> _Borrowed:
+        return _Borrowed(self, self._take())
+
+    def try_borrow(self) -> _Borrowed:
         """A free scratch, or None at once when all are in use (never blocks)."""
         try:
-            scratch = self._free.get_nowait()
-        except queue.Empty:
-            yield None
-            return
-        try:
-            yield scratch
-        finally:
-            self._free.put(scratch)
+            scratch = self._free.pop()
+        except IndexError:
+            scratch = None
+        return _Borrowed(self, scratch)
+
+
+class _Borrowed:
+    """The context of one borrowed scratch (a class, not a generator: it is on the path of
+    every request); gives it back on exit."""
+
+    __slots__ = ("pool", "scratch")
+
+    def __init__(self, pool: ScratchPool, scratch: SearchScratch | None) -> None:
+        self.pool, self.scratch = pool, scratch
+
+    def __enter__(self) -> SearchScratch | None:
+        return self.scratch
+
+    def __exit__(self, *exc: object) -> None:
+        if self.scratch is not None:
+            self.pool._give_back(self.scratch)
 
 
 _local = threading.local()

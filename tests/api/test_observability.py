@@ -342,3 +342,15 @@ def test_lines_logged_during_a_request_carry_its_id(app_client, caplog, monkeypa
     assert entry["request_id"] == "boom-7" and "kernel exploded" in entry["exception"]
     (line,) = [r for r in caplog.records if r.name == "gridpath.access"]
     assert line.fields["status"] == 500 and line.fields["error"] == "internal_error"
+
+
+def test_generated_request_ids_differ_across_processes_and_requests():
+    import multiprocessing
+
+    from gridpath.observability.requests import request_id_from
+
+    here = [request_id_from([]) for _ in range(3)]
+    assert len(set(here)) == 3 and all(len(i) == 32 and int(i, 16) >= 0 for i in here)
+    with multiprocessing.get_context("fork").Pool(1) as pool:  # a forked worker, as uvicorn's
+        there = pool.apply(request_id_from, ([],))
+    assert len(there) == 32 and there[:16] != here[0][:16]  # its own prefix
