@@ -59,7 +59,10 @@ def parse_for_kind(raw: dict, kind: str, models: dict[str, type[M]], name: str) 
     ``unsupported_map_kind``; a validation error is raised as FastAPI's own (the same
     ``invalid_*`` answer as a body the route declares)."""
     model = models[kind]
-    foreign = sorted(_foreign_fields(model, _other(models, kind)).intersection(raw))
+    foreign = _FOREIGN.get((model, kind))
+    if foreign is None:
+        foreign = _FOREIGN[(model, kind)] = _foreign_fields(model, _other(models, kind))
+    foreign = sorted(foreign.intersection(raw)) if foreign else ()
     if foreign:
         raise UnsupportedMapKind(
             f"{foreign[0]!r} is for {'polygon' if kind == 'grid' else 'grid'} maps; "
@@ -71,6 +74,10 @@ def parse_for_kind(raw: dict, kind: str, models: dict[str, type[M]], name: str) 
         raise RequestValidationError(
             [{**e, "loc": ("body", *e["loc"])} for e in exc.errors()]
         ) from None
+
+
+# (model, kind) -> the fields only the other kind's model has (a handful of pairs).
+_FOREIGN: dict[tuple[type, str], frozenset[str]] = {}
 
 
 def _other(models: dict[str, type[M]], kind: str) -> type[M]:
