@@ -43,6 +43,9 @@ from gridpath.search.overlay import blocked_cells
 from gridpath.search.registry import plan
 from gridpath.search.runner import EMPTY_PATH, Outcome, Query
 from gridpath.search.runners.jps import DEFAULT_JUMP_TABLE_MAX_CELLS
+from gridpath.search.runners.subgoal import AUTO_MIN_CELLS, NO_TIER
+from gridpath.search.runners.subgoal import TABLE as SUBGOAL_TABLE
+from gridpath.search.runners.subgoal import refuses as subgoal_refuses
 from gridpath.search.scratch import SearchScratch, thread_scratch
 from gridpath.search.smooth import smooth, turning_points
 
@@ -213,6 +216,10 @@ class _CommonPlan:
     integer: bool  # the integer cost model
     unit: int
     components: Components
+    # auto's plan on a map large enough for the subgoal tier made before the revision had
+    # one: the tier may still be built (library use; the service builds it before it
+    # publishes), and then auto answers from it, so the plan is checked at each use.
+    until_tier: bool = False
 
 
 # Per map revision (weakly: a revision no longer served takes its plans with it), under
@@ -264,6 +271,11 @@ def _make_common_plan(
     chosen = plan(query)
     if chosen.runner is None or chosen.runner.pair is None:
         return None
+    until_tier = (
+        options.algorithm == Algorithm.AUTO
+        and grid.cell_count >= AUTO_MIN_CELLS
+        and subgoal_refuses(query) == NO_TIER
+    )
     chosen_options = query.options = _with_algorithm(resolved, chosen.algorithm)
     pair = chosen.runner.pair(query)
     orth_w, diag_w = chosen_options.step_weights
@@ -288,6 +300,7 @@ def _make_common_plan(
         components=grid.components(
             chosen_options.clearance, chosen_options.diagonal == Diagonal.ALWAYS
         ),
+        until_tier=until_tier,
     )
 
 
@@ -304,7 +317,7 @@ def common_query(
     exact-pair runner serves it and both ends are open; else None (the general road then
     answers, or raises the error)."""
     common = _common_plan(grid, options, jump_table_max_cells)
-    if common is None:
+    if common is None or (common.until_tier and grid.built(SUBGOAL_TABLE) is not None):
         return None
     (x, y), (gx, gy) = start, goal
     width, height, flat, stride = grid.width, grid.height, grid.flat, grid.width + 2

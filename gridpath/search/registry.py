@@ -22,6 +22,7 @@ from gridpath.search.runners import fast_astar, general, jps, jps_blocks, subgoa
 FAST, GENERAL, JPS, THETA = fast_astar.RUNNER, general.RUNNER, jps.RUNNER, theta.RUNNER
 JPS_BLOCKS = jps_blocks.RUNNER  # JPS where a revision has no JPS+ table (see its module)
 SUBGOAL = subgoal.RUNNER
+SUBGOAL_AUTO = subgoal.AUTO_RUNNER
 
 
 def _never(options: SearchOptions) -> bool:
@@ -47,9 +48,10 @@ class AlgorithmSpec:
 A = Algorithm
 # fmt: off
 ALGORITHMS: dict[Algorithm, AlgorithmSpec] = {
-    A.AUTO: AlgorithmSpec("auto (default: jps where it applies, else astar)",
-                          ((JPS_BLOCKS, A.JPS), (JPS, A.JPS), (FAST, A.ASTAR),
-                           (GENERAL, A.ASTAR)),
+    A.AUTO: AlgorithmSpec("auto (default: the subgoal tier where the map revision has it "
+                          "and the map is not small, else jps where it applies, else astar)",
+                          ((SUBGOAL_AUTO, A.SUBGOAL), (JPS_BLOCKS, A.JPS), (JPS, A.JPS),
+                           (FAST, A.ASTAR), (GENERAL, A.ASTAR)),
                           _exact_astar, _weighted_astar),
     A.JPS: AlgorithmSpec("jps (jump point search: uniform cost, 8-connected, no corner cutting)",
                          ((JPS_BLOCKS, A.JPS), (JPS, A.JPS)), _exact_astar),

@@ -263,7 +263,8 @@ def test_health_reports_broken_map_and_serves_the_rest(tmp_path):
 
 def test_the_subgoal_tier_by_name():
     """The preprocessed tier answers where the revision has it, with the optimal cost;
-    auto stays on JPS; GET /maps lists the tier with its bytes."""
+    auto takes it on maps of 16,384 cells or more (maze), stays on JPS on smaller ones
+    (arena); GET /maps lists the tier with its bytes."""
     app = create_app(Settings(maps_dir=MAPS_DIR, subgoal_max_cells=1 << 20))
     with TestClient(app) as client:
         wait_ready(client)
@@ -285,3 +286,11 @@ def _subgoal_tier_by_name(client):
         "/path", json={**query, "algorithm": "subgoal", "terrain_costs": {"ground": 2}}
     ).json()
     assert costly["found"] and costly["algorithm"] != "subgoal"  # served as auto
+    maze = {m["name"]: m for m in client.get("/maps").json()["maps"]}["maze"]
+    assert maze["width"] * maze["height"] >= 16_384 and "subgoal" in maze["tiers"]
+    ends = {"map": "maze", "start": [1, 1], "goal": [127, 127]}
+    auto = client.post("/path", json=ends).json()
+    jps = client.post("/path", json={**ends, "algorithm": "jps"}).json()
+    assert auto["algorithm"] == "subgoal" and jps["algorithm"] == "jps"
+    assert auto["found"] and auto["cost"] == pytest.approx(jps["cost"], abs=1e-9)
+    assert client.post("/path", json=ends).json() == auto  # the same body again

@@ -21,6 +21,7 @@ from gridpath.search._frontier import FOUND, UNREACHABLE
 from gridpath.search.find import checked_query
 from gridpath.search.registry import ALGORITHMS, RUNNERS
 from gridpath.search.runner import Runner
+from gridpath.search.runners import subgoal as subgoal_runner
 from tests.reference import (
     SQRT2,
     grid_from_ascii,
@@ -137,7 +138,9 @@ def check_any_angle(where, corner, walkable, outcome, want) -> None:
     CASES,
     ids=[f"{a.value}-{r.name}" for a, r, _ in CASES],
 )
-def test_every_runner_on_every_scenario(algorithm, runner, reports):
+def test_every_runner_on_every_scenario(algorithm, runner, reports, monkeypatch):
+    if runner is subgoal_runner.AUTO_RUNNER:  # the scenarios are small maps: open auto's
+        monkeypatch.setattr(subgoal_runner, "AUTO_MIN_CELLS", 1)  # size gate (test_subgoal)
     assert run_scenarios(algorithm, runner, reports) > 0, "the runner refused every scenario"
 
 
@@ -149,5 +152,6 @@ def test_every_runner_is_registered_for_some_algorithm():
         "general",
         "theta",
         "subgoal",
+        "subgoal_auto",
     }
     assert len({r.name for r in RUNNERS}) == len(RUNNERS)

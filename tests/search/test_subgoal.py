@@ -116,7 +116,7 @@ def test_falls_through_where_it_does_not_apply():
         assert result.found and result.options.algorithm != Algorithm.SUBGOAL
     blocked = find_path(grid, (0, 0), (5, 5), SUBGOAL, blocked=[(5, 1)])
     assert blocked.found and blocked.options.algorithm == Algorithm.ASTAR  # as auto
-    # auto keeps JPS (its equal-cost paths are the golden ones)
+    # auto keeps JPS on small maps (block JPS is as fast there)
     assert find_path(grid, (0, 0), (5, 5)).options.algorithm == Algorithm.JPS
 
 
@@ -156,3 +156,30 @@ def test_the_expansion_limit_stops_it():
     assert far.found and far.expanded > 1
     stopped = find_path(grid, (0, 0), (29, 29), SearchOptions(Algorithm.SUBGOAL, max_expanded=1))
     assert not stopped.found and stopped.reason == "limit_reached"
+
+
+def _walled(side: int) -> Grid:
+    """A side x side map with wall segments (convex corners: subgoals)."""
+    walkable = np.ones((side, side), dtype=bool)
+    for k in range(8, side - 8, 12):
+        walkable[k, 4 : side - 20] = False
+        walkable[12 : side - 4, k + 6] = False
+        walkable[k, k + 2] = True  # doors
+    return Grid.from_walkable(f"walled{side}", walkable)
+
+
+def test_auto_answers_from_the_tier_on_maps_large_enough():
+    from gridpath.search.runners.subgoal import AUTO_MIN_CELLS
+
+    large, small = _walled(132), _walled(60)
+    assert large.cell_count >= AUTO_MIN_CELLS > small.cell_count
+    start, goal = (0, 0), (131, 131)
+    before = find_path(large, start, goal)  # no tier yet: JPS (the plan is remembered)
+    assert before.options.algorithm == Algorithm.JPS
+    assert subgoal_graph(large) is not None and subgoal_graph(small) is not None
+    after = find_path(large, start, goal)  # the tier now: auto takes it, no stale plan
+    assert after.options.algorithm == Algorithm.SUBGOAL
+    assert abs(after.cost - before.cost) < 1e-9 and after.path.tobytes() == (
+        find_path(large, start, goal, SUBGOAL).path.tobytes()
+    )
+    assert find_path(small, (0, 0), (59, 59)).options.algorithm == Algorithm.JPS

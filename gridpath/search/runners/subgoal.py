@@ -11,9 +11,12 @@ the plan falls through to the next runner. Whether a revision has one is fixed w
 is published, so the same request on the same revision always gets the same answer.
 
 Among paths of equal cost this tier picks its own (the subgoals the hierarchy meets at,
-each piece refined diagonally first where that is legal), which is not the one JPS picks:
-``auto`` stays on JPS (the golden vectors hold JPS's paths) and the tier is asked for
-by name, ``algorithm: "subgoal"``.
+each piece refined diagonally first where that is legal), which is not the one JPS picks.
+``auto`` answers from it where the revision has it and the map has at least
+:data:`AUTO_MIN_CELLS` cells (:data:`AUTO_RUNNER`); on smaller maps block JPS is as fast
+(bench/README.md, bench-peers), and auto keeps JPS's paths there. Both conditions are
+fixed when the revision is published, so auto's answer is too. It is also asked for by
+name, ``algorithm: "subgoal"``.
 """
 
 from __future__ import annotations
@@ -42,6 +45,10 @@ from gridpath.search.runners import jps_blocks
 from gridpath.search.scratch import SearchScratch
 
 DEFAULT_SUBGOAL_MAX_CELLS = 1_048_576  # the SUBGOAL_MAX_CELLS default
+# ``auto`` uses the tier from this many cells (128 x 128): below it block JPS is as fast.
+AUTO_MIN_CELLS = 16_384
+NO_TIER = "this map revision has no subgoal graph (SUBGOAL_MAX_CELLS)"  # the only refusal
+# that building the tier lifts
 TABLE = "subgoal_graph"  # its key among a revision's derived tables
 # Contraction: settled nodes per witness search when contracting and when estimating a
 # node's priority (a limit only adds shortcuts), and the build's budget in edges scanned
@@ -158,7 +165,7 @@ def refuses(query: Query) -> str | None:
     if query.explored_limit > 0:
         return "it does not report explored cells"
     if query.grid.built(TABLE) is None:
-        return "this map revision has no subgoal graph (SUBGOAL_MAX_CELLS)"
+        return NO_TIER
     return None
 
 
@@ -226,3 +233,18 @@ def warm_up(scratch: SearchScratch) -> None:
 
 
 RUNNER = Runner("subgoal", refuses, run, warm_up)
+
+
+def refuses_for_auto(query: Query) -> str | None:
+    """Why ``auto`` does not answer this query from the tier (None: it does)."""
+    if query.grid.cell_count < AUTO_MIN_CELLS:
+        return f"the map has under {AUTO_MIN_CELLS} cells (block JPS is as fast)"
+    return refuses(query)
+
+
+def _warmed_as_runner(scratch: SearchScratch) -> None:
+    """Nothing: the same kernels as :data:`RUNNER`, which the warm-up runs."""
+
+
+# The tier as ``auto``'s first choice (reported as ``subgoal``).
+AUTO_RUNNER = Runner("subgoal_auto", refuses_for_auto, run, _warmed_as_runner)
