@@ -19,6 +19,8 @@ components) finds one.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 from numba import njit
 
@@ -84,31 +86,105 @@ def estimate_mean_run(passable, stride, unit, every):
     total = 0
     count = 0
     for y in range(1, rows - 1, every):
-        base = y * stride
-        for sweep in range(2):
-            step = 1 if sweep == 0 else -1
-            entry = 0
-            for i in range(1, stride - 1):
-                x = stride - 1 - i if step == 1 else i  # against the direction of travel
-                cell = base + x
-                ahead = cell + step
-                entry = _straight_entry(passable, unit, ahead, step, stride, entry)
-                if room(passable, unit, cell):
-                    total += entry if entry > 0 else -entry - 1
-                    count += 1
+        t, c = _row_runs(passable, stride, unit, y)
+        total += t
+        count += c
     for x in range(1, stride - 1, every):
-        for sweep in range(2):
-            step = -stride if sweep == 0 else stride
-            entry = 0
-            for i in range(1, rows - 1):
-                y = i if step < 0 else rows - 1 - i
-                cell = y * stride + x
-                ahead = cell + step
-                entry = _straight_entry(passable, unit, ahead, step, 1, entry)
-                if room(passable, unit, cell):
-                    total += entry if entry > 0 else -entry - 1
-                    count += 1
+        t, c = _column_runs(passable, stride, unit, rows, x)
+        total += t
+        count += c
     return total / count if count else 0.0
+
+
+@njit(nogil=True, cache=True)
+def _row_runs(passable, stride, unit, y):
+    """(sum of run lengths, entries) of row ``y``'s east and west entries: it reads rows
+    ``y - 1`` to ``y + 1`` only (for units of size 1)."""
+    base = y * stride
+    total = 0
+    count = 0
+    for sweep in range(2):
+        step = 1 if sweep == 0 else -1
+        entry = 0
+        for i in range(1, stride - 1):
+            x = stride - 1 - i if step == 1 else i  # against the direction of travel
+            cell = base + x
+            entry = _straight_entry(passable, unit, cell + step, step, stride, entry)
+            if room(passable, unit, cell):
+                total += entry if entry > 0 else -entry - 1
+                count += 1
+    return total, count
+
+
+@njit(nogil=True, cache=True)
+def _column_runs(passable, stride, unit, rows, x):
+    """:func:`_row_runs` for column ``x`` (north and south entries)."""
+    total = 0
+    count = 0
+    for sweep in range(2):
+        step = -stride if sweep == 0 else stride
+        entry = 0
+        for i in range(1, rows - 1):
+            y = i if step < 0 else rows - 1 - i
+            cell = y * stride + x
+            entry = _straight_entry(passable, unit, cell + step, step, 1, entry)
+            if room(passable, unit, cell):
+                total += entry if entry > 0 else -entry - 1
+                count += 1
+    return total, count
+
+
+def run_sums(passable: np.ndarray, stride: int, width: int, height: int) -> RunSums:
+    """What :func:`long_runs` decides from, kept line by line so that an edit can update it
+    (:func:`edit_run_sums`) instead of sweeping the map again."""
+    every = _sample_step(max(width, height))
+    rows = passable.shape[0] // stride
+    lines = np.zeros((rows + stride, 2), dtype=np.int64)  # rows, then columns
+    _line_runs(passable, stride, every, lines, np.arange(rows + stride, dtype=np.int64))
+    lines.flags.writeable = False
+    return RunSums(lines, every)
+
+
+def edit_run_sums(sums: RunSums, passable: np.ndarray, stride: int, changed) -> RunSums:
+    """``sums`` after an edit of the padded cells ``changed``: the sampled rows and columns
+    within one cell of a changed cell swept again (a row's entries read its two
+    neighbouring rows), the rest kept. Equal to :func:`run_sums` of the new map."""
+    rows = passable.shape[0] // stride
+    ys, xs = changed // stride, changed % stride
+    near = np.concatenate([ys - 1, ys, ys + 1, rows + xs - 1, rows + xs, rows + xs + 1])
+    lines = sums.lines.copy()
+    _line_runs(passable, stride, sums.every, lines, np.unique(near))
+    lines.flags.writeable = False
+    return RunSums(lines, sums.every)
+
+
+@njit(nogil=True, cache=True)
+def _line_runs(passable, stride, every, lines, which):
+    """Sweep the lines ``which`` (row ``y``: index ``y``; column ``x``: ``rows + x``) that
+    :func:`estimate_mean_run` samples into ``lines``; other indices are left alone."""
+    rows = passable.shape[0] // stride
+    for k in which:
+        if k < rows:
+            if 1 <= k <= rows - 2 and (k - 1) % every == 0:
+                lines[k, 0], lines[k, 1] = _row_runs(passable, stride, 1, k)
+        else:
+            x = k - rows
+            if 1 <= x <= stride - 2 and (x - 1) % every == 0:
+                lines[k, 0], lines[k, 1] = _column_runs(passable, stride, 1, rows, x)
+
+
+@dataclass(frozen=True)
+class RunSums:
+    """Per sampled row and column, (sum of straight run lengths, entries), for units of
+    size 1; ``long`` is :func:`long_runs`' verdict."""
+
+    lines: np.ndarray
+    every: int
+
+    @property
+    def long(self) -> bool:
+        total, count = int(self.lines[:, 0].sum()), int(self.lines[:, 1].sum())
+        return (total / count if count else 0.0) >= MIN_MEAN_RUN
 
 
 @njit(nogil=True, cache=True)

@@ -44,8 +44,9 @@ def test_maps_listing(client):
         terrain = padded if len(m["terrain"]) > 1 else 0
         base = 2 * padded + table + terrain + m["tiers"].get("subgoal", 0)
         # labels for other movement rules, once asked for, add a byte per cell each; block
-        # JPS's bitsets where the map's runs are long
-        blocks = block_bytes(m["width"], m["height"])
+        # JPS's bitsets where the map's runs are long, with their per-line run sums
+        lines = (m["width"] + 2) + (m["height"] + 2)
+        blocks = block_bytes(m["width"], m["height"]) + 16 * lines
         extra = {k * padded + b for k in range(4) for b in (0, blocks)}
         assert m["memory_bytes"] - base in extra
         assert m["tiers"].get("jps", 0) - table in (0, blocks)

@@ -16,7 +16,7 @@ from gridpath.search import Algorithm, SearchOptions, SearchScratch
 from gridpath.search._blocks import block_bits, edit_block_bits
 from gridpath.search._frontier import FOUND, UNREACHABLE
 from gridpath.search._jps import expand_jumps, jps
-from gridpath.search._jumps import build_jump_table
+from gridpath.search._jumps import build_jump_table, edit_run_sums, long_runs, run_sums
 from gridpath.search.find import checked_query, find_path
 from gridpath.search.registry import JPS, JPS_BLOCKS, plan
 from gridpath.search.runners import jps_blocks
@@ -163,3 +163,42 @@ def test_an_edits_revision_gets_its_bits_from_the_earlier_revision():
     assert edited.nbytes >= Grid.from_walkable("hall", edited.walkable).nbytes + 202 * 42 * 6 // 8
     path = find_path(edited, (0, 0 + 1), (199, 0), jump_table_max_cells=0)
     assert path.found and (150, 10) not in {tuple(c) for c in path.path.tolist()}
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(grids(), st.lists(st.tuples(st.integers(0, 10**6), st.booleans()), max_size=40))
+def test_an_edit_updates_the_run_sums_to_the_new_maps_own(case, flips):
+    """The line sums an edit updates equal the new map's own, so the verdict (bitsets or
+    not) is long_runs' on the revision's cells, whatever revisions came before."""
+    walkable, _ = case
+    grid = Grid.from_walkable("runs", walkable)
+    sums = run_sums(grid.flat, grid.stride, grid.width, grid.height)
+    edited = walkable.copy()
+    for where, value in flips:
+        edited.flat[where % edited.size] = value
+    after = Grid.from_walkable("runs", edited)
+    changed = np.flatnonzero((grid.flat != 0) != (after.flat != 0))
+    updated = edit_run_sums(sums, after.flat, after.stride, changed)
+    fresh = run_sums(after.flat, after.stride, after.width, after.height)
+    assert np.array_equal(updated.lines, fresh.lines) and updated.every == fresh.every
+    assert fresh.long == long_runs(after.flat, after.stride, after.width, after.height)
+
+
+def test_a_revision_loses_and_regains_its_bits_as_its_runs_change():
+    grid = Grid.from_walkable("hall", _hall())
+    assert jps_blocks.block_record(grid) is not None
+    checker = [(x, y) for y in range(40) for x in range(200) if (x + y) % 2]
+    short = apply_edits(grid, [Edit(value="blocked", cells=checker)], revision=2)
+    assert jps_blocks.block_record(short) is None  # short runs: JPS scans the bytes
+    again = apply_edits(short, [Edit(value="walkable", cells=checker)], revision=3)
+    record = jps_blocks.block_record(again)
+    assert record is not None and _same_record(record, block_bits(again.flat, again.stride))
+    big = np.ones((600, 600), dtype=bool)
+    big[::7, 3:590] = False  # sampled every third line: the update keeps the sampling
+    wide = Grid.from_walkable("wide", big)
+    assert jps_blocks.block_record(wide) is not None
+    door = apply_edits(wide, [Edit(value="walkable", rect=(100, 0, 104, 599))], revision=2)
+    kept = door.derived(jps_blocks.KEY, jps_blocks._BUILD)
+    assert np.array_equal(
+        kept.runs.lines, run_sums(door.flat, door.stride, door.width, door.height).lines
+    )

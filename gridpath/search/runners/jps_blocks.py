@@ -22,7 +22,7 @@ import numpy as np
 
 from gridpath.grid.model import Grid
 from gridpath.search._blocks import block_bits, edit_block_bits, jps_blocks
-from gridpath.search._jumps import long_runs
+from gridpath.search._jumps import RunSums, edit_run_sums, run_sums
 from gridpath.search.runner import Outcome, PairKernel, Query, Runner
 from gridpath.search.runners import jps
 from gridpath.search.scratch import SearchScratch
@@ -33,32 +33,40 @@ KEY = "jump_blocks"
 @dataclass(frozen=True)
 class Blocks:
     """A revision's block record as kept with the :class:`Grid` (``nbytes``: what it adds
-    to the snapshot's memory)."""
+    to the snapshot's memory), and the line sums that decided the map's runs are long
+    enough (kept so that an edit's revision decides again without sweeping the map)."""
 
     record: tuple
+    runs: RunSums
     nbytes: int
 
 
 class _Build:
     """Builds a revision's :class:`Blocks` (None: costly terrain or short runs), and for
-    an edit's revision updates the earlier revision's bitsets (``Grid.derive_like``)."""
+    an edit's revision updates the earlier revision's bitsets and line sums around the
+    cells that changed (``Grid.derive_like``). Either way the verdict is
+    :func:`long_runs`' on the revision's own cells, so it does not depend on the history."""
 
     def __call__(self, grid: Grid) -> Blocks | None:
-        if not grid.uniform or not long_runs(grid.flat, grid.stride, grid.width, grid.height):
+        if not grid.uniform:
             return None
-        return _blocks(block_bits(grid.flat, grid.stride))
+        runs = run_sums(grid.flat, grid.stride, grid.width, grid.height)
+        return _blocks(block_bits(grid.flat, grid.stride), runs) if runs.long else None
 
     def update(self, grid: Grid, earlier: Grid, value: Blocks | None) -> Blocks | None:
         if value is None or earlier.flat.shape != grid.flat.shape:
             return self(grid)
-        if not grid.uniform or not long_runs(grid.flat, grid.stride, grid.width, grid.height):
+        if not grid.uniform:
             return None
         changed = np.flatnonzero((earlier.flat != 0) != (grid.flat != 0))
-        return _blocks(edit_block_bits(value.record, grid.flat, grid.stride, changed))
+        runs = edit_run_sums(value.runs, grid.flat, grid.stride, changed)
+        if not runs.long:
+            return None
+        return _blocks(edit_block_bits(value.record, grid.flat, grid.stride, changed), runs)
 
 
-def _blocks(record: tuple) -> Blocks:
-    return Blocks(record, record[0].nbytes)
+def _blocks(record: tuple, runs: RunSums) -> Blocks:
+    return Blocks(record, runs, record[0].nbytes + runs.lines.nbytes)
 
 
 _BUILD = _Build()
