@@ -48,6 +48,7 @@ from gridpath.search._frontier import (
     F,
     G,
 )
+from gridpath.search._jps import successor_directions
 
 MARGIN = 64  # bit position of a line's cell 0: one word without cells before it
 BLOCKED, FORWARD, BACKWARD = 0, 1, 2  # the words of a triple
@@ -369,36 +370,7 @@ def jps_blocks(grid, rules, scratch, blocks, start, goal):
             return LIMIT_REACHED, expanded
         x = current % stride
         y = current // stride
-        parent = nodes[current, CAME_FROM]
-        n = 0
-        if parent < 0:  # the start: every direction, N E S W NE SE SW NW
-            for dx, dy in ((0, -1), (1, 0), (0, 1), (-1, 0), (1, -1), (1, 1), (-1, 1), (-1, -1)):
-                dirs[n, 0], dirs[n, 1] = dx, dy
-                n += 1
-        else:  # the rules of gridpath.search._jps.jps, the arrival as its _arrival
-            px, py = x - parent % stride, y - parent // stride
-            dx, dy = (px > 0) - (px < 0), (py > 0) - (py < 0)
-            if abs(px) > abs(py):
-                dy = 0
-            elif abs(py) > abs(px):
-                dx = 0
-            if dx != 0 and dy != 0:  # arrived diagonally: straight x, straight y, diagonal
-                dirs[0, 0], dirs[0, 1] = dx, 0
-                dirs[1, 0], dirs[1, 1] = 0, dy
-                dirs[2, 0], dirs[2, 1] = dx, dy
-                n = 3
-            else:  # arrived straight: each open side and the diagonal past it, then ahead
-                ahead_open = passable[current + dx + dy * stride] != 0
-                for sx, sy in ((dy, dx), (-dy, -dx)):
-                    if passable[current + sx + sy * stride] != 0:
-                        dirs[n, 0], dirs[n, 1] = sx, sy
-                        n += 1
-                        if ahead_open:
-                            dirs[n, 0], dirs[n, 1] = dx + sx, dy + sy
-                            n += 1
-                if ahead_open:
-                    dirs[n, 0], dirs[n, 1] = dx, dy
-                    n += 1
+        n = successor_directions(passable, 1, stride, current, nodes[current, CAME_FROM], dirs)
 
         a = nodes[current, COST_ORTH]
         d = nodes[current, COST_DIAG]

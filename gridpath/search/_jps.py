@@ -195,6 +195,40 @@ def _arrival(dx, dy):
 
 
 @njit(nogil=True, cache=True, inline="always")
+def successor_directions(passable, unit, stride, current, parent, dirs):
+    """Jump point search's pruning rules (no corner cutting): fill ``dirs`` with the
+    ``(dx, dy)`` to try from ``current``, entered from ``parent`` (< 0: the start), in the
+    order they are offered; returns how many. The start tries every direction; a node
+    entered diagonally its two straight parts and the diagonal; one entered straight each
+    open side and the diagonal past it, then straight ahead. Shared by the byte-scanning
+    and block kernels (inlined: no call in their loops)."""
+    n = 0
+    if parent < 0:  # the start: every direction, N E S W NE SE SW NW
+        for dx, dy in ((0, -1), (1, 0), (0, 1), (-1, 0), (1, -1), (1, 1), (-1, 1), (-1, -1)):
+            dirs[n, 0], dirs[n, 1] = dx, dy
+            n += 1
+        return n
+    dx, dy = _arrival(current % stride - parent % stride, current // stride - parent // stride)
+    if dx != 0 and dy != 0:  # arrived diagonally: straight x, straight y, diagonal
+        dirs[0, 0], dirs[0, 1] = dx, 0
+        dirs[1, 0], dirs[1, 1] = 0, dy
+        dirs[2, 0], dirs[2, 1] = dx, dy
+        return 3
+    ahead_open = _room(passable, unit, current + dx + dy * stride)
+    for px, py in ((dy, dx), (-dy, -dx)):  # the two perpendicular directions
+        if _room(passable, unit, current + px + py * stride):
+            dirs[n, 0], dirs[n, 1] = px, py
+            n += 1
+            if ahead_open:
+                dirs[n, 0], dirs[n, 1] = dx + px, dy + py
+                n += 1
+    if ahead_open:
+        dirs[n, 0], dirs[n, 1] = dx, dy
+        n += 1
+    return n
+
+
+@njit(nogil=True, cache=True, inline="always")
 def _offer_diagonal(search, size, table, stride, current, x, y, dx, dy, a, d):
     """JPS+ with intermediate points pruned: walk the diagonal (dx, dy) from ``current``
     from one intermediate jump point to the next, and at each offer the goal (if it is
@@ -255,32 +289,7 @@ def jps(grid, rules, scratch, table, start, goal):
 
         x = current % stride
         y = current // stride
-        parent = nodes[current, CAME_FROM]
-        n = 0
-        if parent < 0:  # the start: every direction, N E S W NE SE SW NW
-            for dx, dy in ((0, -1), (1, 0), (0, 1), (-1, 0), (1, -1), (1, 1), (-1, 1), (-1, -1)):
-                dirs[n, 0] = dx
-                dirs[n, 1] = dy
-                n += 1
-        else:
-            dx, dy = _arrival(x - parent % stride, y - parent // stride)
-            if dx != 0 and dy != 0:  # arrived diagonally: straight x, straight y, diagonal
-                dirs[0, 0], dirs[0, 1] = dx, 0
-                dirs[1, 0], dirs[1, 1] = 0, dy
-                dirs[2, 0], dirs[2, 1] = dx, dy
-                n = 3
-            else:  # arrived straight: each open side and the diagonal past it, then ahead
-                ahead_open = _room(passable, unit, current + dx + dy * stride)
-                for px, py in ((dy, dx), (-dy, -dx)):  # the two perpendicular directions
-                    if _room(passable, unit, current + px + py * stride):
-                        dirs[n, 0], dirs[n, 1] = px, py
-                        n += 1
-                        if ahead_open:
-                            dirs[n, 0], dirs[n, 1] = dx + px, dy + py
-                            n += 1
-                if ahead_open:
-                    dirs[n, 0], dirs[n, 1] = dx, dy
-                    n += 1
+        n = successor_directions(passable, unit, stride, current, nodes[current, CAME_FROM], dirs)
 
         a = nodes[current, COST_ORTH]
         d = nodes[current, COST_DIAG]
