@@ -11,7 +11,6 @@ polygon map's) is ``unsupported_map_kind``, as is a grid-only route on a polygon
 from __future__ import annotations
 
 import time
-from functools import lru_cache
 from typing import Any, TypeVar
 
 from fastapi.exceptions import RequestValidationError
@@ -59,13 +58,10 @@ def parse_for_kind(raw: dict, kind: str, models: dict[str, type[M]], name: str) 
     ``unsupported_map_kind``; a validation error is raised as FastAPI's own (the same
     ``invalid_*`` answer as a body the route declares)."""
     model = models[kind]
-    foreign = _FOREIGN.get((model, kind))
-    if foreign is None:
-        foreign = _FOREIGN[(model, kind)] = _foreign_fields(model, _other(models, kind))
-    foreign = sorted(foreign.intersection(raw)) if foreign else ()
+    foreign = _foreign_fields(models, kind).intersection(raw)
     if foreign:
         raise UnsupportedMapKind(
-            f"{foreign[0]!r} is for {'polygon' if kind == 'grid' else 'grid'} maps; "
+            f"{min(foreign)!r} is for {'polygon' if kind == 'grid' else 'grid'} maps; "
             f"map {name!r} is {KIND_NAMES[kind]}"
         )
     try:
@@ -80,14 +76,15 @@ def parse_for_kind(raw: dict, kind: str, models: dict[str, type[M]], name: str) 
 _FOREIGN: dict[tuple[type, str], frozenset[str]] = {}
 
 
-def _other(models: dict[str, type[M]], kind: str) -> type[M]:
-    return next(m for k, m in models.items() if k != kind)
-
-
-@lru_cache(maxsize=64)
-def _foreign_fields(model: type[BaseModel], other: type[BaseModel]) -> frozenset[str]:
-    """The fields only ``other`` has (per pair of models: made once)."""
-    return frozenset(other.model_fields) - frozenset(model.model_fields)
+def _foreign_fields(models: dict[str, type[M]], kind: str) -> frozenset[str]:
+    """The fields only the other kind's model has (worked out once per model and kind)."""
+    model = models[kind]
+    found = _FOREIGN.get((model, kind))
+    if found is None:
+        other = next(m for k, m in models.items() if k != kind)
+        found = frozenset(other.model_fields) - frozenset(model.model_fields)
+        _FOREIGN[(model, kind)] = found
+    return found
 
 
 def polygon_upload(body: bytes, content_type: str) -> bytes | None:
