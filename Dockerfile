@@ -37,6 +37,7 @@ RUN python -c "import tomllib; p = tomllib.load(open('/tmp/src/pyproject.toml', 
 # the code runs from site-packages and /app holds only the maps and the kernel cache.
 COPY README.md /tmp/src/
 COPY gridpath /tmp/src/gridpath
+COPY app /tmp/src/app
 RUN pip install --no-deps --no-build-isolation /tmp/src \
     && rm -rf /tmp/src \
     && install -d -o gridpath -g gridpath /app/.numba-cache
@@ -68,7 +69,7 @@ HEALTHCHECK --interval=30s --timeout=5s --start-period=60s --retries=3 \
 # One process. `--workers N` runs N processes instead, each loading its own copy of every map
 # (memory grows N times) and each with its own SEARCH_THREADS searches at once; then set
 # PROMETHEUS_MULTIPROC_DIR (e.g. /tmp/gridpath-metrics) so /metrics sums the workers.
-# `python -m gridpath` is `uvicorn gridpath.main:app` that exits 0 after a graceful stop: on SIGTERM it
+# `python -m app` is `uvicorn app.main:app` that exits 0 after a graceful stop: on SIGTERM it
 # stops accepting and lets in-flight requests finish for up to 25 s (below the 30 s that
 # Kubernetes and the compose file give before SIGKILL).
-CMD ["python", "-m", "gridpath", "--host", "0.0.0.0", "--port", "8000", "--timeout-graceful-shutdown", "25"]
+CMD ["python", "-m", "app", "--host", "0.0.0.0", "--port", "8000", "--timeout-graceful-shutdown", "25"]

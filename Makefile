@@ -11,7 +11,7 @@ GRACEFUL_TIMEOUT ?= 25
 
 ## run: create .venv, install, serve the maps in maps/ on $(HOST):$(PORT)
 run: $(VENV)/.installed
-	$(BIN)/python -m gridpath --host $(HOST) --port $(PORT) --timeout-graceful-shutdown $(GRACEFUL_TIMEOUT)
+	$(BIN)/python -m app --host $(HOST) --port $(PORT) --timeout-graceful-shutdown $(GRACEFUL_TIMEOUT)
 
 ## test: create .venv, install the dev extras, run the whole suite
 test: $(VENV)/.installed-dev

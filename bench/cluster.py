@@ -8,7 +8,7 @@ Run from the repository root (``make bench-cluster`` runs this)::
 
 It starts its own ``redis-server`` (``--save '' --appendonly no``, a free loopback port, a
 temporary folder; a fresh, empty one for every experiment) and its own server processes
-(:mod:`bench.server`: ``uvicorn gridpath.main:app``, one worker each, ``MAP_STORE=redis://...``
+(:mod:`bench.server`: ``uvicorn app.main:app``, one worker each, ``MAP_STORE=redis://...``
 or the folder store, ``MAPS_DIR`` the Moving AI folder, ``ADMIN_TOKEN`` set), and stops
 them all at the end. Experiments (``--only`` picks some):
 
@@ -78,7 +78,7 @@ PROPAGATION_TIMEOUT_S = 5.0  # a change not seen everywhere by then counts as lo
 
 def redis_supported() -> str | None:
     """None if the app can use Redis as its map store; otherwise why not."""
-    from gridpath.config import Settings
+    from app.config import Settings
 
     if "map_store" not in Settings.model_fields:
         return "the app has no MAP_STORE setting yet"

@@ -69,7 +69,7 @@ def code_version() -> str:
 
     try:
         commit = git("rev-parse", "--short", "HEAD")
-        dirty = git("status", "--porcelain", "--", "gridpath")
+        dirty = git("status", "--porcelain", "--", "gridpath", "app")
     except (OSError, subprocess.SubprocessError):
         return "unknown"
     return f"{commit}+dirty" if dirty else commit

@@ -2,7 +2,7 @@
 
     python -m bench.http_layers [--requests N] [--rounds R]
 
-The app (``gridpath.main:app`` on the demo ``maps/``, and the bare endpoint of
+The app (``app.main:app`` on the demo ``maps/``, and the bare endpoint of
 :mod:`bench.floor_app` for comparison) is called in-process as an ASGI callable, on uvloop,
 with issue 15's body ``{"map": "arena", "start": [2, 2], "goal": [24, 9]}``: no sockets, no
 HTTP parsing (what uvicorn adds is the server CPU per request of ``make bench-http``'s floor
@@ -35,22 +35,22 @@ HEADERS = [
 # (module, attribute path, label), outermost first; each nested in the one before it.
 LAYERS = (
     ("fastapi.applications", "FastAPI.__call__", "FastAPI's and Starlette's outer middlewares"),
-    ("gridpath.observability.requests", "RequestObservation.__call__", "RequestObservation"),
-    ("gridpath.api.guards", "TokensBeforeBody.__call__", "TokensBeforeBody"),
-    ("gridpath.api.limits", "BodySizeLimit.__call__", "BodySizeLimit"),
-    ("gridpath.api.direct", "DirectRoutes.__call__", "DirectRoutes: dispatch, sending"),
-    ("gridpath.api.direct", "DirectRoutes._call", "DirectRoutes: body, dependencies, validation"),
-    ("gridpath.api.routes.paths", "post_path", "endpoint post_path (revision, snapshot, cost)"),
-    ("gridpath.service", "ServiceState.run_search", "run_search: inline admission, scratch"),
-    ("gridpath.api.routes.paths", "answer", "answer(): options, checks, body"),
-    ("gridpath.api.path_body", "find_path", "find_path (gridpath.search, kernel included)"),
+    ("app.observability.requests", "RequestObservation.__call__", "RequestObservation"),
+    ("app.api.guards", "TokensBeforeBody.__call__", "TokensBeforeBody"),
+    ("app.api.limits", "BodySizeLimit.__call__", "BodySizeLimit"),
+    ("app.api.direct", "DirectRoutes.__call__", "DirectRoutes: dispatch, sending"),
+    ("app.api.direct", "DirectRoutes._call", "DirectRoutes: body, dependencies, validation"),
+    ("app.api.routes.paths", "post_path", "endpoint post_path (revision, snapshot, cost)"),
+    ("app.state", "ServiceState.run_search", "run_search: inline admission, scratch"),
+    ("app.api.routes.paths", "answer", "answer(): options, checks, body"),
+    ("app.api.path_body", "find_path", "find_path (gridpath.search, kernel included)"),
 )
 # Called by the layers above but not nested in one another: inclusive times only.
 PARTS = (
-    ("gridpath.api.routes.paths", "json_response", "json_response: orjson, headers"),
-    ("gridpath.api.path_body", "path_body", "path_body: hash, echo"),
-    ("gridpath.api.path_body", "query_options", "query_options"),
-    ("gridpath.api.path_body", "record_search", "record_search: metrics, request record"),
+    ("app.api.routes.paths", "json_response", "json_response: orjson, headers"),
+    ("app.api.path_body", "path_body", "path_body: hash, echo"),
+    ("app.api.path_body", "query_options", "query_options"),
+    ("app.api.path_body", "record_search", "record_search: metrics, request record"),
 )
 
 
@@ -205,8 +205,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     instrument(spent)
     from fastapi.routing import iter_route_contexts
 
-    from gridpath.api.routes import paths
-    from gridpath.main import app
+    from app.api.routes import paths
+    from app.main import app
 
     for context in iter_route_contexts(app.routes):  # the route keeps its own reference
         if context.path == "/path":

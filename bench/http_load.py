@@ -8,7 +8,7 @@ this)::
     python -m bench.http_load --only floor     # some experiments only
     python -m bench.http_load load --help      # the Python load generator alone
 
-The servers are started and stopped by :mod:`bench.server` (``uvicorn gridpath.main:app`` in its
+The servers are started and stopped by :mod:`bench.server` (``uvicorn app.main:app`` in its
 own process group, production settings, a free port of 127.0.0.1, ``MAPS_DIR`` the Moving
 AI folder), the load comes from :mod:`bench.load` (wrk, the Python open-loop client, the
 ``/health`` probe) and the tables and chart from :mod:`bench.http_report`. Queries are
@@ -103,7 +103,7 @@ EXPERIMENTS = ("start", "closed", "open", "floor")
 FLOOR_QUERY = {"map": "arena", "start": [2, 2], "goal": [24, 9]}
 FLOOR_MAPS = REPO_ROOT / "maps"
 FLOOR_APP = "bench.floor_app:app"
-FLOOR_ENDPOINTS = (("bare FastAPI", FLOOR_APP), ("gridpath /path", "gridpath.main:app"))
+FLOOR_ENDPOINTS = (("bare FastAPI", FLOOR_APP), ("gridpath /path", "app.main:app"))
 
 
 # --- queries -----------------------------------------------------------------------------
@@ -151,7 +151,10 @@ def write_bodies(directory: Path, queries: dict[str, list[dict[str, Any]]]) -> d
 
 def code_stamp() -> float:
     """Latest modification time of the app's sources (numba recompiles when it changes)."""
-    return max(p.stat().st_mtime for p in (REPO_ROOT / "gridpath").rglob("*.py"))
+    return max(
+        p.stat().st_mtime
+        for p in (p for d in ("gridpath", "app") for p in (REPO_ROOT / d).rglob("*.py"))
+    )
 
 
 # --- experiments -------------------------------------------------------------------------

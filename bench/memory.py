@@ -21,7 +21,7 @@ first with ``jumps.MIN_MEAN_RUN`` set to 0 (table built and kept: the random map
 are too short for the service to keep one); the latter also times ``build_jump_table``
 alone (median of 3).
 
-Like the service (``gridpath.service.release_large_frees``), each child first has glibc give
+Like the service (``app.state.release_large_frees``), each child first has glibc give
 blocks of 1 MiB or more mappings of their own, so that the map's freed temporaries leave
 the process instead of staying in its heap.
 
@@ -68,6 +68,7 @@ from typing import Any
 
 import numpy as np
 
+from app.state import release_large_frees
 from bench.algorithms import ready_scratch
 from bench.common import (
     Progress,
@@ -97,7 +98,6 @@ from gridpath.search import _jumps as jumps
 from gridpath.search._jumps import build_jump_table
 from gridpath.search.runners.jps import DEFAULT_JUMP_TABLE_MAX_CELLS
 from gridpath.search.warmup import warm_up
-from gridpath.service import release_large_frees
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 SIZE = 4096

@@ -4,7 +4,7 @@ Run from the repository root::
 
     python -m bench.serialize
 
-The response body is the one the endpoint builds (``gridpath.api.path_body.answer`` run on a
+The response body is the one the endpoint builds (``app.api.path_body.answer`` run on a
 tiny map, so every field of the current schema is there), with its ``path`` and
 ``waypoints`` replaced by arrays of 10, 100, 1000 and 10000 cells (a seeded random walk,
 as an ``(n, 2)`` int32 array, and a waypoint array a tenth as long). It times producing
@@ -38,11 +38,11 @@ import numpy as np
 import orjson
 import pydantic
 
+from app.api.path_body import answer
+from app.config import Settings
+from app.models import PathQuery, PathResponse
 from bench.common import machine_info, machine_line
-from gridpath.api.path_body import answer
-from gridpath.config import Settings
 from gridpath.grid import Grid
-from gridpath.schemas import PathQuery, PathResponse
 from gridpath.search import SearchScratch
 
 LENGTHS = (10, 100, 1000, 10_000)

@@ -32,7 +32,7 @@ from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 HOST = "127.0.0.1"
-GRIDPATH_APP = "gridpath.main:app"
+GRIDPATH_APP = "app.main:app"
 
 
 def free_port() -> int:

@@ -14,7 +14,7 @@ flood per origin against one A* per pair).
 * in-process, through the service functions a request reaches: the table's
   (:func:`gridpath.search.table.plan_table`, one :func:`~gridpath.search.table.search_line` per
   origin, :func:`~gridpath.search.table.assemble`) against ``/path``'s
-  (:func:`gridpath.api.path_body.answer`, body included, ``include: []``) for each of the N x N
+  (:func:`app.api.path_body.answer`, body included, ``include: []``) for each of the N x N
   pairs, on one thread; best of ``--repeat`` runs;
 * over HTTP on loopback, a real server (:mod:`bench.server`, one worker, the default
   ``SEARCH_THREADS``, ``MAPS_DIR`` a folder holding the map alone): one ``POST /table``
@@ -40,14 +40,14 @@ from pathlib import Path
 import httpx
 import numpy as np
 
+from app.api.path_body import answer
+from app.api.rules import search_options
+from app.config import Settings
+from app.models import MovementRules, PathQuery
 from bench.common import DEFAULT_DATA, MAX_BYTES, MAX_CELLS, log, machine_info, machine_line
 from bench.server import ServerSpec, running_server
-from gridpath.api.path_body import answer
-from gridpath.api.rules import search_options
-from gridpath.config import Settings
 from gridpath.grid import Grid
 from gridpath.grid.loader import load_map
-from gridpath.schemas import MovementRules, PathQuery
 from gridpath.search import SearchScratch
 from gridpath.search.table import assemble, plan_table, search_line
 

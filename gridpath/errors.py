@@ -1,7 +1,7 @@
 """Domain errors. Each carries a stable machine-readable ``code`` and an HTTP status.
 
 Nothing here imports FastAPI: the search and map layers raise these, and the HTTP
-layer (``gridpath.api.errors``) turns them into the JSON error envelope
+layer (``app.api.errors``) turns them into the JSON error envelope
 ``{"error": {"code": ..., "message": ...}}``.
 """
 

@@ -24,8 +24,8 @@ TS_EXAMPLE = ROOT / "examples" / "typescript"
 
 
 def write_document(path: Path) -> Path:
-    from gridpath.config import Settings
-    from gridpath.main import create_app
+    from app.config import Settings
+    from app.main import create_app
 
     settings = Settings(api_token="set", admin_token="set")  # only the document is read
     document = create_app(settings).openapi()

@@ -13,13 +13,13 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from gridpath.config import Settings
+from app.config import Settings
+from app.main import create_app
 from gridpath.grid import Grid
-from gridpath.main import create_app
 from tests.redis_server import REDIS_SERVER, RedisServer
 from tests.reference import grid_from_ascii
 
-# The folder store keeps its lock and revision records in MAP_STATE_DIR (gridpath/store/folder.py):
+# The folder store keeps its lock and revision records in MAP_STATE_DIR (app/authority/folder.py):
 # one fresh dir per test session, so runs do not see each other's revisions.
 _STATE_DIR = tempfile.mkdtemp(prefix="gridpath-test-state-")
 os.environ.setdefault("MAP_STATE_DIR", _STATE_DIR)

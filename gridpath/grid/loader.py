@@ -74,6 +74,11 @@ def is_map_file(path: Path) -> bool:
     return path.is_file() and not path.name.startswith(".") and path.suffix.lower() in MAP_SUFFIXES
 
 
+# The default size limits of a map (the service's MAX_MAP_CELLS and MAX_MAP_BYTES settings).
+DEFAULT_MAX_MAP_CELLS = 4096 * 4096
+DEFAULT_MAX_MAP_BYTES = 256 * 1024 * 1024
+
+
 def load_map(path: Path, *, name: str | None = None, max_cells: int, max_bytes: int) -> Grid:
     """Load one map file (and its sidecar ``NAME.json``, if any); the name defaults to the stem."""
     path = Path(path)

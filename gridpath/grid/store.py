@@ -3,7 +3,7 @@
 Maps are immutable :class:`Grid` snapshots. Replacing a map means swapping the
 reference under a lock; a search that already holds the old snapshot finishes on it.
 
-Invariants (the authority in ``gridpath.store`` feeds the registry; reads never leave it):
+Invariants (the authority in ``app.authority`` feeds the registry; reads never leave it):
 
 * Per name, the registry only moves forward: a snapshot or a deletion is applied only if
   its ``(revision, deleted)`` is later than what it holds (a deletion of revision N comes

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 from fastapi.testclient import TestClient
 
-from gridpath.config import Settings
-from gridpath.main import create_app
+from app.config import Settings
+from app.main import create_app
 from gridpath.search._blocks import block_bytes
 from tests.conftest import MAPS_DIR, wait_ready
 from tests.reference import path_cost, reference_line_of_sight, step_is_legal
@@ -231,7 +231,7 @@ def test_openapi_declares_models(client):
 def test_not_ready_before_startup_finishes(tmp_path, monkeypatch):
     import threading
 
-    from gridpath import service
+    from app import state as service
 
     gate = threading.Event()
     real_warm_up = service.warm_up

@@ -11,8 +11,8 @@ import pytest
 from fastapi.testclient import TestClient
 from PIL import Image
 
-from gridpath.config import Settings
-from gridpath.main import create_app
+from app.config import Settings
+from app.main import create_app
 from tests.conftest import MAPS_DIR, wait_ready
 from tests.grid.test_loader import UNREADABLE_IMAGES
 from tests.reference import step_is_legal

@@ -4,7 +4,7 @@ The rule: bad input gets a clear error and changes nothing. Every error is the J
 envelope ``{"error": {"code": "...", "message": "..."}}`` with a 4xx status; no input
 gives a 500 or hangs the server; a refused map change leaves the map as it was.
 
-Request bodies are derived from the request models of ``gridpath.schemas`` (their JSON
+Request bodies are derived from the request models of ``app.models`` (their JSON
 schemas: fields, types, enums, bounds), so a new field is fuzzed without touching this
 file. ``FUZZ_EXAMPLES=2000`` runs every property with that many examples.
 """
@@ -27,10 +27,9 @@ from hypothesis import strategies as st
 from PIL import Image
 from pydantic import BaseModel
 
-from gridpath.api.errors import OPTION_FIELDS
-from gridpath.cache import LRUCache
-from gridpath.grid.model import MAP_NAME_PATTERN
-from gridpath.schemas import (
+from app.api.errors import OPTION_FIELDS
+from app.cache import LRUCache
+from app.models import (
     BatchRequest,
     FlowFieldRequest,
     MapEdit,
@@ -39,6 +38,7 @@ from gridpath.schemas import (
     PathRequest,
     ValidateRequest,
 )
+from gridpath.grid.model import MAP_NAME_PATTERN
 from tests.api.test_api_admin import ADMIN, TOKEN, make_client, png_bytes
 from tests.conftest import wait_ready
 

@@ -293,8 +293,8 @@ def test_timing_is_opt_in_and_always_in_the_header(client):
 def test_batch_shares_an_expansion_budget(tmp_path):
     from fastapi.testclient import TestClient
 
-    from gridpath.config import Settings
-    from gridpath.main import create_app
+    from app.config import Settings
+    from app.main import create_app
     from tests.conftest import MAPS_DIR, wait_ready
 
     app = create_app(Settings(maps_dir=MAPS_DIR, max_batch_expanded=100))
@@ -322,23 +322,23 @@ def test_blocked_cells_off_the_map_are_refused_everywhere(client, url, body):
 @pytest.mark.parametrize(
     ("url", "body", "module", "name"),
     [
-        ("/path", ARENA, "gridpath.api.path_body", "find_path"),
+        ("/path", ARENA, "app.api.path_body", "find_path"),
         (
             "/paths",
             {"map": "arena", "queries": [{"start": [2, 2], "goal": [40, 50]}] * 2},
-            "gridpath.api.path_body",
+            "app.api.path_body",
             "find_path",
         ),
         (
             "/validate",
             {"map": "arena", "path": [[2, 2], [3, 3]], "mode": "cells"},
-            "gridpath.api.routes.validate",
+            "app.api.routes.validate",
             "validate_path",
         ),
         (
             "/flowfield",
             {"map": "arena", "goal": [5, 7]},
-            "gridpath.api.routes.flowfield",
+            "app.api.routes.flowfield",
             "flow_field",
         ),
     ],
@@ -374,7 +374,7 @@ def test_tiny_searches_run_inline_and_the_rest_on_search_threads(client, monkeyp
     scratch; a larger one still goes to a search thread. Same answers either way."""
     import threading
 
-    import gridpath.api.path_body as path_body
+    import app.api.path_body as path_body
 
     real, threads = path_body.find_path, []
 

@@ -12,8 +12,8 @@ from fastapi.testclient import TestClient
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from gridpath.config import Settings
-from gridpath.main import create_app
+from app.config import Settings
+from app.main import create_app
 from tests.conftest import MAPS_DIR, MOVINGAI_DIR, wait_ready
 from tests.reference import assert_costs_match
 

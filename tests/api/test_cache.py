@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from gridpath.cache import LRUCache
+from app.cache import LRUCache
 
 
 def test_lru_evicts_least_recently_used_and_never_stores_failures():

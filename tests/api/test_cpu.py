@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from gridpath.config import Settings
-from gridpath.cpu import available_cpus, cgroup_cpu_limit, parse_cfs, parse_cpu_max
+from app.config import Settings
+from app.cpu import available_cpus, cgroup_cpu_limit, parse_cfs, parse_cpu_max
 
 
 @pytest.mark.parametrize(

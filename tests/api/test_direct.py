@@ -1,4 +1,4 @@
-"""The direct lane (gridpath/api/direct.py) answers exactly what FastAPI answers.
+"""The direct lane (app/api/direct.py) answers exactly what FastAPI answers.
 
 Two apps on the same maps: the service as built, and the same service with the lane taken
 out (FastAPI serves every route). Each request below goes to both; status, headers (but the
@@ -17,10 +17,10 @@ from fastapi.routing import iter_route_contexts
 from fastapi.testclient import TestClient
 from pydantic import BaseModel
 
-from gridpath.api.deps import StateDep
-from gridpath.api.direct import DirectRoutes, direct_plans, plan_for
-from gridpath.config import Settings
-from gridpath.main import create_app
+from app.api.deps import StateDep
+from app.api.direct import DirectRoutes, direct_plans, plan_for
+from app.config import Settings
+from app.main import create_app
 from tests.conftest import MAPS_DIR, wait_ready
 
 TOKEN = "direct-lane-token"
@@ -219,7 +219,7 @@ def test_same_answers_for_a_body_in_chunks(pair):
 def test_search_response_has_starlettes_headers():
     from starlette.responses import Response
 
-    from gridpath.api.responses import SearchResponse, server_timing
+    from app.api.responses import SearchResponse, server_timing
 
     for body, us in [(b'{"a":1}', 12.345), (b"", 0.0), (b"x" * 70_000, 1e7)]:
         ours = SearchResponse(body, us)

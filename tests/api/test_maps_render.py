@@ -1,4 +1,4 @@
-"""`python -m gridpath.maps render` draws the path (and explored cells) where `/path` says."""
+"""`python -m gridpath.cli render` draws the path (and explored cells) where `/path` says."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from gridpath.maps.__main__ import main
+from gridpath.cli.__main__ import main
 from tests.conftest import MAPS_DIR
 
 

@@ -1,4 +1,4 @@
-"""Queued observations (one process: gridpath/observability/metrics.py applies them in bulk)
+"""Queued observations (one process: app/observability/metrics.py applies them in bulk)
 expose exactly what observing them one by one exposes, and a scrape sees them all."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import math
 
 from prometheus_client import CollectorRegistry, Counter, Histogram
 
-from gridpath.observability import metrics
+from app.observability import metrics
 
 
 def _samples(registry: CollectorRegistry, name: str) -> dict[tuple[str, str], float]:

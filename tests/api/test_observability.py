@@ -11,10 +11,10 @@ import pytest
 from fastapi.testclient import TestClient
 from prometheus_client.parser import text_string_to_metric_families
 
-from gridpath.config import Settings
-from gridpath.main import create_app
-from gridpath.observability import set_store_state
-from gridpath.observability.logs import JsonFormatter
+from app.config import Settings
+from app.main import create_app
+from app.observability import set_store_state
+from app.observability.logs import JsonFormatter
 from tests.conftest import MAPS_DIR, wait_ready
 
 PATH = {"map": "field", "start": [2, 2], "goal": [250, 250]}
@@ -320,7 +320,7 @@ def test_overloaded_is_503_with_retry_after_at_once():
 
 
 def test_lines_logged_during_a_request_carry_its_id(app_client, caplog, monkeypatch):
-    import gridpath.api.path_body as path_body
+    import app.api.path_body as path_body
 
     def broken(*args, **kwargs):
         raise RuntimeError("kernel exploded")
@@ -330,12 +330,12 @@ def test_lines_logged_during_a_request_carry_its_id(app_client, caplog, monkeypa
     written = io.StringIO()
     handler = logging.StreamHandler(written)  # formats when the line is logged, as in service
     handler.setFormatter(JsonFormatter())
-    logging.getLogger("gridpath.api.errors").addHandler(handler)
+    logging.getLogger("app.api.errors").addHandler(handler)
     try:
         with caplog.at_level(logging.INFO):
             response = client.post("/path", json=PATH, headers={"x-request-id": "boom-7"})
     finally:
-        logging.getLogger("gridpath.api.errors").removeHandler(handler)
+        logging.getLogger("app.api.errors").removeHandler(handler)
     assert response.status_code == 500 and response.headers["x-request-id"] == "boom-7"
     assert response.json()["error"]["code"] == "internal_error"
     (entry,) = [json.loads(line) for line in written.getvalue().splitlines()]
@@ -347,7 +347,7 @@ def test_lines_logged_during_a_request_carry_its_id(app_client, caplog, monkeypa
 def test_generated_request_ids_differ_across_processes_and_requests():
     import multiprocessing
 
-    from gridpath.observability.requests import request_id_from
+    from app.observability.requests import request_id_from
 
     here = [request_id_from([]) for _ in range(3)]
     assert len(set(here)) == 3 and all(len(i) == 32 and int(i, 16) >= 0 for i in here)

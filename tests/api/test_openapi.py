@@ -10,10 +10,10 @@ import shutil
 import pytest
 from fastapi.testclient import TestClient
 
-from gridpath.api.openapi import OPERATION_IDS, REQUEST_EXAMPLES
-from gridpath.config import Settings
+from app.api.openapi import OPERATION_IDS, REQUEST_EXAMPLES
+from app.config import Settings
+from app.main import create_app
 from gridpath.grid.model import MAP_NAME_PATTERN
-from gridpath.main import create_app
 from tests.conftest import MAPS_DIR, wait_ready
 
 API, ADMIN = "api-secret", "admin-secret"

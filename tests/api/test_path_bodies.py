@@ -1,5 +1,5 @@
 """Every path body the service returns validates against ``PathResponse``: the body is
-built by hand (straight from numpy, gridpath.api.path_body), so this is what keeps it from
+built by hand (straight from numpy, app.api.path_body), so this is what keeps it from
 drifting away from the documented schema. Every runner (JPS, the fast A*, the general
 search), every outcome (found, unreachable, limit reached, partial) and every
 combination of ``include`` is reached."""
@@ -10,7 +10,7 @@ import itertools
 
 import pytest
 
-from gridpath.schemas import EffectiveOptions, ErrorResponse, PathResponse
+from app.models import EffectiveOptions, ErrorResponse, PathResponse
 
 ARENA = {"map": "arena", "start": [2, 2], "goal": [40, 50]}
 INCLUDES = [

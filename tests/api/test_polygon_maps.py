@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from gridpath.config import Settings
-from gridpath.main import create_app
+from app.config import Settings
+from app.main import create_app
 from gridpath.nav.model import parse_nav
 from gridpath.nav.waypoints import visibility_shortest_path
 from tests.api.test_store_folder import eventually, revision, write

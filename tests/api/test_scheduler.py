@@ -8,8 +8,8 @@ import time
 
 import pytest
 
+from app.scheduler import SearchScheduler
 from gridpath.errors import Overloaded
-from gridpath.scheduler import SearchScheduler
 
 
 @pytest.fixture

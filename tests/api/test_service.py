@@ -10,8 +10,8 @@ import threading
 
 import pytest
 
-from gridpath.config import Settings
-from gridpath.service import ServiceState
+from app.config import Settings
+from app.state import ServiceState
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="per-thread nice is Linux's")
 
@@ -56,7 +56,7 @@ def test_search_nice_zero_leaves_priorities_alone():
 RELEASE = """
 import sys
 import numpy as np
-from gridpath.service import release_large_frees
+from app.state import release_large_frees
 
 def rss_mb():
     for line in open("/proc/self/status"):

@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from gridpath.config import Settings
-from gridpath.main import create_app
-from gridpath.store.folder import LOCK_FILE, RECORDS_FILE, state_dir
+from app.authority.folder import LOCK_FILE, RECORDS_FILE, state_dir
+from app.config import Settings
+from app.main import create_app
 from tests.conftest import MAPS_DIR, ROOT, wait_ready
 
 ADMIN = {"authorization": "Bearer admin"}
@@ -182,7 +182,7 @@ def test_changes_refused_while_another_process_serves_the_folder(maps, tmp_path)
             [
                 sys.executable,
                 "-c",
-                "import sys; from gridpath.store.folder_lock import FolderLock; "
+                "import sys; from app.authority.folder_lock import FolderLock; "
                 "FolderLock(sys.argv[1]).hold_shared(); print('held', flush=True); "
                 "sys.stdin.read()",
                 str(maps / LOCK_FILE),

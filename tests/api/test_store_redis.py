@@ -21,11 +21,11 @@ import pytest
 import redis
 from fastapi.testclient import TestClient
 
-from gridpath.config import Settings
+from app.authority.redis_store import CHANNEL, INDEX, LAST, decode, encode, map_key
+from app.config import Settings
+from app.main import create_app
 from gridpath.grid import MapStore
 from gridpath.grid.edits import Edit, apply_edits
-from gridpath.main import create_app
-from gridpath.store.redis_store import CHANNEL, INDEX, LAST, decode, encode, map_key
 from tests.conftest import MAPS_DIR, ROOT, wait_ready
 from tests.redis_server import RedisServer
 
@@ -289,7 +289,7 @@ def test_first_start_uploads_the_folder_once(redis_server, caplog):
     client = redis.Redis.from_url(redis_server.url)
     pubsub = client.pubsub(ignore_subscribe_messages=True)
     pubsub.subscribe(CHANNEL)
-    with caplog.at_level("INFO", logger="gridpath.store.redis_store"):
+    with caplog.at_level("INFO", logger="app.authority.redis_store"):
         with services(3, settings(redis_server)) as clients:
             maps = [
                 sorted(
@@ -326,7 +326,7 @@ def test_push_uploads_a_folder_as_new_revisions(redis_server, tmp_path):
 
         def push() -> subprocess.CompletedProcess:
             return subprocess.run(
-                [sys.executable, "-m", "gridpath.store", "push", str(folder)],
+                [sys.executable, "-m", "app.authority", "push", str(folder)],
                 cwd=ROOT,
                 env={"MAP_STORE": redis_server.url, "PATH": "/usr/bin:/bin"},
                 capture_output=True,

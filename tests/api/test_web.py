@@ -12,8 +12,8 @@ import pytest
 from fastapi.testclient import TestClient
 from PIL import Image
 
-from gridpath.config import Settings
-from gridpath.main import create_app
+from app.config import Settings
+from app.main import create_app
 from tests.api.test_api_admin import ADMIN, TOKEN, make_client
 from tests.conftest import MAPS_DIR, wait_ready
 

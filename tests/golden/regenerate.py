@@ -13,8 +13,8 @@ from pathlib import Path
 
 from fastapi.testclient import TestClient
 
-from gridpath.config import Settings
-from gridpath.main import create_app
+from app.config import Settings
+from app.main import create_app
 from tests.conftest import MAPS_DIR, wait_ready
 
 HERE = Path(__file__).resolve().parent

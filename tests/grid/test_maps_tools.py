@@ -1,4 +1,4 @@
-"""The map tools (gridpath.maps) in process: check's verdicts and messages, convert's round
+"""The map tools (gridpath.cli) in process: check's verdicts and messages, convert's round
 trips."""
 
 from __future__ import annotations
@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 from PIL import Image
 
+from gridpath.cli.__main__ import main
+from gridpath.cli.convert import same_map
 from gridpath.grid import load_map
 from gridpath.grid.store import MapStore
-from gridpath.maps.__main__ import main
-from gridpath.maps.convert import same_map
 from tests.conftest import MAPS_DIR, MOVINGAI_DIR
 from tests.grid.test_tiled import TMX, assert_example
 from tests.grid.test_upload import COLOURS, PALETTE

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from gridpath.api.path_body import path_hash
+from app.api.path_body import path_hash
 
 GOLDEN = sorted((Path(__file__).resolve().parents[1] / "golden").glob("*.json"))
 

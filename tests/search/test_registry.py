@@ -10,9 +10,9 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
+from app.models import PathOptions
 from gridpath.errors import AlgorithmUnsupported
 from gridpath.grid import Grid
-from gridpath.schemas import PathOptions
 from gridpath.search import Algorithm, SearchOptions, SearchScratch, find_path
 from gridpath.search._frontier import FOUND, UNREACHABLE
 from gridpath.search.find import checked_query

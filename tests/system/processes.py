@@ -1,4 +1,4 @@
-"""Real gridpath server processes for the system tests: ``uvicorn gridpath.main:app`` started from
+"""Real gridpath server processes for the system tests: ``uvicorn app.main:app`` started from
 the source tree (so every process shares numba's on-disk kernel cache), in its own process
 group (``--workers N`` children die with it), its output in a log file quoted on failure.
 
@@ -38,7 +38,7 @@ logging.getLogger("httpx").setLevel(logging.WARNING)
 
 
 class GridpathProcess:
-    """One server: ``uvicorn gridpath.main:app`` on 127.0.0.1 with extra ``env`` and ``workers``."""
+    """One server: ``uvicorn app.main:app`` on 127.0.0.1 with extra ``env`` and ``workers``."""
 
     def __init__(self, directory: Path, env: dict[str, str], *, workers: int | None = None):
         self.directory = Path(directory)
@@ -54,7 +54,7 @@ class GridpathProcess:
         return f"http://127.0.0.1:{self.port}"
 
     def start(self) -> GridpathProcess:
-        argv = [sys.executable, "-m", "uvicorn", "gridpath.main:app", "--host", "127.0.0.1"]
+        argv = [sys.executable, "-m", "uvicorn", "app.main:app", "--host", "127.0.0.1"]
         argv += ["--port", str(self.port), "--no-access-log"]
         if self.workers:
             argv += ["--workers", str(self.workers)]

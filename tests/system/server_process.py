@@ -19,11 +19,8 @@ import pytest
 
 from tests.conftest import ROOT
 
-APP = [
-    "-m",
-    "gridpath",
-]  # python -m gridpath: uvicorn serving gridpath.main:app, exit 0 after SIGTERM
-UVICORN = ["-m", "uvicorn", "gridpath.main:app"]
+APP = ["-m", "app"]  # python -m app: uvicorn serving app.main:app, exit 0 after SIGTERM
+UVICORN = ["-m", "uvicorn", "app.main:app"]
 
 
 def free_port() -> int:
@@ -120,7 +117,7 @@ def serve(
 
 @contextmanager
 def uvicorn_process(env: dict[str, str], ready_within: float = 600.0) -> Iterator[str]:
-    """Plain ``uvicorn gridpath.main:app`` with ``env`` added to the environment; yields its base
+    """Plain ``uvicorn app.main:app`` with ``env`` added to the environment; yields its base
     URL."""
     with serve(entry=UVICORN, ready_within=ready_within, **env) as server:
         yield f"http://127.0.0.1:{server.port}"

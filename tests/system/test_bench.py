@@ -78,7 +78,7 @@ def test_bench_http_floor_prints_the_ratio_to_the_bare_endpoint():
 
 
 def test_bench_cluster_measures_propagation_and_the_stores():
-    from gridpath.config import Settings
+    from app.config import Settings
 
     if "map_store" not in Settings.model_fields:
         pytest.skip("the app has no MAP_STORE setting yet (Redis store not merged)")

@@ -581,7 +581,7 @@ def test_a_killed_process_restarts_on_the_current_revisions(cluster):
 
 
 def test_push_deploys_a_folder_to_every_process(cluster, redis, tmp_path):
-    """`python -m gridpath.store push DIR`, as an operator runs it: new revisions everywhere."""
+    """`python -m app.authority push DIR`, as an operator runs it: new revisions everywhere."""
     before = every_map(cluster[0])
     folder = tmp_path / "deploy"
     folder.mkdir()
@@ -591,7 +591,7 @@ def test_push_deploys_a_folder_to_every_process(cluster, redis, tmp_path):
     shutil.copy(MAPS_DIR / "maze.png", folder / "maze.png")  # unchanged: keeps its revision
     env = {**os.environ, "MAP_STORE": redis.url}
     run = subprocess.run(
-        [sys.executable, "-m", "gridpath.store", "push", str(folder)],
+        [sys.executable, "-m", "app.authority", "push", str(folder)],
         cwd=ROOT,
         env=env,
         capture_output=True,

@@ -302,11 +302,11 @@ def test_dockerfile_cmd_is_exec_form_uvicorn(dockerfile):
     cmd = cmds[-1]
     assert cmd.startswith("["), f"CMD is not exec form (JSON array): {cmd!r}"
     argv = json.loads(cmd)
-    # `python -m gridpath` is uvicorn serving gridpath.main:app (gridpath/__main__.py).
-    serves = argv[:3] == ["python", "-m", "gridpath"] or (
-        argv[0] == "uvicorn" and "gridpath.main:app" in argv
+    # `python -m app` is uvicorn serving app.main:app (app/__main__.py).
+    serves = argv[:3] == ["python", "-m", "app"] or (
+        argv[0] == "uvicorn" and "app.main:app" in argv
     )
-    assert serves, f"CMD does not serve gridpath.main:app: {argv}"
+    assert serves, f"CMD does not serve app.main:app: {argv}"
     graceful = argv[argv.index("--timeout-graceful-shutdown") + 1]
     assert 0 < int(graceful) < 30, f"graceful shutdown must end before a 30 s SIGKILL: {argv}"
     assert argv[argv.index("--port") + 1] == str(CONTAINER_PORT), f"CMD port: {argv}"

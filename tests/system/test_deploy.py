@@ -19,7 +19,7 @@ import kubernetes_validate
 import pytest
 import yaml
 
-from gridpath.config import Settings
+from app.config import Settings
 
 ROOT = Path(__file__).resolve().parents[2]
 COMPOSE = ROOT / "docker-compose.yml"

@@ -35,18 +35,41 @@ def _imports(path) -> set[str]:
     return names
 
 
-def test_no_source_under_grid_or_search_names_the_web_stack_or_search_from_grid():
-    """Statically, every module (also those the import above does not reach): no FastAPI,
-    pydantic, Starlette or uvicorn under gridpath/grid and gridpath/search; gridpath/grid
-    imports nothing from gridpath/search (the search layer keeps its per-revision tables on a
-    Grid through ``Grid.derived``)."""
-    web = ("fastapi", "pydantic", "pydantic_settings", "starlette", "uvicorn")
-    for package in ("grid", "search"):
-        for path in sorted((ROOT / "gridpath" / package).rglob("*.py")):
-            for name in _imports(path):
-                assert name.split(".")[0] not in web, f"{path.relative_to(ROOT)} imports {name}"
-                if package == "grid":
-                    assert not name.startswith("gridpath.search"), f"{path.name} imports {name}"
+SERVICE = (
+    "fastapi",
+    "starlette",
+    "pydantic",
+    "pydantic_settings",
+    "uvicorn",
+    "redis",
+    "prometheus_client",
+    "app",
+)
+
+
+def test_the_library_imports_nothing_of_the_service():
+    """Statically, every module under gridpath/ (also those the import above does not reach):
+    no web framework, pydantic, Redis, Prometheus, uvicorn or ``app`` import, function-level
+    imports included; gridpath/grid imports nothing from gridpath/search (the search layer
+    keeps its per-revision tables on a Grid through ``Grid.derived``)."""
+    for path in sorted((ROOT / "gridpath").rglob("*.py")):
+        for name in _imports(path):
+            assert name.split(".")[0] not in SERVICE, f"{path.relative_to(ROOT)} imports {name}"
+            if path.parent.name == "grid":
+                assert not name.startswith("gridpath.search"), f"{path.name} imports {name}"
+
+
+def test_the_library_imports_no_service_module_at_run_time():
+    code = (
+        "import sys, gridpath.grid, gridpath.grid.tiled, gridpath.grid.upload, gridpath.search\n"
+        "import gridpath.search.warmup, gridpath.nav, gridpath.cli.__main__, gridpath.picture\n"
+        f"bad = [m for m in {SERVICE!r} if m in sys.modules]\n"
+        "print(','.join(bad))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout.strip()
+    assert out == "", f"imported by the library: {out}"
 
 
 def test_routes_import_no_kernel_module():

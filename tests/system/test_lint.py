@@ -7,7 +7,7 @@ import sys
 
 from tests.conftest import ROOT
 
-CHECKED = ["gridpath", "tests", "bench", "maps"]
+CHECKED = ["gridpath", "app", "tests", "bench", "maps"]
 
 
 def run_ruff(*args: str) -> subprocess.CompletedProcess:

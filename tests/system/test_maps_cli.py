@@ -1,4 +1,4 @@
-"""The map tools as a user runs them: `python -m gridpath.maps` and the `gridpath-maps` script."""
+"""The map tools as a user runs them: `python -m gridpath.cli` and the `gridpath-maps` script."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from tests.grid.test_tiled import TMX
 
 def run(*argv: str, env: dict | None = None) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "gridpath.maps", *argv],
+        [sys.executable, "-m", "gridpath.cli", *argv],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -68,7 +68,16 @@ def test_console_script_convert_and_render(tmp_path):
     assert Image.open(out).format == "PNG"
 
 
-def test_push_is_dispatched_to_the_store():
-    result = run("push", "--help")
+def test_push_is_the_services_tool():
+    """Sending maps to the shared store is the service's (``app.authority.push``): the
+    library's map tools do not offer it."""
+    result = subprocess.run(
+        [sys.executable, "-m", "app.authority", "push", "--help"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert result.returncode == 0, result.stderr
-    assert "push" in result.stdout and "--store" in result.stdout  # gridpath.store.push's help
+    assert "--store" in result.stdout
+    assert run("push", "--help").returncode != 0

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from gridpath.config import Settings
-from gridpath.main import create_app
+from app.config import Settings
+from app.main import create_app
 from tests.conftest import MOVINGAI_DIR, wait_ready
 
 pytestmark = pytest.mark.skipif(

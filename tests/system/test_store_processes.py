@@ -14,8 +14,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from gridpath.config import Settings
-from gridpath.store.folder import LOCK_FILE, state_dir
+from app.authority.folder import LOCK_FILE, state_dir
+from app.config import Settings
 from tests.conftest import MAPS_DIR, ROOT
 from tests.system.server_process import free_port
 from tests.system.test_server import call
@@ -34,7 +34,7 @@ def uvicorn(maps: Path, state: Path, *args: str) -> Iterator[tuple[str, subproce
     }
     env.pop("MAP_STORE", None)
     process = subprocess.Popen(
-        [sys.executable, "-m", "uvicorn", "gridpath.main:app", "--port", str(port), *args],
+        [sys.executable, "-m", "uvicorn", "app.main:app", "--port", str(port), *args],
         cwd=ROOT,
         env=env,
         stdout=subprocess.DEVNULL,

@@ -1,0 +1,76 @@
+"""Request-size limit as a pure ASGI middleware."""
+
+from __future__ import annotations
+
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from app.api.errors import error_response
+
+
+class BodySizeLimit:
+    """Refuse request bodies over ``max_bytes`` with 413 ``payload_too_large``.
+
+    A declared ``Content-Length`` is checked before anything is read. A body without
+    one (chunked) is read here up to the limit, then handed on.
+    """
+
+    def __init__(self, app: ASGIApp, max_bytes: int, upload_bytes: int | None = None) -> None:
+        self.app = app
+        self.max_bytes = max_bytes
+        self.upload_bytes = upload_bytes or max_bytes  # for PUT /maps/{name}
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        limit = self.max_bytes
+        if scope.get("method") == "PUT" and scope.get("path", "").startswith("/maps/"):
+            limit = self.upload_bytes
+        declared = None
+        for key, value in scope.get("headers", ()):
+            if key == b"content-length":
+                try:
+                    declared = int(value)
+                except ValueError:
+                    declared = -1
+                break
+        if declared is not None:
+            if declared < 0 or declared > limit:
+                await self._refuse(scope, receive, send, limit)
+                return
+            await self.app(scope, receive, send)
+            return
+        if scope.get("method") in ("GET", "HEAD", "OPTIONS", "DELETE"):
+            await self.app(scope, receive, send)
+            return
+        chunks: list[bytes] = []
+        received = 0
+        while True:
+            message = await receive()
+            if message["type"] != "http.request":
+                return  # client went away
+            chunk = message.get("body", b"")
+            received += len(chunk)
+            if received > limit:
+                await self._refuse(scope, receive, send, limit)
+                return
+            chunks.append(chunk)
+            if not message.get("more_body", False):
+                break
+        body = b"".join(chunks)
+        replayed = False
+
+        async def replay() -> Message:
+            nonlocal replayed
+            if not replayed:
+                replayed = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()
+
+        await self.app(scope, replay, send)
+
+    async def _refuse(self, scope: Scope, receive: Receive, send: Send, limit: int) -> None:
+        response = error_response(
+            413, "payload_too_large", f"request body is over the limit of {limit} bytes"
+        )
+        await response(scope, receive, send)

@@ -1,0 +1,113 @@
+"""POST /flowfield: one search from a goal serves every unit heading there (cached)."""
+
+from __future__ import annotations
+
+import base64
+import time
+
+import numpy as np
+import orjson
+from fastapi import APIRouter
+from fastapi.responses import Response
+
+from app.api.deps import StateDep, StoreDep, wait_for_revision
+from app.api.echo import flow_field_options
+from app.api.polygon import require_grid
+from app.api.rules import search_options
+from app.models import (
+    STALE_REVISION_RESPONSE,
+    ErrorResponse,
+    FlowFieldRequest,
+    FlowFieldResponse,
+)
+from app.observability import metrics, note_map, record_search
+from app.state import ServiceState
+from gridpath.errors import InvalidField, require_revision
+from gridpath.grid import MapStore
+from gridpath.picture import render_flow_field
+from gridpath.search.flowfield import DIRECTIONS, flow_field
+
+router = APIRouter(tags=["paths"])
+
+
+def _encode(array: np.ndarray) -> dict:
+    array = np.ascontiguousarray(array, dtype=array.dtype.newbyteorder("<"))
+    return {
+        "dtype": array.dtype.str,
+        "shape": list(array.shape),
+        "data": base64.b64encode(array.tobytes()).decode("ascii"),
+    }
+
+
+@router.post(
+    "/flowfield",
+    response_model=FlowFieldResponse,
+    responses={
+        200: {"content": {"image/png": {}}},
+        404: {"model": ErrorResponse},
+        409: STALE_REVISION_RESPONSE,
+        422: {"model": ErrorResponse},
+        503: {"model": ErrorResponse, "description": "`not_ready` or `overloaded`."},
+    },
+)
+async def post_flowfield(request: FlowFieldRequest, state: StateDep, store: StoreDep) -> Response:
+    """Cost to ``goal`` and the first step towards it for every cell (Dijkstra from the goal).
+
+    Results are cached per (map revision, goal, options); ``X-Cache`` says hit or miss.
+    """
+    await wait_for_revision(state, request.map, request.revision)
+    cost = require_grid(store.get(request.map), "POST /flowfield").cell_count
+    return await state.run_search(_flowfield, request, state, store, cost=cost)
+
+
+def _flowfield(request: FlowFieldRequest, state: ServiceState, store: MapStore) -> Response:
+    grid = require_grid(store.get(request.map), "POST /flowfield")
+    note_map(grid.name, grid.revision)
+    require_revision(grid.name, grid.revision, request.revision)
+    settings = state.settings
+    if grid.cell_count > settings.max_flowfield_cells:
+        raise InvalidField(
+            "map",
+            f"map {grid.name!r} has {grid.cell_count} cells, over the "
+            f"flow-field limit of {settings.max_flowfield_cells}",
+        )
+    options = search_options(request, settings)
+    blocked = tuple(sorted({tuple(c) for c in request.blocked}))
+    key = (
+        grid.name,
+        grid.revision,
+        grid.sha256,
+        tuple(request.goal),
+        options,
+        blocked,
+        request.format,
+    )
+
+    def compute() -> bytes:
+        with state.search_scratch() as scratch:
+            began = time.perf_counter_ns()
+            field = flow_field(grid, tuple(request.goal), options, blocked=blocked, scratch=scratch)
+            search_us = (time.perf_counter_ns() - began) / 1000
+            record_search("flowfield", field.expanded, search_us, None)
+        if request.format == "png":
+            return render_flow_field(grid, field)
+        return orjson.dumps(
+            {
+                "map": grid.name,
+                "revision": grid.revision,
+                "goal": list(request.goal),
+                "width": grid.width,
+                "height": grid.height,
+                "reachable": field.reachable,
+                "expanded": field.expanded,
+                "cost": _encode(field.cost),
+                "next": _encode(field.next),
+                "directions": list(DIRECTIONS),
+                "options": flow_field_options(grid, options.resolved(), blocked),
+            }
+        )
+
+    body, hit = state.flowfields.get_or_compute(key, compute)
+    metrics.observe_flowfield_cache(hit)
+    media = "image/png" if request.format == "png" else "application/json"
+    return Response(body, media_type=media, headers={"X-Cache": "hit" if hit else "miss"})

@@ -1,0 +1,90 @@
+"""POST /table: optimal costs from many sources to many targets (:mod:`gridpath.search.table`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter
+from fastapi.responses import Response
+
+from app.api.deps import StateDep, StoreDep, snapshot_at
+from app.api.echo import flow_field_options
+from app.api.polygon import require_grid
+from app.api.responses import json_response
+from app.api.rules import search_options, worst_case_expansions
+from app.models import STALE_REVISION_RESPONSE, ErrorResponse, TableRequest, TableResponse
+from app.observability import record_search
+from app.state import ServiceState
+from gridpath.errors import TableTooLarge
+from gridpath.grid import Grid
+from gridpath.search.table import TableLine, TablePlan, assemble, plan_table, search_line
+
+router = APIRouter(tags=["paths"])
+
+_ERRORS: dict[int | str, dict[str, Any]] = {
+    404: {"model": ErrorResponse, "description": "Unknown map (`map_not_found`)."},
+    409: STALE_REVISION_RESPONSE,
+    422: {
+        "model": ErrorResponse,
+        "description": "`invalid_request`, `invalid_<option>`, `out_of_bounds` (a source or "
+        "target outside the map, named by its index), `table_too_large`.",
+    },
+    503: {"model": ErrorResponse, "description": "`not_ready` or `overloaded`."},
+}
+
+
+def _plan(state: ServiceState, grid: Grid, request: TableRequest) -> TablePlan:
+    settings = state.settings
+    return plan_table(
+        grid,
+        request.sources,
+        request.targets,
+        search_options(request, settings),
+        blocked=[tuple(c) for c in request.blocked],
+        max_expanded=settings.max_expanded,
+        # The table's searches share the batch budget evenly, like a /paths batch.
+        max_expanded_total=settings.max_batch_expanded,
+        jump_table_max_cells=settings.jump_table_max_cells,
+    )
+
+
+def _line(state: ServiceState, plan: TablePlan, k: int) -> TableLine:
+    with state.search_scratch() as scratch:
+        line = search_line(plan, k, scratch)
+    record_search(
+        "table_jps" if plan.pairwise else "table_flood", line.expanded, line.search_us, None
+    )
+    return line
+
+
+@router.post("/table", response_model=TableResponse, responses=_ERRORS)
+async def post_table(request: TableRequest, state: StateDep, store: StoreDep) -> Response:
+    """Optimal cost from every source to every target (`null`: no path): one Dijkstra flood
+    per source, or per target when fewer, or one jump point search per pair where it
+    applies (see the README)."""
+    cells = len(request.sources) * len(request.targets)
+    if cells > state.settings.max_table_cells:
+        raise TableTooLarge(
+            f"{len(request.sources)} sources x {len(request.targets)} targets = {cells} "
+            f"entries, over the limit of {state.settings.max_table_cells} (MAX_TABLE_CELLS)"
+        )
+    grid = await snapshot_at(state, store, request.map, request.revision)  # one for the whole table
+    require_grid(grid, "POST /table")
+    plan = await state.run_search(_plan, state, grid, request)
+    # Admitted as one request, like a /paths batch: each search's worst case is its share.
+    cost = worst_case_expansions(grid.cell_count, state.settings, plan.max_expanded, None)
+    lines = await state.run_batch(_line, [(state, plan, k) for k in range(len(plan.origins))], cost)
+    table = await state.run_search(assemble, plan, lines)  # O(entries): off the event loop
+    body = {
+        "map": grid.name,
+        "revision": grid.revision,
+        "costs": table.costs,
+        "limit_reached": table.not_computed,
+        "blocked_sources": list(table.blocked_sources),
+        "blocked_targets": list(table.blocked_targets),
+        "searched_from": "targets" if table.reverse else "sources",
+        "searches": table.searches,
+        "expanded": table.expanded,
+        "options": flow_field_options(grid, plan.options, sorted(plan.blocked)),
+    }
+    return json_response(body, table.search_us)

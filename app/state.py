@@ -1,0 +1,245 @@
+"""The running service's state: settings, the map store, the scratch pool, readiness.
+
+Start-up (loading every map and compiling the kernels) runs in a background thread,
+so the port opens at once and ``GET /health`` answers 503 until the service is ready.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import contextvars
+import ctypes
+import ctypes.util
+import gc
+import logging
+import os
+import signal
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any, TypeVar
+
+from app.authority import MapAuthority, open_authority
+from app.cache import LRUCache
+from app.config import Settings
+from app.observability import metrics
+from app.scheduler import SearchScheduler
+from gridpath.errors import NotReady
+from gridpath.grid import MapStore
+from gridpath.search import ScratchPool, SearchScratch, prepare_jps, subgoal_graph
+from gridpath.search.warmup import warm_up
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+
+class ServiceState:
+    def __init__(self, settings: Settings) -> None:
+        release_large_frees()
+        self.settings = settings
+        self.pool = ScratchPool(settings.search_threads)
+        # SEARCH_THREADS threads run the searches (in parallel: the kernels release the GIL);
+        # at most SEARCH_QUEUE wait, past that requests are refused (app/scheduler.py).
+        self.scheduler = SearchScheduler(
+            settings.search_threads, settings.search_queue, settings.short_search_expansions
+        )
+        self.flowfields = LRUCache(settings.flowfield_cache, settings.flowfield_cache_bytes)
+        self.store = MapStore()  # the registry: the snapshots searches read, never I/O
+        # Who loads and changes the maps: the MAPS_DIR folder, or MAP_STORE (app/authority).
+        self.authority: MapAuthority = open_authority(settings, self.store)
+        self.ready = threading.Event()
+        self.startup_error: str | None = None
+        # Extra conditions of GET /health/ready, by name: each returns None when fine, else
+        # why not (e.g. the shared store: "unreachable"). Called on the event loop: they
+        # must answer at once (report a state kept up to date elsewhere, do no I/O).
+        self.readiness_checks: dict[str, Callable[[], str | None]] = {}
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    def start(self, loop: asyncio.AbstractEventLoop | None = None) -> threading.Thread:
+        """Load maps and warm the kernels in a background thread; then, on ``loop``, the
+        authority follows changes made elsewhere."""
+        self._loop = loop
+        thread = threading.Thread(target=self._start, name="gridpath-startup", daemon=True)
+        thread.start()
+        return thread
+
+    def _start(self) -> None:
+        began = time.perf_counter()
+        try:
+            self.store.prepare = self.prepare
+            self.authority.load()
+            for snapshot in self.store.all():  # per-revision tables, at load, not on a query
+                self.prepare(snapshot)
+            if self._loop is not None:
+                asyncio.run_coroutine_threadsafe(self.authority.start(), self._loop).result()
+            compile_s = warm_up()
+        except Exception as exc:  # never leave the service hanging in "starting"
+            log.exception("start-up failed")
+            self.startup_error = f"start-up failed: {exc}"
+            return
+        # Start-up leaves many long-lived objects (numba, pydantic, FastAPI); moving them out
+        # of the collector's sight keeps full collections (during which the worker answers
+        # nothing) out of request latencies (see bench/README.md, 'bench-http').
+        gc.freeze()
+        self.refresh_gauges()
+        self.ready.set()
+        log.info(
+            "ready in %.2f s: %d maps loaded, %d failed, kernels warm in %.2f s",
+            time.perf_counter() - began,
+            len(self.store),
+            len(self.store.errors),
+            compile_s,
+        )
+
+    def prepare(self, snapshot: Any) -> None:
+        """A revision's derived structures, built before it is served: a grid's block JPS
+        bitsets (or JPS+ table: ``prepare_jps``) and subgoal tier, a polygon map's
+        navigation mesh and waypoint graph (gridpath.nav.snapshot). Readers keep the
+        previous revision until then."""
+        if snapshot.kind == "polygon":
+            snapshot.prepare()
+        else:
+            prepare_jps(snapshot, self.settings.jump_table_max_cells)
+            subgoal_graph(snapshot, self.settings.subgoal_max_cells)
+
+    def search_scratch(self) -> contextlib.AbstractContextManager[SearchScratch]:
+        """A scratch for one search (waits while ``SEARCH_THREADS`` searches run), on a
+        thread whose CPU priority is ``SEARCH_NICE`` below the event loop's; in an inline
+        search (``run_search``), the scratch it borrowed (a plain context, no generator)."""
+        inline = _inline_scratch.get()
+        if inline is not None:
+            return contextlib.nullcontext(inline)
+        return self._pooled_scratch()
+
+    @contextlib.contextmanager
+    def _pooled_scratch(self) -> Iterator[SearchScratch]:
+        lower_thread_priority(self.settings.search_nice)
+        with self.pool.borrow() as scratch:
+            yield scratch
+
+    async def run_search(self, work: Callable[..., T], *args: Any, cost: int | None = None) -> T:
+        """``work(*args)`` on a search thread, awaited from the event loop. The service's
+        own threads, not the framework's: they are the searches' (``SEARCH_THREADS``, each
+        with a scratch to borrow), and the hop costs less than ``anyio.to_thread`` (see
+        bench/README.md, 'bench-http'). ``cost`` is the search's worst case in expansions
+        (cheapest waits least; None: not known, scheduled as 0); raises ``Overloaded`` at
+        once when the queue is full.
+
+        A search whose worst case is at most ``INLINE_SEARCH_EXPANSIONS`` runs right here, on
+        the event loop, when it would have started at once on a thread (one idle, none
+        waiting): the hop to the thread and back costs more than such a search
+        (bench/README.md, 'bench-http'). Admission is unchanged (a busy scheduler gets the
+        search, or refuses it), at most ``SEARCH_THREADS`` searches still run at once, and
+        it takes no memory of its own: it borrows an idle thread's scratch. Its answer is the
+        same: a search reads one map snapshot and its scratch, wherever it runs."""
+        if (
+            cost is not None
+            and cost <= self.settings.inline_search_expansions
+            and self.scheduler.idle()
+        ):
+            with self.pool.try_borrow() as scratch:
+                if scratch is not None:
+                    metrics.observe_queue_wait(0.0)  # it waited for no thread
+                    token = _inline_scratch.set(scratch)
+                    try:
+                        return work(*args)
+                    finally:
+                        _inline_scratch.reset(token)
+        return await asyncio.wrap_future(self.scheduler.submit(work, *args, cost=cost or 0))
+
+    async def run_batch(
+        self, work: Callable[..., T], calls: Sequence[tuple], cost: int = 0
+    ) -> list[T]:
+        """``work(*args)`` for each ``args`` of ``calls``, spread over the search threads;
+        admitted as one request (``SearchScheduler.submit_all``)."""
+        futures = self.scheduler.submit_all(work, calls, cost)
+        return list(await asyncio.gather(*(asyncio.wrap_future(f) for f in futures)))
+
+    def readiness(self) -> dict[str, str]:
+        """Why the service is not ready to serve, by check; empty when it is."""
+        problems = {}
+        if not self.ready.is_set():
+            problems["maps"] = self.startup_error or "loading maps and compiling the kernels"
+        for name, check in self.readiness_checks.items():
+            try:
+                problem = check()
+            except Exception as exc:  # a broken check is a failing check, never a 500
+                problem = f"check failed: {exc}"
+            if problem:
+                problems[name] = problem
+        return problems
+
+    def refresh_gauges(self) -> None:
+        """The gauges read from state (maps, search queue), brought up to date: at start-up
+        and at each scrape."""
+        metrics.set_maps((g.name, g.revision, g.nbytes) for g in self.store.all())
+        metrics.set_store_state(self.authority.status().state)
+        self.scheduler.sample_gauges()
+
+    def close(self) -> None:
+        self.scheduler.close()
+
+    async def aclose(self) -> None:
+        await self.authority.close()
+        self.close()
+
+    def require_ready(self) -> MapStore:
+        if not self.ready.is_set():
+            raise NotReady("the service is starting: maps are loading and kernels compiling")
+        return self.store
+
+
+def reload_on_sighup(state: ServiceState) -> None:
+    """``SIGHUP`` reloads the maps as ``POST /maps/reload`` does. Installed where the event
+    loop runs in the main thread (uvicorn's worker processes); not elsewhere (tests)."""
+    loop = asyncio.get_running_loop()
+
+    async def reload() -> None:
+        try:
+            report = await state.authority.reload()
+            log.info("SIGHUP: maps reloaded, %d changed", len(report.changes))
+        except Exception as exc:
+            log.error("SIGHUP: map reload failed: %s", exc)
+
+    def on_sighup() -> None:
+        if state.ready.is_set():
+            loop.create_task(reload())
+
+    with contextlib.suppress(ValueError, RuntimeError, NotImplementedError, AttributeError):
+        loop.add_signal_handler(signal.SIGHUP, on_sighup)
+
+
+# The scratch of the inline search running in this context (run_search), else None.
+_inline_scratch: contextvars.ContextVar[SearchScratch | None] = contextvars.ContextVar(
+    "gridpath_inline_scratch", default=None
+)
+_lowered = threading.local()
+
+
+def lower_thread_priority(nice: int) -> None:
+    """Raise the calling thread's nice value by ``nice`` (once per thread; Linux threads
+    have their own). Searches then yield the CPU to the event loop thread, so ``/health``
+    and request parsing stay prompt while long searches saturate every core."""
+    if nice <= 0 or getattr(_lowered, "done", False):
+        return
+    _lowered.done = True
+    with contextlib.suppress(AttributeError, OSError):  # not on Linux: keep the priority
+        tid = threading.get_native_id()
+        os.setpriority(os.PRIO_PROCESS, tid, os.getpriority(os.PRIO_PROCESS, tid) + nice)
+
+
+_M_MMAP_THRESHOLD = -3  # glibc's mallopt parameter
+
+
+def release_large_frees(threshold: int = 1 << 20) -> bool:
+    """Have glibc serve every allocation of ``threshold`` bytes or more with a mapping of
+    its own, returned to the OS when freed. By default glibc raises that threshold up to
+    32 MiB as large blocks are freed, and then keeps freed map-sized temporaries (those of
+    loading or editing a map) in the process's heap (``tests/api/test_service.py`` shows
+    both behaviours; bench/README.md, 'bench.memory', has the figures). Returns False
+    where the C library has no ``mallopt`` (not glibc): nothing changes there."""
+    with contextlib.suppress(OSError, AttributeError, TypeError):
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+        return bool(libc.mallopt(_M_MMAP_THRESHOLD, threshold))
+    return False
