@@ -236,7 +236,7 @@ def release_large_frees(threshold: int = 1 << 20) -> bool:
     """Have glibc serve every allocation of ``threshold`` bytes or more with a mapping of
     its own, returned to the OS when freed. By default glibc raises that threshold up to
     32 MiB as large blocks are freed, and then keeps freed map-sized temporaries (those of
-    loading or editing a map) in the process's heap (``tests/api/test_service.py`` shows
+    loading or editing a map) in the process's heap (``tests/app/test_state.py`` shows
     both behaviours; bench/README.md, 'bench.memory', has the figures). Returns False
     where the C library has no ``mallopt`` (not glibc): nothing changes there."""
     with contextlib.suppress(OSError, AttributeError, TypeError):

@@ -30,7 +30,7 @@ The route stays a FastAPI route, declared where it always was: the OpenAPI docum
 every method, path or request shape the lane does not take (a 405, a trailing slash, an app
 mounted under a root path), are FastAPI's. A route whose endpoint needs anything the lane
 does not resolve (an unknown dependency, a query parameter, the ``Request``) is left to
-FastAPI entirely. ``tests/api/test_direct.py`` checks that ``/path`` takes the lane and that
+FastAPI entirely. ``tests/app/api/test_direct.py`` checks that ``/path`` takes the lane and that
 the lane answers byte for byte what FastAPI answers, for good and bad requests alike.
 """
 

@@ -12,7 +12,7 @@ Central on purpose, so routes stay short and a route added later is covered:
 - PNG answers typed as binary strings (generators skip a media type without a schema);
 - the patterns the service enforces by hand (map names, ``x,y`` cells in query strings);
 - summaries from the operation ids, links between operations, and request examples on the
-  main operations (``tests/api/test_openapi.py`` runs each one).
+  main operations (``tests/app/api/test_openapi.py`` runs each one).
 """
 
 from __future__ import annotations

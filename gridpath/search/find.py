@@ -9,7 +9,8 @@ runner: :class:`~gridpath.search.runner.PairKernel`) takes a shorter road to the
 result: its plan is kept per map revision and options, its ends are checked with two reads
 (the general road raises the error when one fails), and after the kernel one compiled call
 (:func:`gridpath.search._finish.finish_pair`) rebuilds the path, counts its turns and pulls
-its waypoints. ``tests/search/test_common_query.py`` checks both roads give the same result.
+its waypoints. ``tests/gridpath/search/test_common_query.py`` checks both roads give the
+same result.
 """
 
 from __future__ import annotations

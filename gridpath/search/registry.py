@@ -7,7 +7,7 @@ optimal or bounded. The request schema's description, the ``optimal`` and
 ``bounded_suboptimal`` flags and the warm-up follow from here. Adding an algorithm:
 a member of :class:`~gridpath.search.options.Algorithm`, a runner module under
 :mod:`gridpath.search.runners` (or an existing runner), one line below, its tests (the
-shared scenarios in ``tests/search/scenarios.py`` run every line automatically).
+shared scenarios in ``tests/gridpath/search/scenarios.py`` run every line automatically).
 """
 
 from __future__ import annotations

@@ -1,9 +1,9 @@
 """Write the golden vectors: ``python -m tests.golden.regenerate``.
 
 Each ``tests/golden/<family>.json`` holds requests to ``POST /path`` on the bundled maps and
-the ``path_hash`` and ``cost`` the service answered. ``tests/search/test_golden.py`` replays them on
-every run. Regenerate only on purpose, when a change is meant to alter paths, and say so in
-the commit message.
+the ``path_hash`` and ``cost`` the service answered. ``tests/gridpath/search/test_golden.py``
+replays them on every run. Regenerate only on purpose, when a change is meant to alter paths,
+and say so in the commit message.
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ import pytest
 from PIL import Image
 
 from tests.conftest import MAPS_DIR, ROOT
-from tests.grid.test_tiled import TMX
+from tests.gridpath.grid.test_tiled import TMX
 
 
 def run(*argv: str, env: dict | None = None) -> subprocess.CompletedProcess:

@@ -14,7 +14,7 @@ SCRIPT = """
 import orjson, random
 from gridpath.nav.model import parse_nav
 from gridpath.nav.query import NavEngine
-from tests.nav.random_maps import random_map, random_walkable_point
+from tests.gridpath.nav.random_maps import random_map, random_walkable_point
 out = []
 for seed in range(6):
     doc = random_map(seed, axis=seed % 2 == 0, holes=10)

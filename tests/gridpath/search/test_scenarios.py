@@ -1,4 +1,4 @@
-"""Every registered runner against the shared scenarios (tests/search/scenarios.py).
+"""Every registered runner against the shared scenarios (tests/gridpath/search/scenarios.py).
 
 For each algorithm of the registry and each runner it lists, every scenario that runner
 does not refuse is searched under each movement rule and cost model. A runner whose
@@ -22,6 +22,7 @@ from gridpath.search.find import checked_query
 from gridpath.search.registry import ALGORITHMS, RUNNERS
 from gridpath.search.runner import Runner
 from gridpath.search.runners import subgoal as subgoal_runner
+from tests.gridpath.search.scenarios import RULES, SCENARIOS, Scenario
 from tests.reference import (
     SQRT2,
     grid_from_ascii,
@@ -30,7 +31,6 @@ from tests.reference import (
     reference_line_of_sight_rule,
     step_is_legal,
 )
-from tests.search.scenarios import RULES, SCENARIOS, Scenario
 
 MOVEMENT = {
     "4": {"connectivity": 4},

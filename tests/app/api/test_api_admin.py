@@ -14,7 +14,7 @@ from PIL import Image
 from app.config import Settings
 from app.main import create_app
 from tests.conftest import MAPS_DIR, wait_ready
-from tests.grid.test_loader import UNREADABLE_IMAGES
+from tests.gridpath.grid.test_loader import UNREADABLE_IMAGES
 from tests.reference import step_is_legal
 
 TOKEN = "s3cret-admin"

@@ -28,7 +28,7 @@ from gridpath.search.registry import (
 from gridpath.search.runner import Outcome, Query, Runner
 from gridpath.search.scratch import SearchScratch as Scratch
 from tests.conftest import make_grid
-from tests.search.test_scenarios import run_scenarios
+from tests.gridpath.search.test_scenarios import run_scenarios
 
 ROOM = make_grid(".......\n..##...\n.......\n.......\n.......")
 

@@ -11,7 +11,7 @@ from PIL import Image
 
 from gridpath.errors import MapLoadError
 from gridpath.grid.upload import load_upload
-from tests.grid.test_tiled import TMJ, TMX, assert_example
+from tests.gridpath.grid.test_tiled import TMJ, TMX, assert_example
 
 LIMITS = {"max_cells": 10_000, "max_bytes": 1_000_000}
 BOUNDARY = "gridpath-test-boundary"

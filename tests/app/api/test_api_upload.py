@@ -6,11 +6,11 @@ import json
 
 import pytest
 
-from tests.api import test_api_admin
-from tests.api.test_api_admin import ADMIN, TOKEN, make_client
+from tests.app.api import test_api_admin
+from tests.app.api.test_api_admin import ADMIN, TOKEN, make_client
 from tests.conftest import wait_ready
-from tests.grid.test_tiled import TMJ, TMX
-from tests.grid.test_upload import COLOURS, PALETTE, image_bytes
+from tests.gridpath.grid.test_tiled import TMJ, TMX
+from tests.gridpath.grid.test_upload import COLOURS, PALETTE, image_bytes
 
 admin = test_api_admin.admin  # the fixture: an app with ADMIN_TOKEN on a copy of maps/
 

@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from tests.api.test_api_admin import make_client
+from tests.app.api.test_api_admin import make_client
 from tests.conftest import wait_ready
 from tests.reference import reference_line_of_sight_rule
 

@@ -3,7 +3,7 @@
 both modes, refused and snapped clicks, /validate, /paths, the grid-only routes refused,
 edits with ``if_revision`` and tokens, hot reload, determinism.
 
-The Redis store's polygon tests are in tests/api/test_store_redis.py."""
+The Redis store's polygon tests are in tests/app/authority/test_redis.py."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ from app.config import Settings
 from app.main import create_app
 from gridpath.nav.model import parse_nav
 from gridpath.nav.waypoints import visibility_shortest_path
-from tests.api.test_store_folder import eventually, revision, write
+from tests.app.authority.test_folder import eventually, revision, write
 from tests.conftest import MAPS_DIR, wait_ready
 
 ADMIN = {"authorization": "Bearer admin"}

@@ -1,5 +1,5 @@
 """The shared scenarios every registered search runner is run against
-(``tests/search/test_scenarios.py``), the way PathFinding.js tests every finder against
+(``tests/gridpath/search/test_scenarios.py``), the way PathFinding.js tests every finder against
 one scenario list.
 
 Each scenario is a small hand-made map (``.`` walkable, ``#`` blocked), a start, a goal,

@@ -22,7 +22,7 @@ from gridpath.nav.geometry import orient
 from gridpath.nav.model import parse_nav
 from gridpath.nav.query import NavEngine, check_polyline
 from gridpath.nav.waypoints import visibility_shortest_path
-from tests.nav.random_maps import random_map, random_walkable_point
+from tests.gridpath.nav.random_maps import random_map, random_walkable_point
 
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

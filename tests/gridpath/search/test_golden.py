@@ -7,13 +7,13 @@ If this fails, a change altered paths. If that was the intent, regenerate with
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
 from app.api.path_body import path_hash
+from tests.conftest import ROOT
 
-GOLDEN = sorted((Path(__file__).resolve().parents[1] / "golden").glob("*.json"))
+GOLDEN = sorted((ROOT / "tests" / "golden").glob("*.json"))
 
 
 def test_every_option_family_has_vectors():

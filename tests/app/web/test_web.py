@@ -14,7 +14,7 @@ from PIL import Image
 
 from app.config import Settings
 from app.main import create_app
-from tests.api.test_api_admin import ADMIN, TOKEN, make_client
+from tests.app.api.test_api_admin import ADMIN, TOKEN, make_client
 from tests.conftest import MAPS_DIR, wait_ready
 
 

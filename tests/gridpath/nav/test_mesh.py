@@ -10,7 +10,7 @@ import shapely
 from gridpath.nav.geometry import orient
 from gridpath.nav.mesh import build_mesh
 from gridpath.nav.model import parse_nav
-from tests.nav.random_maps import random_map
+from tests.gridpath.nav.random_maps import random_map
 
 
 def mesh_of(doc):

@@ -39,7 +39,7 @@ from app.models import (
     ValidateRequest,
 )
 from gridpath.grid.model import MAP_NAME_PATTERN
-from tests.api.test_api_admin import ADMIN, TOKEN, make_client, png_bytes
+from tests.app.api.test_api_admin import ADMIN, TOKEN, make_client, png_bytes
 from tests.conftest import wait_ready
 
 EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "0"))

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from gridpath.nav.model import parse_nav
 from gridpath.nav.query import NavEngine
-from tests.nav.random_maps import random_map
+from tests.gridpath.nav.random_maps import random_map
 
 SQUARE = [[0, 0], [10, 0], [10, 10], [0, 10]]
 HOLE = [[4, 4], [6, 4], [6, 6], [4, 6]]

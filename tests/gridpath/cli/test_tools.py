@@ -14,8 +14,8 @@ from gridpath.cli.convert import same_map
 from gridpath.grid import load_map
 from gridpath.grid.store import MapStore
 from tests.conftest import MAPS_DIR, MOVINGAI_DIR
-from tests.grid.test_tiled import TMX, assert_example
-from tests.grid.test_upload import COLOURS, PALETTE
+from tests.gridpath.grid.test_tiled import TMX, assert_example
+from tests.gridpath.grid.test_upload import COLOURS, PALETTE
 
 # The hand-written example with its road tiles made plain ground: ground and swamp only.
 TMX_GROUND_SWAMP = TMX.replace(
