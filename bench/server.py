@@ -1,24 +1,35 @@
-"""Real server processes for benchmarks and tests: uvicorn on a free loopback port.
+"""Real gridpath server processes, for the benchmarks and the system tests alike: uvicorn on a
+loopback port, started from the source tree (every process shares numba's on-disk kernel
+cache), in a process group of its own (``--workers N`` children go with it).
 
 ::
 
     with running([ServerSpec(env={"MAPS_DIR": maps}), ServerSpec(env=..., workers=2)]) as servers:
         servers[0].url  # http://127.0.0.1:PORT, /health already answered 200
+        servers[0].request("POST", "/path", {"map": "arena", ...})  # status, headers, body, s
 
-Each process runs ``python -m uvicorn APP --host 127.0.0.1 --port P --workers N --log-level
-warning`` from the repository root, with the caller's environment plus ``LOG_LEVEL=warning``
-and the spec's variables, in a session (process group) of its own, its output in a
-temporary log file. ``wait_ready`` polls a path (``/health``) until it answers 200, with a
-timeout, and fails at once with the log's tail if the process exits. ``stop`` sends SIGTERM
-to the whole group (the workers too), SIGKILL after a grace period, and always leaves
-nothing behind; ``running`` stops every server it started whatever happens. A
-:class:`PidFile` lists the running groups, so a shell trap can kill them even if the Python
-process itself is killed (``make bench-http`` does).
+    server = Server(ServerSpec(env=env), log_path=tmp_path / "server.log")
+    start_all([server])                 # concurrently, then ready on each
+    server.kill(); server.start(); server.wait_ready()  # a crash, then again on the same port
+
+A process runs ``python -m uvicorn APP`` (or ``python -m app``, which exits 0 after SIGTERM)
+with ``--host 127.0.0.1 --port P --workers N`` and the spec's extra options, the caller's
+environment without ``PROMETHEUS_MULTIPROC_DIR`` plus ``LOG_LEVEL=warning`` and the spec's
+variables (``None`` removes one). Its output goes to a file (a pipe nobody reads would fill
+up and block the server's logging), quoted when it fails to start. Ready is ``/health`` (or
+the spec's ``ready_path``) answering 200; with several workers, on 10 new connections per
+worker in a row, because each worker answers 503 until it is ready itself and the kernel
+picks which one accepts. ``stop`` sends SIGTERM to the whole group, SIGKILL after a grace
+period, and always leaves nothing behind; ``running`` stops every server it started whatever
+happens. A :class:`PidFile` lists the running groups, so a shell trap can kill them even if
+the Python process itself is killed (``make bench-http`` does).
 """
 
 from __future__ import annotations
 
 import contextlib
+import http.client
+import json
 import os
 import signal
 import socket
@@ -33,6 +44,9 @@ from pathlib import Path
 REPO_ROOT = Path(__file__).resolve().parents[1]
 HOST = "127.0.0.1"
 GRIDPATH_APP = "app.main:app"
+# A cold numba cache compiles every kernel (minutes on a loaded 2-core machine); warm, a start
+# takes seconds.
+READY_TIMEOUT = 600.0
 
 
 def free_port() -> int:
@@ -78,27 +92,53 @@ class PidFile:
 
 @dataclass(frozen=True)
 class ServerSpec:
-    """What to run: an ASGI app, its uvicorn workers and the environment variables added
-    to the caller's (the service's settings: ``MAPS_DIR``, ``SEARCH_THREADS``, ...)."""
+    """What to run: an ASGI app (``launcher`` ``"uvicorn"``) or ``python -m app``
+    (``launcher`` ``"app"``), its uvicorn workers, extra command-line options and the
+    environment variables set on top of the caller's (``MAPS_DIR``, ``SEARCH_THREADS``, ...;
+    ``None`` removes one)."""
 
-    env: Mapping[str, str] = field(default_factory=dict)
+    env: Mapping[str, str | None] = field(default_factory=dict)
     workers: int = 1
     app: str = GRIDPATH_APP
-    port: int = 0  # 0: a free port
+    port: int = 0  # 0: a free port, chosen once (a restart keeps it)
+    launcher: str = "uvicorn"
+    args: Sequence[str] = ()
+    ready_path: str = "/health"  # or /health/ready, which also checks the map store
+
+    def command(self, port: int) -> list[str]:
+        entry = ["-m", "uvicorn", self.app] if self.launcher == "uvicorn" else ["-m", "app"]
+        return [
+            sys.executable, *entry, "--host", HOST, "--port", str(port),
+            "--workers", str(self.workers), *self.args,
+        ]  # fmt: skip
+
+    def environment(self) -> dict[str, str]:
+        env = {k: v for k, v in os.environ.items() if k != "PROMETHEUS_MULTIPROC_DIR"}
+        env.update(LOG_LEVEL="warning", PYTHONUNBUFFERED="1")
+        for name, value in self.env.items():
+            if value is None:
+                env.pop(name, None)
+            else:
+                env[name] = value
+        return env
 
 
 class Server:
-    """One uvicorn process (and its workers) in its own process group."""
+    """One uvicorn process (and its workers) in its own process group. Its output goes to
+    ``log_path`` (appended, kept), or to a temporary file removed by :meth:`stop`."""
 
-    def __init__(self, spec: ServerSpec, pids: PidFile | None = None) -> None:
+    def __init__(
+        self, spec: ServerSpec, pids: PidFile | None = None, log_path: Path | None = None
+    ) -> None:
         self.spec = spec
         self.pids = pids if pids is not None else PidFile()
-        self.port = 0
+        self.port = spec.port or free_port()
         self.process: subprocess.Popen | None = None
         self.started = 0.0
         self.port_open_s: float | None = None
         self.ready_s: float | None = None
-        self.log_path: Path | None = None
+        self.keep_log = log_path is not None
+        self.log_path = log_path
 
     @property
     def url(self) -> str:
@@ -108,74 +148,123 @@ class Server:
     def pid(self) -> int | None:
         return None if self.process is None else self.process.pid
 
-    def start(self) -> None:
-        self.port = self.spec.port or free_port()
-        env = {**os.environ, "LOG_LEVEL": "warning", "PYTHONUNBUFFERED": "1", **self.spec.env}
-        command = [
-            sys.executable, "-m", "uvicorn", self.spec.app,
-            "--host", HOST, "--port", str(self.port),
-            "--workers", str(self.spec.workers), "--log-level", "warning",
-        ]  # fmt: skip
-        handle, name = tempfile.mkstemp(prefix="gridpath-server-", suffix=".log")
-        self.log_path = Path(name)
+    def start(self) -> Server:
+        if self.log_path is None:
+            handle, name = tempfile.mkstemp(prefix="gridpath-server-", suffix=".log")
+            os.close(handle)
+            self.log_path = Path(name)
         self.started = time.perf_counter()
         self.port_open_s = self.ready_s = None
-        self.process = subprocess.Popen(
-            command,
-            cwd=REPO_ROOT,
-            env=env,
-            stdin=subprocess.DEVNULL,
-            stdout=handle,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,  # its own process group: stop() reaches the workers
-        )
-        os.close(handle)
+        with open(self.log_path, "ab") as log:
+            self.process = subprocess.Popen(
+                self.spec.command(self.port),
+                cwd=REPO_ROOT,
+                env=self.spec.environment(),
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,  # its own process group: stop() reaches the workers
+            )
         self.pids.add(self.process.pid)
+        return self
 
-    def wait_ready(self, timeout: float, path: str = "/health", poll: float = 0.01) -> float:
-        """Seconds from process start to ``path`` answering 200 (also notes when the port
-        first answered at all, in ``port_open_s``)."""
+    def wait_ready(self, timeout: float = READY_TIMEOUT, poll: float = 0.01) -> float:
+        """Seconds from process start to the spec's ``ready_path`` answering 200 (many times
+        in a row with several workers); also notes when the port first answered, in
+        ``port_open_s``."""
         assert self.process is not None, "start() first"
-        deadline = self.started + timeout
+        path = self.spec.ready_path
+        needed = 1 if self.spec.workers <= 1 else 10 * self.spec.workers
+        deadline, streak = self.started + timeout, 0
         while time.perf_counter() < deadline:
             if self.process.poll() is not None:
-                raise RuntimeError(f"server exited with {self.process.returncode}: {self.tail()}")
-            status = http_get_status(self.port, path, timeout=1.0)
+                raise RuntimeError(f"server exited with {self.process.returncode}: {self.log()}")
+            status = http_get_status(self.port, path, timeout=5.0)
             now = time.perf_counter() - self.started
             if status is not None and self.port_open_s is None:
                 self.port_open_s = now
-            if status == 200:
+            streak = streak + 1 if status == 200 else 0
+            if streak >= needed:
                 self.ready_s = now
                 return now
-            time.sleep(poll)
-        raise TimeoutError(f"{path} not 200 after {timeout:.0f} s: {self.tail()}")
+            time.sleep(poll if streak == 0 else 0.0)
+        raise TimeoutError(f"{self.url}{path} not 200 after {timeout:.0f} s: {self.log()}")
 
-    def tail(self, lines: int = 20) -> str:
-        """The last lines of the server's output."""
+    def log(self, tail: int = 4000) -> str:
+        """The end of the server's output."""
         if self.log_path is None or not self.log_path.exists():
             return ""
-        return "\n".join(self.log_path.read_text(errors="replace").splitlines()[-lines:])
+        return self.log_path.read_text(errors="replace")[-tail:]
 
-    def stop(self, grace: float = 10.0) -> None:
+    def _signal_group(self, sig: int) -> None:
+        if self.process is not None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.process.pid, sig)
+
+    def kill(self) -> None:
+        """SIGKILL to the process group, as a crash would: no shutdown handler runs."""
+        self._signal_group(signal.SIGKILL)
+        if self.process is not None:
+            self.process.wait(10)
+
+    def stop(self, grace: float = 15.0) -> None:
         """SIGTERM to the process group, SIGKILL after ``grace`` seconds; always leaves
         nothing behind."""
         if self.process is None:
             return
-        group = self.process.pid
         for sig, wait in ((signal.SIGTERM, grace), (signal.SIGKILL, 5.0)):
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(group, sig)
+            self._signal_group(sig)
             try:
                 self.process.wait(timeout=wait)
                 break
             except subprocess.TimeoutExpired:
                 continue
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(group, signal.SIGKILL)  # workers left behind by a dead parent
-        self.pids.remove(group)
+        self._signal_group(signal.SIGKILL)  # workers left behind by a dead parent
+        self.pids.remove(self.process.pid)
         self.process = None
-        if self.log_path is not None:
+        if not self.keep_log and self.log_path is not None:
             self.log_path.unlink(missing_ok=True)
+            self.log_path = None
+
+    # --- talking to it -------------------------------------------------------------------
+
+    def request(
+        self, method: str, url: str, body: object = None, timeout: float = 60
+    ) -> tuple[int, dict[str, str], bytes, float]:
+        """Status, headers (lower-case names), body and seconds taken; a new connection per
+        request. ``body`` is sent as JSON."""
+        began = time.perf_counter()
+        connection = http.client.HTTPConnection(HOST, self.port, timeout=timeout)
+        try:
+            data = None if body is None else json.dumps(body).encode()
+            headers = {"content-type": "application/json"} if data else {}
+            connection.request(method, url, body=data, headers=headers)
+            response = connection.getresponse()
+            content = response.read()
+            found = {k.lower(): v for k, v in response.getheaders()}
+            return response.status, found, content, time.perf_counter() - began
+        finally:
+            connection.close()
+
+    def health(self) -> tuple[int, dict]:
+        """``GET /health``: status and JSON body."""
+        status, _, body, _ = self.request("GET", "/health", timeout=5)
+        return status, json.loads(body)
+
+    def metric(self, name: str) -> float:
+        """One sample of ``/metrics`` (the first line of that name)."""
+        text = self.request("GET", "/metrics")[2].decode()
+        for line in text.splitlines():
+            if line.startswith(name + " ") or line.startswith(name + "{"):
+                return float(line.rsplit(" ", 1)[1])
+        raise AssertionError(f"no metric {name}")
+
+    def rss_bytes(self) -> int:
+        """Resident memory of the main process."""
+        assert self.process is not None
+        status = Path(f"/proc/{self.process.pid}/status").read_text()
+        line = next(x for x in status.splitlines() if x.startswith("VmRSS:"))
+        return int(line.split()[1]) * 1024
 
     def connection_split(self) -> list[int]:
         """Established client connections held by each worker process, largest first.
@@ -196,18 +285,29 @@ class Server:
         return sorted(counts, reverse=True)
 
 
-@contextlib.contextmanager
-def running(
-    specs: Sequence[ServerSpec], timeout: float = 300.0, pids: PidFile | None = None
-) -> Iterator[list[Server]]:
-    """Servers started together (they load and warm up in parallel), each ready (``/health``
-    200 within ``timeout`` seconds), and stopped on the way out whatever happens."""
-    servers = [Server(spec, pids) for spec in specs]
+def start_all(servers: Sequence[Server], timeout: float = READY_TIMEOUT) -> None:
+    """Start every server at once (they compile or load the kernels side by side), then wait
+    until each is ready; on failure every one is stopped."""
     try:
         for server in servers:
             server.start()
         for server in servers:
             server.wait_ready(timeout)
+    except BaseException:
+        for server in servers:
+            server.stop()
+        raise
+
+
+@contextlib.contextmanager
+def running(
+    specs: Sequence[ServerSpec], timeout: float = READY_TIMEOUT, pids: PidFile | None = None
+) -> Iterator[list[Server]]:
+    """Servers started together, each ready within ``timeout`` seconds, and stopped on the
+    way out whatever happens."""
+    servers = [Server(spec, pids) for spec in specs]
+    start_all(servers, timeout)
+    try:
         yield servers
     finally:
         for server in servers:
@@ -216,7 +316,7 @@ def running(
 
 @contextlib.contextmanager
 def running_server(
-    spec: ServerSpec, timeout: float = 300.0, pids: PidFile | None = None
+    spec: ServerSpec, timeout: float = READY_TIMEOUT, pids: PidFile | None = None
 ) -> Iterator[Server]:
     """One ready server (see :func:`running`)."""
     with running([spec], timeout, pids) as servers:

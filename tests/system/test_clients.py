@@ -20,15 +20,16 @@ import sys
 
 import pytest
 
+from bench.server import ServerSpec, running_server
 from tests.clients import TS_EXAMPLE, generate_python, generate_typescript, npm_tools
 from tests.clients import write_document as write_openapi
 from tests.conftest import MAPS_DIR, ROOT
-from tests.system.server_process import uvicorn_process
 
 
 @pytest.fixture(scope="module")
 def server():
-    with uvicorn_process({"MAPS_DIR": str(MAPS_DIR), "LOG_LEVEL": "warning"}) as base:
+    with running_server(ServerSpec({"MAPS_DIR": str(MAPS_DIR), "LOG_LEVEL": "warning"})) as server:
+        base = server.url
         yield base
 
 

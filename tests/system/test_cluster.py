@@ -12,7 +12,9 @@ Bounded: every loop stops by time and by count; every wait has a timeout.
 
 from __future__ import annotations
 
+import http.client
 import io
+import logging
 import os
 import random
 import shutil
@@ -33,11 +35,10 @@ import numpy as np
 import pytest
 from PIL import Image
 
+from bench.server import Server, ServerSpec, start_all
 from tests.conftest import MAPS_DIR, ROOT
 from tests.redis_server import REDIS_SERVER, RedisServer
 from tests.reference import path_cost, reference_costs, step_is_legal
-from tests.system.processes import ADMIN, ADMIN_TOKEN, GridpathProcess, start_all
-from tests.system.processes import walkable_from_png as walkable_of
 
 pytestmark = pytest.mark.skipif(
     not Path(REDIS_SERVER).is_file(), reason="redis-server not installed (.ci/run installs it)"
@@ -51,9 +52,28 @@ STRESS_SECONDS = 20.0
 OUTAGE = (8.0, 13.0)  # seconds into the stress run during which Redis is down
 MAX_REQUESTS_PER_THREAD = 20_000
 OPTIMALITY_SAMPLE = 24  # (revision, start) pairs checked against the reference Dijkstra
+ADMIN_TOKEN = "cluster-test-admin-token"
+ADMIN = {"authorization": f"Bearer {ADMIN_TOKEN}"}
+# Errors of a server's own health check while it is down or restarting.
+UNREACHABLE = (OSError, http.client.HTTPException, ValueError)
+
+# One line per request drowns the failure reports of tests that make thousands.
+logging.getLogger("httpx").setLevel(logging.WARNING)
 
 
 # --- helpers ---------------------------------------------------------------------------------
+
+
+def gridpath_process(directory: Path, env: dict[str, str], workers: int = 1) -> Server:
+    """``uvicorn app.main:app`` with ``env``, logging at INFO to ``directory/server.log``."""
+    directory.mkdir(parents=True, exist_ok=True)
+    spec = ServerSpec({"LOG_LEVEL": "info", **env}, workers=workers)
+    return Server(spec, log_path=directory / "server.log")
+
+
+def walkable_of(data: bytes) -> np.ndarray:
+    """The loader's rule for a bitmap, restated: luminance at least 128 is walkable."""
+    return np.asarray(Image.open(io.BytesIO(data)).convert("L")) >= 128
 
 
 def copy_seed_maps(directory: Path) -> Path:
@@ -70,7 +90,7 @@ def error_code(response: httpx.Response) -> str | None:
         return None
 
 
-def upload(server: GridpathProcess, name: str, data: bytes = ARENA_PNG) -> dict:
+def upload(server: Server, name: str, data: bytes = ARENA_PNG) -> dict:
     response = httpx.put(f"{server.url}/maps/{name}", content=data, headers=ADMIN, timeout=TIMEOUT)
     assert response.status_code == 201, response.text
     return response.json()
@@ -78,7 +98,7 @@ def upload(server: GridpathProcess, name: str, data: bytes = ARENA_PNG) -> dict:
 
 def patch(
     client: httpx.Client | None,
-    server: GridpathProcess,
+    server: Server,
     name: str,
     edits: list[dict],
     if_revision: int | None = None,
@@ -90,7 +110,7 @@ def patch(
     return send(f"{server.url}/maps/{name}", json=body, headers=ADMIN, timeout=TIMEOUT)
 
 
-def find_path(server: GridpathProcess, name: str, start, goal, revision=None, client=None):
+def find_path(server: Server, name: str, start, goal, revision=None, client=None):
     body = {"map": name, "start": list(start), "goal": list(goal)}
     if revision is not None:
         body["revision"] = revision
@@ -98,18 +118,18 @@ def find_path(server: GridpathProcess, name: str, start, goal, revision=None, cl
     return send(f"{server.url}/path", json=body, timeout=TIMEOUT)
 
 
-def map_info(server: GridpathProcess, name: str, revision: int | None = None) -> httpx.Response:
+def map_info(server: Server, name: str, revision: int | None = None) -> httpx.Response:
     params = {} if revision is None else {"revision": revision}
     return httpx.get(f"{server.url}/maps/{name}", params=params, timeout=TIMEOUT)
 
 
-def served_walkable(server: GridpathProcess, name: str) -> np.ndarray:
+def served_walkable(server: Server, name: str) -> np.ndarray:
     response = httpx.get(f"{server.url}/maps/{name}/image?scale=1", timeout=TIMEOUT)
     assert response.status_code == 200, response.text
     return walkable_of(response.content)
 
 
-def every_map(server: GridpathProcess) -> dict[str, tuple[int, str]]:
+def every_map(server: Server) -> dict[str, tuple[int, str]]:
     response = httpx.get(f"{server.url}/maps", timeout=TIMEOUT)
     assert response.status_code == 200, response.text
     return {m["name"]: (m["revision"], m["sha256"]) for m in response.json()["maps"]}
@@ -126,17 +146,17 @@ def wait_for(predicate, what: str, timeout: float = PROPAGATION_TIMEOUT, every: 
         time.sleep(every)
 
 
-def wait_for_store(server: GridpathProcess, state: str, timeout: float) -> None:
+def wait_for_store(server: Server, state: str, timeout: float) -> None:
     try:
         wait_for(lambda: store_state(server) == state, f"{server.url} store {state}", timeout)
     except AssertionError as exc:
         raise AssertionError(f"{exc}\n/health: {server.health()}\nlog:\n{server.log()}") from None
 
 
-def store_state(server: GridpathProcess) -> str | None:
+def store_state(server: Server) -> str | None:
     try:
         status, body = server.health()
-    except httpx.HTTPError:
+    except UNREACHABLE:
         return None
     return body.get("store") if status == 200 else None
 
@@ -220,7 +240,7 @@ def cluster(redis, tmp_path_factory):
     for i in range(3):
         maps = copy_seed_maps(base / f"maps-{i}")
         env = {"MAP_STORE": redis.url, "MAPS_DIR": str(maps), "ADMIN_TOKEN": ADMIN_TOKEN}
-        servers.append(GridpathProcess(base / f"server-{i}", env))
+        servers.append(gridpath_process(base / f"server-{i}", env))
     start_all(servers)
     yield servers
     for server in servers:
@@ -528,7 +548,7 @@ def test_stress_random_edits_and_queries_across_three_processes_with_a_redis_out
         assert np.array_equal(served_walkable(server, "stress"), history.grid(history.latest))
 
 
-def agreed_revision(cluster: list[GridpathProcess], name: str) -> tuple[int, str] | None:
+def agreed_revision(cluster: list[Server], name: str) -> tuple[int, str] | None:
     """(revision, sha256) of ``name`` if every process serves the same, else None."""
     infos = {(i["revision"], i["sha256"]) for i in (map_info(s, name).json() for s in cluster)}
     return infos.pop() if len(infos) == 1 else None
@@ -615,7 +635,7 @@ def test_new_user_sequence_with_two_workers_on_redis(redis, tmp_path):
         "MAPS_DIR": str(copy_seed_maps(tmp_path / "maps")),
         "ADMIN_TOKEN": ADMIN_TOKEN,
     }
-    server = GridpathProcess(tmp_path / "server", env, workers=2)
+    server = gridpath_process(tmp_path / "server", env, workers=2)
     start_all([server])
     try:
         ack = patch(None, server, "arena", [rect_edit(30, 30, 31, 31)])
@@ -647,7 +667,7 @@ def png_bytes(walkable: np.ndarray) -> bytes:
 def test_folder_store_reloads_a_changed_file_and_keeps_serving_a_broken_one(tmp_path):
     maps = copy_seed_maps(tmp_path / "maps")
     scratch = tmp_path
-    server = GridpathProcess(
+    server = gridpath_process(
         tmp_path / "server", {"MAPS_DIR": str(maps), "ADMIN_TOKEN": ADMIN_TOKEN}
     )
     start_all([server])
@@ -699,7 +719,7 @@ def test_folder_store_reloads_a_changed_file_and_keeps_serving_a_broken_one(tmp_
 def test_folder_store_reloads_on_sighup_and_on_post_reload(tmp_path):
     maps = copy_seed_maps(tmp_path / "maps")
     env = {"MAPS_DIR": str(maps), "ADMIN_TOKEN": ADMIN_TOKEN, "MAPS_RELOAD": "off"}
-    server = GridpathProcess(tmp_path / "server", env)
+    server = gridpath_process(tmp_path / "server", env)
     start_all([server])
     try:
         first = map_info(server, "arena").json()["revision"]
@@ -729,7 +749,7 @@ def test_folder_store_reloads_on_sighup_and_on_post_reload(tmp_path):
 def test_folder_store_with_two_workers_refuses_changes(tmp_path):
     maps = copy_seed_maps(tmp_path / "maps")
     env = {"MAPS_DIR": str(maps), "ADMIN_TOKEN": ADMIN_TOKEN}
-    server = GridpathProcess(tmp_path / "server", env, workers=2)
+    server = gridpath_process(tmp_path / "server", env, workers=2)
     start_all([server])
     try:
         before = map_info(server, "arena").json()

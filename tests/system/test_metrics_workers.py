@@ -10,8 +10,8 @@ from pathlib import Path
 
 from prometheus_client.parser import text_string_to_metric_families
 
+from bench.server import ServerSpec, running_server
 from tests.conftest import MAPS_DIR
-from tests.system.server_process import serve
 
 CHEAP = {"map": "arena", "start": [1, 1], "goal": [62, 62]}
 
@@ -49,9 +49,9 @@ def test_metrics_sum_the_workers_and_drop_dead_ones(tmp_path):
     metrics_dir = tmp_path / "metrics"
     metrics_dir.mkdir()
     (metrics_dir / "counter_999999.db").write_bytes(b"left over by an earlier run")
-    with serve(
-        "--workers", "2", MAPS_DIR=str(maps), PROMETHEUS_MULTIPROC_DIR=str(metrics_dir)
-    ) as server:
+    env = {"MAPS_DIR": str(maps), "PROMETHEUS_MULTIPROC_DIR": str(metrics_dir)}
+    spec = ServerSpec(env, workers=2, launcher="app", ready_path="/health/ready")
+    with running_server(spec) as server:
         assert not (metrics_dir / "counter_999999.db").exists()  # emptied at start
         served, deadline = 0, time.monotonic() + 60
         while served < 40 or len(worker_pids(server.process.pid)) < 2:

@@ -7,8 +7,8 @@ import os
 import subprocess
 import sys
 
+from bench.server import ServerSpec, running_server
 from tests.conftest import MAPS_DIR, ROOT
-from tests.system.server_process import serve
 
 SCRIPT = """
 import orjson, random
@@ -64,7 +64,7 @@ def test_same_http_bytes_from_two_server_processes(tmp_path):
     for seed in ("1", "777"):
         env = {"MAPS_DIR": str(MAPS_DIR), "PYTHONHASHSEED": seed, "MAPS_RELOAD": "off"}
         env["MAP_STATE_DIR"] = str(tmp_path / seed)
-        with serve(**env) as server:
+        with running_server(ServerSpec(env, launcher="app", ready_path="/health/ready")) as server:
             answers = [server.request("POST", "/path", query) for query in QUERIES]
         assert all(status == 200 for status, *_ in answers)
         bodies.append([body for _, _, body, _ in answers])

@@ -18,12 +18,17 @@ import numpy as np
 import pytest
 from PIL import Image
 
+from bench.server import ServerSpec, running_server
 from tests.conftest import MAPS_DIR
-from tests.system.server_process import serve
 
 BIG = 1024
 EXPENSIVE = {"map": "open", "start": [0, 0], "goal": [BIG - 1, BIG - 1], "algorithm": "dijkstra"}
 CHEAP = {"map": "arena", "start": [1, 1], "goal": [62, 62]}
+
+
+def app_process(env: dict[str, str], *args: str) -> ServerSpec:
+    """``python -m app`` (exit 0 after SIGTERM), ready once ``/health/ready`` answers 200."""
+    return ServerSpec(env, launcher="app", args=args, ready_path="/health/ready")
 
 
 @pytest.fixture(scope="module")
@@ -35,9 +40,8 @@ def maps_dir(tmp_path_factory) -> Path:
 
 
 def test_flood_fails_fast_and_keeps_serving(maps_dir):
-    with serve(
-        MAPS_DIR=str(maps_dir), SEARCH_THREADS="2", SEARCH_QUEUE="4", SEARCH_NICE="10"
-    ) as server:
+    env = {"MAPS_DIR": str(maps_dir), "SEARCH_THREADS": "2", "SEARCH_QUEUE": "4"}
+    with running_server(app_process(env | {"SEARCH_NICE": "10"})) as server:
         # Both search threads' scratch at full size first: the baseline of the memory check.
         warm = [threading.Thread(target=server.request, args=("POST", "/path", EXPENSIVE))]
         warm.append(threading.Thread(target=server.request, args=("POST", "/path", EXPENSIVE)))
@@ -134,9 +138,8 @@ def test_flood_fails_fast_and_keeps_serving(maps_dir):
 
 
 def test_sigterm_finishes_in_flight_requests_then_exits_0(maps_dir):
-    with serve(
-        "--timeout-graceful-shutdown", "30", MAPS_DIR=str(maps_dir), SEARCH_THREADS="1"
-    ) as server:
+    env = {"MAPS_DIR": str(maps_dir), "SEARCH_THREADS": "1"}
+    with running_server(app_process(env, "--timeout-graceful-shutdown", "30")) as server:
         batch = {"map": "open", "queries": [{k: v for k, v in EXPENSIVE.items() if k != "map"}] * 3}
         answer: list = []
         client = threading.Thread(

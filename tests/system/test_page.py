@@ -21,8 +21,8 @@ import numpy as np
 import pytest
 from PIL import Image
 
+from bench.server import ServerSpec, running_server
 from tests.conftest import MAPS_DIR, ROOT
-from tests.system.server_process import uvicorn_process
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -101,7 +101,10 @@ def server(tmp_path_factory):
     folder = tmp_path_factory.mktemp("page_maps")
     write_maps(folder)
     env = {"MAPS_DIR": str(folder), "LOG_LEVEL": "warning"}
-    with uvicorn_process({**env, "API_TOKEN": API_TOKEN, "ADMIN_TOKEN": ADMIN_TOKEN}) as base:
+    with running_server(
+        ServerSpec({**env, "API_TOKEN": API_TOKEN, "ADMIN_TOKEN": ADMIN_TOKEN})
+    ) as server:
+        base = server.url
         yield base
 
 
@@ -559,7 +562,8 @@ def test_conflict_is_shown_with_a_choice_to_reload(page, server):
 def test_without_tokens_searches_run_and_saving_is_refused_plainly(browser, tmp_path):
     """``make run``'s setting: no API_TOKEN (the page never asks) and no ADMIN_TOKEN."""
     write_maps(tmp_path)
-    with uvicorn_process({"MAPS_DIR": str(tmp_path), "LOG_LEVEL": "warning"}) as base:
+    with running_server(ServerSpec({"MAPS_DIR": str(tmp_path), "LOG_LEVEL": "warning"})) as server:
+        base = server.url
         context = browser.new_context(viewport={"width": 1400, "height": 900})
         tab = context.new_page()
         tab.goto(base + "/")

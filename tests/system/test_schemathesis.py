@@ -20,8 +20,8 @@ from pathlib import Path
 
 import pytest
 
+from bench.server import ServerSpec, running_server
 from tests.conftest import MAPS_DIR
-from tests.system.server_process import uvicorn_process
 
 HERE = Path(__file__).resolve().parent
 ADMIN = "admin-secret"
@@ -33,7 +33,8 @@ def guarded_server(tmp_path_factory):
     maps = folder / "maps"
     shutil.copytree(MAPS_DIR, maps)  # the admin operations change maps
     env = {"MAPS_DIR": str(maps), "API_TOKEN": "api-secret", "ADMIN_TOKEN": ADMIN}
-    with uvicorn_process(env) as base:
+    with running_server(ServerSpec(env)) as server:
+        base = server.url
         yield base
 
 

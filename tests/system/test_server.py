@@ -9,8 +9,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
+from bench.server import ServerSpec, running_server
 from tests.conftest import MAPS_DIR
-from tests.system.server_process import uvicorn_process
 
 
 def call(url: str, body: dict | None = None) -> tuple[int, bytes]:
@@ -25,7 +25,8 @@ def call(url: str, body: dict | None = None) -> tuple[int, bytes]:
 
 @pytest.fixture(scope="module")
 def server():
-    with uvicorn_process({"MAPS_DIR": str(MAPS_DIR), "LOG_LEVEL": "warning"}) as base:
+    with running_server(ServerSpec({"MAPS_DIR": str(MAPS_DIR), "LOG_LEVEL": "warning"})) as server:
+        base = server.url
         yield base
 
 

@@ -8,7 +8,6 @@ import os
 import shutil
 import signal
 import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -16,51 +15,18 @@ from pathlib import Path
 
 from app.authority.folder import LOCK_FILE, state_dir
 from app.config import Settings
-from tests.conftest import MAPS_DIR, ROOT
-from tests.system.server_process import free_port
+from bench.server import ServerSpec, running_server
+from tests.conftest import MAPS_DIR
 from tests.system.test_server import call
 
 
 @contextmanager
-def uvicorn(maps: Path, state: Path, *args: str) -> Iterator[tuple[str, subprocess.Popen]]:
-    port = free_port()
-    env = {
-        **os.environ,
-        "MAPS_DIR": str(maps),
-        "MAP_STATE_DIR": str(state),
-        "ADMIN_TOKEN": "admin",
-        "MAPS_RELOAD": "off",
-        "LOG_LEVEL": "warning",
-    }
-    env.pop("MAP_STORE", None)
-    process = subprocess.Popen(
-        [sys.executable, "-m", "uvicorn", "app.main:app", "--port", str(port), *args],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-    )
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 600
-        while True:
-            assert process.poll() is None, "uvicorn exited"
-            try:
-                if call(base + "/health")[0] == 200:
-                    break
-            except OSError:
-                pass
-            assert time.monotonic() < deadline, "uvicorn did not become ready"
-            time.sleep(0.1)
-        yield base, process
-    finally:
-        os.killpg(process.pid, signal.SIGTERM)
-        try:
-            process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait(10)
+def uvicorn(maps: Path, state: Path, workers: int = 1) -> Iterator[tuple[str, subprocess.Popen]]:
+    """A server on the folder store (no MAP_STORE), reloading on SIGHUP only."""
+    env = {"MAPS_DIR": str(maps), "MAP_STATE_DIR": str(state), "ADMIN_TOKEN": "admin"}
+    spec = ServerSpec({**env, "MAPS_RELOAD": "off", "MAP_STORE": None}, workers=workers)
+    with running_server(spec) as server:
+        yield server.url, server.process
 
 
 def holders(lock_file: Path) -> int:
@@ -90,7 +56,7 @@ def patch(base: str, body: dict) -> tuple[int, dict]:
 def test_sighup_reloads_the_folder(tmp_path):
     maps = tmp_path / "maps"
     shutil.copytree(MAPS_DIR, maps, ignore=shutil.ignore_patterns("*.py", "*.md"))
-    with uvicorn(maps, tmp_path / "state", "--host", "127.0.0.1") as (base, process):
+    with uvicorn(maps, tmp_path / "state") as (base, process):
         (maps / ".new.map").write_bytes(b"type octile\nheight 1\nwidth 3\nmap\n...\n")
         os.replace(maps / ".new.map", maps / "new.map")
         time.sleep(0.3)
@@ -105,10 +71,7 @@ def test_sighup_reloads_the_folder(tmp_path):
 
 def test_two_workers_without_a_shared_store_refuse_changes(tmp_path):
     edit = {"set": [{"cells": [[2, 2]], "value": "blocked"}]}
-    with uvicorn(MAPS_DIR, tmp_path / "state", "--host", "127.0.0.1", "--workers", "2") as (
-        base,
-        _,
-    ):
+    with uvicorn(MAPS_DIR, tmp_path / "state", workers=2) as (base, _):
         lock = state_dir(Settings(maps_dir=MAPS_DIR, map_state_dir=tmp_path / "state"))
         deadline = time.monotonic() + 600
         while holders(lock / LOCK_FILE) < 2:  # both workers hold the folder lock
@@ -130,6 +93,6 @@ def test_two_workers_without_a_shared_store_refuse_changes(tmp_path):
                 assert time.monotonic() < deadline, "the workers never became ready"
                 time.sleep(0.05)
         assert set(revisions) == {1}  # nothing was changed
-    with uvicorn(MAPS_DIR, tmp_path / "state", "--host", "127.0.0.1") as (base, _):
+    with uvicorn(MAPS_DIR, tmp_path / "state") as (base, _):
         status, body = patch(base, edit)
         assert status == 200 and body["revision"] == 2
