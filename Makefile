@@ -38,7 +38,7 @@ bench-peers: $(VENV)/.installed
 	$(BIN)/python -m pip install --quiet -e '.[bench]'
 	$(BIN)/python -m bench.peers
 
-## bench-http: the real server under HTTP load on loopback (wrk + Python open-loop client),
+## bench-http: the real server under HTTP load on loopback (wrk, and an open-loop client),
 ## against a bare FastAPI endpoint as the floor; the chart goes to bench/out/
 .PHONY: bench-http
 bench-http: $(VENV)/.installed
@@ -46,8 +46,7 @@ bench-http: $(VENV)/.installed
 	  echo "bench-http: wrk is not installed; installing the Debian package 'wrk'"; \
 	  if [ "$$(id -u)" = 0 ]; then apt-get install -y -qq wrk || { apt-get update -qq && apt-get install -y -qq wrk; }; \
 	  else sudo -n apt-get install -y -qq wrk; fi \
-	  || echo "bench-http: could not install wrk (needs root or sudo: 'apt-get install wrk');" \
-	          "the closed-loop runs fall back to the Python client"; }
+	  || { echo "bench-http: could not install wrk (needs root or sudo: 'apt-get install wrk')"; exit 1; }; }
 	@$(BIN)/python -c 'import matplotlib' 2>/dev/null || $(BIN)/python -m pip install --quiet matplotlib
 	@pids=$$(mktemp); \
 	trap 'for g in $$(cat "$$pids" 2>/dev/null); do kill -KILL "-$$g" 2>/dev/null; done; rm -f "$$pids"' EXIT INT TERM; \

@@ -66,7 +66,7 @@ from bench.common import (
     subsample,
 )
 from bench.http_report import errors_text
-from bench.load import add_run_options, closed_run, wrk_available
+from bench.load import add_run_options, require_wrk, run_wrk
 from bench.server import HOST, PidFile, Server, ServerSpec, free_port, running
 
 EXPERIMENTS = ("propagation", "store", "scale")
@@ -173,7 +173,6 @@ class Plan:
     connections: int
     max_requests: int
     ready_timeout: float
-    use_wrk: bool
     experiments: tuple[str, ...]
     state_root: Path  # temporary: the folder store's lock and revision records go below
 
@@ -279,8 +278,8 @@ def short_bodies(data: Path, directory: Path, per_map: int = 40) -> Path:
 def closed_load(
     plan: Plan, server: Server, bodies: Path, duration: float, connections: int
 ) -> dict[str, Any]:
-    """One closed-loop run (wrk, or the Python client without wrk)."""
-    return closed_run(plan.use_wrk, server.port, bodies, duration, plan.max_requests, connections)
+    """One closed-loop run (wrk)."""
+    return run_wrk(server.url, bodies, duration, plan.max_requests, connections)
 
 
 def pooled(results: Sequence[dict[str, Any]]) -> dict[str, Any]:
@@ -427,8 +426,7 @@ def runs_table(runs: Sequence[dict[str, Any]], first: str) -> str:
 
 def print_report(results: dict[str, Any]) -> None:
     plan = results["plan"]
-    tool = "wrk" if plan["use_wrk"] else "the Python client (no wrk)"
-    load = f"{tool}, {plan['connections']} connections in all, closed loop"
+    load = f"wrk, {plan['connections']} connections in all, closed loop"
     for reason in results["skipped"]:
         print(f"Skipped: {reason}.\n")
     if results.get("propagation"):
@@ -492,7 +490,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 
 
 def make_plan(args: argparse.Namespace, state_root: Path) -> Plan:
-    use_wrk = wrk_available(args.no_wrk)
+    require_wrk()
     quick = args.quick
     return Plan(
         data=args.data.resolve(),
@@ -504,7 +502,6 @@ def make_plan(args: argparse.Namespace, state_root: Path) -> Plan:
         connections=args.connections,
         max_requests=args.max_requests,
         ready_timeout=args.ready_timeout,
-        use_wrk=use_wrk,
         experiments=tuple(e for e in EXPERIMENTS if e in args.only),
         state_root=state_root,
     )

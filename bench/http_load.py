@@ -6,11 +6,10 @@ this)::
     python -m bench.http_load                  # everything, about 6 minutes
     python -m bench.http_load --quick          # every experiment, short runs (a smoke test)
     python -m bench.http_load --only floor     # some experiments only
-    python -m bench.http_load load --help      # the Python load generator alone
 
 The servers are started and stopped by :mod:`bench.server` (``uvicorn app.main:app`` in its
 own process group, production settings, a free port of 127.0.0.1, ``MAPS_DIR`` the Moving
-AI folder), the load comes from :mod:`bench.load` (wrk, the Python open-loop client, the
+AI folder), the load comes from :mod:`bench.load` (wrk, the open-loop client, the
 ``/health`` probe) and the tables and chart from :mod:`bench.http_report`. Queries are
 Moving AI scenarios in three classes by published optimal length (``short`` < 32,
 ``medium`` 64-256, ``long`` >= 512 cells: Moving AI buckets 0-7, 16-63 and 128 up), up to
@@ -20,9 +19,8 @@ Experiments (``--only`` picks some), in this order:
 
 1. ``start``: process start to ``/health`` 200 with an empty numba cache
    (``NUMBA_CACHE_DIR`` a fresh temporary folder), then warm (the same folder again);
-2. ``closed``: closed loop (wrk, ``bench/wrk/path.lua``; the Python client if wrk is
-   missing): each query class, and the long queries with ``"algorithm": "astar"`` ("long
-   A*"), against 1 worker with ``SEARCH_THREADS`` 1 and 2, and 2 workers with 1 and 2, for a
+2. ``closed``: closed loop (wrk, ``bench/wrk/path.lua``): each query class, and the long
+   queries with ``"algorithm": "astar"`` ("long A*"), against 1 worker with ``SEARCH_THREADS`` 1 and 2, and 2 workers with 1 and 2, for a
    bounded time and request count; during the long-query runs a separate client probes
    ``GET /health`` every 50 ms on a new connection each time;
 3. ``open``: open loop (requests sent at fixed times, latency counted from the time each
@@ -57,7 +55,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bench import load as load_gen
 from bench.common import (
     DEFAULT_DATA,
     REPO_ROOT,
@@ -72,10 +69,10 @@ from bench.http_report import config_name, draw_chart, print_report
 from bench.load import (
     HealthProbe,
     add_run_options,
-    closed_run,
     idle_health,
-    run_python_load,
-    wrk_available,
+    require_wrk,
+    run_open_loop,
+    run_wrk,
 )
 from bench.procs import CpuMonitor, background_load, descendants, proc_table
 from bench.server import PidFile, Server, ServerSpec, running, running_server
@@ -174,7 +171,6 @@ class Plan:
     rates: tuple[float, ...]
     open_configs: tuple[tuple[int, int], ...]
     ready_timeout: float
-    use_wrk: bool
     floor_duration: float
     floor_rounds: int
     experiments: tuple[str, ...]
@@ -191,10 +187,8 @@ def numba_cache(cache: Path | None) -> dict[str, str]:
 
 
 def closed_load(plan: Plan, server: Server, bodies: Path, duration: float) -> dict[str, Any]:
-    """One closed-loop run: wrk, or the Python client when wrk is missing."""
-    return closed_run(
-        plan.use_wrk, server.port, bodies, duration, plan.max_requests, plan.connections
-    )
+    """One closed-loop run (wrk)."""
+    return run_wrk(server.url, bodies, duration, plan.max_requests, plan.connections)
 
 
 def bench_cold_start(plan: Plan, cache: Path, pids: PidFile) -> list[dict[str, Any]]:
@@ -273,26 +267,26 @@ def bench_open(
         spec = plan.gridpath(workers, threads, cache)
         with running_server(spec, plan.ready_timeout, pids) as server:
             log(f"open loop: {name}: warm-up")
-            run_python_load(
+            run_open_loop(
                 server.port,
                 files["all"],
+                200,
                 plan.warmup_duration,
                 plan.max_requests,
                 plan.open_connections,
-                rate=200,
             )
             for query_class in ("short", "medium"):
                 for rate in plan.rates:
                     log(f"open loop: {name}: {query_class} at {rate:.0f}/s")
 
                     def run(bodies: Path = files[query_class], rate: float = rate) -> dict:
-                        return run_python_load(
+                        return run_open_loop(
                             server.port,
                             bodies,
+                            rate,
                             plan.open_duration,
                             plan.max_requests,
                             plan.open_connections,
-                            rate=rate,
                         )
 
                     rows.append(
@@ -366,10 +360,6 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         prog="python -m bench.http_load",
         description="Load the real gridpath server over loopback; print Markdown tables.",
     )
-    sub = parser.add_subparsers(dest="command")
-    load_gen.add_arguments(
-        sub.add_parser("load", help="one load run (the Python generator); JSON on stdout")
-    )
     parser.add_argument(
         "--data",
         type=Path,
@@ -414,13 +404,12 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         "--from-json", type=Path, help="measure nothing: tables and chart from a --json file"
     )
     args = parser.parse_args(argv)
-    if args.command is None and args.floor_rounds < 1:
+    if args.floor_rounds < 1:
         parser.error("--floor-rounds must be at least 1")
     return args
 
 
 def make_plan(args: argparse.Namespace) -> Plan:
-    use_wrk = wrk_available(args.no_wrk)
     quick = args.quick
     return Plan(
         data=args.data.resolve(),
@@ -433,7 +422,6 @@ def make_plan(args: argparse.Namespace) -> Plan:
         rates=(500.0, 1000.0) if quick else tuple(args.rates),
         open_configs=((1, 2), (2, 1)),
         ready_timeout=args.ready_timeout,
-        use_wrk=use_wrk,
         floor_duration=2.0 if quick else args.floor_duration,
         floor_rounds=args.floor_rounds,
         experiments=tuple(e for e in EXPERIMENTS if e in args.only),
@@ -479,8 +467,6 @@ def run_all(plan: Plan, queries: dict[str, list[dict[str, Any]]], pids: PidFile)
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
-    if args.command == "load":
-        return load_gen.load_main(args)
     if not args.data.is_dir():
         log(f"no Moving AI data in {args.data}")
         return 2
@@ -490,6 +476,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.from_json:
         results = json.loads(args.from_json.read_text())
     else:
+        require_wrk()
         plan = make_plan(args)
         queries = build_queries(plan.data, args.per_map, args.seed)
         log("queries: " + ", ".join(f"{len(v)} {k}" for k, v in queries.items()))

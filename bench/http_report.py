@@ -282,7 +282,7 @@ def print_report(results: dict[str, Any]) -> None:
     plan = results["plan"]
     counts = ", ".join(f"{n} {k}" for k, n in results["queries"].items())
     per_map = results.get("per_map", 40)
-    tool = "wrk 4 with bench/wrk/path.lua" if plan["use_wrk"] else "the Python client (no wrk)"
+    tool = "wrk 4 with bench/wrk/path.lua"
     if results.get("closed") or results.get("open"):
         print(f"Queries: {counts} (Moving AI scenarios, at most {per_map} per map and class).\n")
     if results.get("closed"):

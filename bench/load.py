@@ -1,13 +1,13 @@
-"""Load generators for the HTTP benchmarks, each in a process of its own so that it has
-its own GIL and its CPU use can be told apart from the server's:
+"""Load for the HTTP benchmarks, each in a process of its own so that it has its own GIL and
+its CPU use can be told apart from the server's:
 
 * ``run_wrk``: wrk (closed loop) with ``bench/wrk/path.lua``, which POSTs the JSON bodies
   of a file (one a line) to ``/path`` and counts a 200 without ``"found":true`` as a bad
-  answer;
-* ``run_python_load``: ``python -m bench.load``, a minimal HTTP/1.1 client on asyncio
-  (uvloop when installed), closed loop (what wrk does, when wrk is missing) or **open
-  loop**: requests due at fixed times whatever happened to the earlier ones, latency from
-  the due time (no coordinated omission; Debian has no wrk2);
+  answer. wrk is required (the Debian package ``wrk``; ``make bench-http`` installs it);
+* ``run_open_loop``: ``python -m bench.load``, the **open loop** wrk cannot do (Debian has
+  no wrk2): requests due at fixed times whatever happened to the earlier ones, latency from
+  the due time (no coordinated omission), on a minimal HTTP/1.1 client on asyncio (uvloop
+  when installed) so that 1,000 requests/s cost the client little CPU;
 * ``HealthProbe``: ``GET /health`` at a fixed interval, a new connection each time, as an
   orchestrator's probe does.
 
@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import http.client
 import json
 import shutil
 import socket
@@ -227,45 +228,6 @@ async def open_loop(
     return result
 
 
-async def closed_loop(
-    port: int,
-    bodies: Sequence[bytes],
-    duration: float,
-    max_requests: int,
-    connections: int,
-    timeout: float,
-) -> LoadResult:
-    """``connections`` clients, each sending its next request when the last one answered
-    (what wrk does; used only when wrk is not installed)."""
-    result = LoadResult("closed", None, duration)
-    began = time.perf_counter()
-    deadline = began + duration
-    counter = iter(range(max_requests))
-
-    async def client(offset: int) -> None:
-        conn = await Connection.open(port)
-        try:
-            for i in counter:
-                if time.perf_counter() >= deadline:
-                    break
-                sent = time.perf_counter()
-                result.sent += 1
-                ok, reusable = await _exchange(
-                    conn, bodies[(offset + i) % len(bodies)], timeout, result
-                )
-                if ok:
-                    result.latencies_us.append((time.perf_counter() - sent) * 1e6)
-                if not reusable:
-                    conn.close()
-                    conn = await Connection.open(port)
-        finally:
-            conn.close()
-
-    await asyncio.gather(*(client(k * 7919) for k in range(connections)))
-    result.duration_s = time.perf_counter() - began
-    return result
-
-
 def run_async(coroutine: Any) -> Any:
     """Run on uvloop when it is installed (it comes with uvicorn[standard]), else asyncio."""
     try:
@@ -275,24 +237,21 @@ def run_async(coroutine: Any) -> Any:
     return uvloop.run(coroutine)
 
 
-def run_python_load(
+def run_open_loop(
     port: int,
     bodies: Path,
+    rate: float,
     duration: float,
     max_requests: int,
     connections: int,
-    rate: float | None = None,
     timeout: float = 10.0,
 ) -> dict[str, Any]:
-    """The ``load`` subcommand in a separate process (so it has its own GIL and core time)."""
+    """``python -m bench.load`` in a separate process (its own GIL and core time)."""
     command = [
-        sys.executable, "-m", "bench.load", "--port", str(port),
-        "--bodies", str(bodies), "--duration", str(duration),
-        "--max-requests", str(max_requests), "--connections", str(connections),
-        "--timeout", str(timeout),
+        sys.executable, "-m", "bench.load", "--port", str(port), "--bodies", str(bodies),
+        "--rate", str(rate), "--duration", str(duration), "--max-requests", str(max_requests),
+        "--connections", str(connections), "--timeout", str(timeout),
     ]  # fmt: skip
-    if rate:
-        command += ["--rate", str(rate)]
     done = subprocess.run(
         command,
         cwd=REPO_ROOT,
@@ -366,32 +325,16 @@ class HealthProbe(threading.Thread):
     def probe(self) -> float | None:
         """One probe's latency in µs, or None if it failed or did not answer 200."""
         began = time.perf_counter()
+        connection = http.client.HTTPConnection(HOST, self.port, timeout=2.0)
         try:
-            with socket.create_connection((HOST, self.port), timeout=2.0) as s:
-                s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-                s.sendall(f"GET /health HTTP/1.1\r\nHost: {HOST}\r\n\r\n".encode())
-                data = b""
-                while b"\r\n\r\n" not in data:
-                    chunk = s.recv(4096)
-                    if not chunk:
-                        return None
-                    data += chunk
-                head, _, body = data.partition(b"\r\n\r\n")
-                length = 0
-                for line in head.split(b"\r\n")[1:]:
-                    name, _, value = line.partition(b":")
-                    if name.strip().lower() == b"content-length":
-                        length = int(value)
-                while len(body) < length:
-                    chunk = s.recv(4096)
-                    if not chunk:
-                        return None
-                    body += chunk
-        except OSError:
+            connection.request("GET", "/health")
+            response = connection.getresponse()
+            response.read()
+        except (OSError, http.client.HTTPException):
             return None
-        if head.split(b" ", 2)[1] != b"200":
-            return None
-        return (time.perf_counter() - began) * 1e6
+        finally:
+            connection.close()
+        return (time.perf_counter() - began) * 1e6 if response.status == 200 else None
 
     def run(self) -> None:
         next_due = time.perf_counter()
@@ -426,34 +369,15 @@ def idle_health(port: int, count: int = 20) -> dict[str, Any]:
     }
 
 
-def closed_run(
-    use_wrk: bool,
-    port: int,
-    bodies: Path,
-    duration: float,
-    max_requests: int,
-    connections: int,
-) -> dict[str, Any]:
-    """One closed-loop run on ``127.0.0.1:port``: wrk, or the Python client without it."""
-    if use_wrk:
-        return run_wrk(f"http://{HOST}:{port}", bodies, duration, max_requests, connections)
-    return run_python_load(port, bodies, duration, max_requests, connections)
-
-
-def wrk_available(refused: bool) -> bool:
-    """Whether the closed-loop runs use wrk (installed, and not ``--no-wrk``)."""
-    found = shutil.which("wrk") is not None
-    if not found and not refused:
-        print(
-            "wrk not found: closed-loop runs use the Python client (apt-get install wrk)",
-            file=sys.stderr,
-        )
-    return found and not refused
+def require_wrk() -> None:
+    """Stop with a clear message when wrk is missing: the closed-loop runs are wrk's."""
+    if shutil.which("wrk") is None:
+        raise SystemExit("wrk is not installed (Debian package 'wrk'; make bench-http installs it)")
 
 
 def add_run_options(parser: argparse.ArgumentParser, experiments: Sequence[str]) -> None:
     """The options every HTTP benchmark shares: which experiments, request cap, closed-loop
-    connections, readiness timeout, wrk or not, the pid file and the JSON output."""
+    connections, readiness timeout, the pid file and the JSON output."""
     parser.add_argument(
         "--only",
         nargs="+",
@@ -477,60 +401,36 @@ def add_run_options(parser: argparse.ArgumentParser, experiments: Sequence[str])
         help="seconds to wait for /health 200 (default 300)",
     )
     parser.add_argument(
-        "--no-wrk",
-        action="store_true",
-        help="closed loop with the Python client, even with wrk installed",
-    )
-    parser.add_argument(
         "--pid-file", type=Path, help="running servers' process groups, for a shell trap"
     )
     parser.add_argument("--json", type=Path, help="also write every figure here")
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """The options of one Python load run."""
+def main(argv: Sequence[str] | None = None) -> int:
+    """One open-loop run; its result as one JSON line on stdout."""
+    parser = argparse.ArgumentParser(
+        prog="python -m bench.load",
+        description="Open-loop load on POST /path of 127.0.0.1 (JSON result on stdout).",
+    )
     parser.add_argument("--port", type=int, required=True, help="server port on 127.0.0.1")
-    parser.add_argument(
-        "--bodies", type=Path, required=True, help="file of JSON bodies, a line each"
-    )
-    parser.add_argument(
-        "--rate", type=float, default=0.0, help="requests/s, open loop (default 0: closed loop)"
-    )
+    parser.add_argument("--bodies", type=Path, required=True, help="JSON bodies, a line each")
+    parser.add_argument("--rate", type=float, required=True, help="offered requests/s")
     parser.add_argument("--duration", type=float, default=10.0, help="seconds (default 10)")
     parser.add_argument("--max-requests", type=int, default=100_000, help="request cap")
     parser.add_argument("--connections", type=int, default=32, help="keep-alive connections")
     parser.add_argument("--timeout", type=float, default=10.0, help="seconds per request")
-
-
-def load_main(args: argparse.Namespace) -> int:
-    """One Python load run; its result as one JSON line on stdout."""
-    bodies = read_bodies(args.bodies)
-    if args.rate:
-        coroutine = open_loop(
-            args.port,
-            bodies,
-            args.rate,
-            args.duration,
-            args.max_requests,
-            args.connections,
-            args.timeout,
-        )
-    else:
-        coroutine = closed_loop(
-            args.port, bodies, args.duration, args.max_requests, args.connections, args.timeout
-        )
-    result = run_async(coroutine)
-    print(json.dumps(result.as_dict()))
-    return 0
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python -m bench.load",
-        description="One load run against POST /path on 127.0.0.1 (JSON result on stdout).",
+    args = parser.parse_args(argv)
+    coroutine = open_loop(
+        args.port,
+        read_bodies(args.bodies),
+        args.rate,
+        args.duration,
+        args.max_requests,
+        args.connections,
+        args.timeout,
     )
-    add_arguments(parser)
-    return load_main(parser.parse_args(argv))
+    print(json.dumps(run_async(coroutine).as_dict()))
+    return 0
 
 
 if __name__ == "__main__":
