@@ -24,12 +24,11 @@ The exit status is 1 if any check failed, 2 if the data could not be read.
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import sys
 import time
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -38,6 +37,7 @@ from bench.common import (
     Failure,
     Progress,
     Scenario,
+    add_json_option,
     add_limit,
     begin,
     header,
@@ -48,6 +48,7 @@ from bench.common import (
     percent,
     report_failures,
     scenario_parser,
+    write_scenario_results,
 )
 from gridpath.errors import MapLoadError
 from gridpath.grid import Grid
@@ -356,26 +357,6 @@ def summary_table(rows: Sequence[dict[str, float | int | str]]) -> str:
     return "\n".join(lines)
 
 
-def write_json(
-    path: Path,
-    rows: list[dict],
-    summary: list[dict],
-    info: dict,
-    failures: list[Failure],
-    args: argparse.Namespace,
-) -> None:
-    """All table figures, the machine, the options used and any failures, as JSON."""
-    document = {
-        "machine": info,
-        "options": {"data": str(args.data), "maps": args.maps, "limit": args.limit},
-        "configurations": {c.name: repr(c.options) for c in CONFIGURATIONS},
-        "rows": rows,
-        "summary": summary,
-        "failures": [asdict(f) for f in failures],
-    }
-    path.write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
-
-
 # --- entry point -------------------------------------------------------------------------
 
 
@@ -384,7 +365,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     add_limit(
         parser, DEFAULT_LIMIT, "at most N scenarios per map, spread evenly over the file; 0: all"
     )
-    parser.add_argument("--json", type=Path, metavar="PATH", help="also write results as JSON")
+    add_json_option(parser)
     args = parser.parse_args(argv)
     if args.limit < 0:
         parser.error("--limit must be at least 0")
@@ -426,8 +407,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     failures = [f for r in results for f in r.failures]
     report_failures(failures)
-    if args.json:
-        write_json(args.json, rows, summary, info, failures, args)
+    configurations = {c.name: repr(c.options) for c in CONFIGURATIONS}
+    write_scenario_results(
+        args, info, failures, configurations=configurations, rows=rows, summary=summary
+    )
     return 1 if failures else 0
 
 

@@ -55,6 +55,7 @@ from typing import Any
 
 from bench.common import (
     DEFAULT_DATA,
+    exit_on_signals,
     header,
     log,
     machine_info,
@@ -64,6 +65,8 @@ from bench.common import (
     percentile,
     row,
     subsample,
+    write_bodies,
+    write_json,
 )
 from bench.http_report import errors_text
 from bench.load import add_run_options, require_wrk, run_wrk
@@ -263,16 +266,15 @@ def measure_propagation(plan: Plan, processes: int, pids: PidFile) -> dict[str, 
 
 def short_bodies(data: Path, directory: Path, per_map: int = 40) -> Path:
     """A file of ``/path`` bodies (a line each): short Moving AI queries of every map."""
-    lines = []
+    bodies = []
     for scen in sorted(data.glob("*.map.scen"), key=lambda p: p.name.lower()):
         name = scen.name.removesuffix(".map.scen")
         short = [s for s in parse_scenarios(scen) if s.optimal < SHORT_QUERY_MAX]
-        for s in subsample(short, per_map):
-            body = {"map": name, "start": list(s.start), "goal": list(s.goal)}
-            lines.append(json.dumps(body, separators=(",", ":")))
-    path = directory / "short.jsonl"
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    return path
+        bodies += [
+            {"map": name, "start": list(s.start), "goal": list(s.goal)}
+            for s in subsample(short, per_map)
+        ]
+    return write_bodies(directory / "short.jsonl", bodies)
 
 
 def closed_load(
@@ -537,13 +539,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not args.data.is_dir():
         log(f"no Moving AI data in {args.data}")
         return 2
-    for sig in (signal.SIGTERM, signal.SIGHUP):  # unwind, so every process is stopped
-        signal.signal(sig, lambda signum, _frame: sys.exit(128 + signum))
+    exit_on_signals()
     with tempfile.TemporaryDirectory(prefix="gridpath-cluster-") as tmp:
         results = run_all(make_plan(args, Path(tmp)), PidFile(args.pid_file))
     print_report(results)
     if args.json:
-        args.json.write_text(json.dumps(results, indent=2))
+        write_json(args.json, results)
     failed = any(r["lost"] or r["hash_mismatches"] for r in results.get("propagation", []))
     return 1 if failed else 0
 

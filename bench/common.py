@@ -1,17 +1,22 @@
 """What every benchmark shares: the data and output folders, the Moving AI scenarios and
-their loading, the ``--data``/``--maps``/``--limit`` options, progress on stderr, the
-machine line under every table, and Markdown table formatting (tables go to stdout)."""
+their loading, the ``--data``/``--maps``/``--limit``/``--json`` options, the JSON writers
+(results, and files of request bodies), the signal handling of benchmarks that run servers,
+progress on stderr, the machine line under every table, and Markdown table formatting
+(tables go to stdout)."""
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import json
 import math
 import os
 import platform
+import signal
 import subprocess
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -289,6 +294,45 @@ def add_limit(parser: argparse.ArgumentParser, default: int | None, help_text: s
     """``--limit N``: scenarios per map, spread evenly over the scenario file."""
     shown = " (default: %(default)s)" if default is not None else ""
     parser.add_argument("--limit", type=int, default=default, metavar="N", help=help_text + shown)
+
+
+def add_json_option(parser: argparse.ArgumentParser) -> None:
+    """``--json PATH``: every figure of the run, the machine and the options, as JSON."""
+    parser.add_argument("--json", type=Path, metavar="PATH", help="also write results as JSON")
+
+
+def write_json(path: Path, document: dict[str, Any]) -> None:
+    """A run's results as indented JSON (paths and other objects as text)."""
+    path.write_text(json.dumps(document, indent=2, default=str) + "\n", encoding="utf-8")
+
+
+def write_scenario_results(
+    args: argparse.Namespace, info: dict, failures: Sequence[Failure], **tables: Any
+) -> None:
+    """A Moving AI benchmark's ``--json`` file (when asked for): the machine, the options
+    (``--data``, ``--maps``, ``--limit``), its tables and its failures."""
+    if args.json is None:
+        return
+    options = {"data": args.data, "maps": args.maps, "limit": args.limit}
+    failed = [dataclasses.asdict(f) for f in failures]
+    write_json(args.json, {"machine": info, "options": options, **tables, "failures": failed})
+
+
+def write_bodies(path: Path, bodies: Iterable[dict[str, Any]]) -> Path:
+    """Request bodies as compact JSON, one a line: what ``bench/wrk/path.lua`` and
+    ``python -m bench.load`` send."""
+    lines = [json.dumps(body, separators=(",", ":")) for body in bodies]
+    if not lines:
+        raise ValueError(f"no request bodies for {path.name}")
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def exit_on_signals() -> None:
+    """SIGTERM and SIGHUP unwind like Ctrl-C (exit status 128 + the signal), so the ``with``
+    blocks of :mod:`bench.server` stop every server they started."""
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, lambda signum, _frame: sys.exit(128 + signum))
 
 
 def begin(args: argparse.Namespace) -> tuple[list[Path], dict] | None:

@@ -66,7 +66,6 @@ import contextlib
 import dataclasses
 import http.client
 import math
-import signal
 import statistics
 import sys
 import tempfile
@@ -81,6 +80,7 @@ import orjson
 from bench.common import (
     Scenario,
     begin,
+    exit_on_signals,
     header,
     load_scenarios,
     log,
@@ -735,7 +735,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if min(args.batches) < 1 or args.changes < 1:
         parser.error("--batches and --changes must be >= 1")
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # stop the servers on the way out
+    exit_on_signals()  # stop the servers on the way out
     started = begin(args)
     if started is None:
         return 2

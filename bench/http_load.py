@@ -20,9 +20,10 @@ Experiments (``--only`` picks some), in this order:
 1. ``start``: process start to ``/health`` 200 with an empty numba cache
    (``NUMBA_CACHE_DIR`` a fresh temporary folder), then warm (the same folder again);
 2. ``closed``: closed loop (wrk, ``bench/wrk/path.lua``): each query class, and the long
-   queries with ``"algorithm": "astar"`` ("long A*"), against 1 worker with ``SEARCH_THREADS`` 1 and 2, and 2 workers with 1 and 2, for a
-   bounded time and request count; during the long-query runs a separate client probes
-   ``GET /health`` every 50 ms on a new connection each time;
+   queries with ``"algorithm": "astar"`` ("long A*"), against 1 worker with
+   ``SEARCH_THREADS`` 1 and 2, and 2 workers with 1 and 2, for a bounded time and request
+   count; during the long-query runs a separate client probes ``GET /health`` every 50 ms on
+   a new connection each time;
 3. ``open``: open loop (requests sent at fixed times, latency counted from the time each
    request was due): short and medium queries at several offered rates, 1,000 requests/s
    among them, against 1 worker x 2 threads and 2 workers x 1 thread;
@@ -45,7 +46,6 @@ import json
 import math
 import os
 import random
-import signal
 import sys
 import tempfile
 import threading
@@ -59,11 +59,14 @@ from bench.common import (
     DEFAULT_DATA,
     REPO_ROOT,
     chart_path,
+    exit_on_signals,
     log,
     machine_info,
     machine_line,
     parse_scenarios,
     subsample,
+    write_bodies,
+    write_json,
 )
 from bench.http_report import config_name, draw_chart, print_report
 from bench.load import (
@@ -127,7 +130,7 @@ def build_queries(data: Path, per_map: int, seed: int) -> dict[str, list[dict[st
     return queries
 
 
-def write_bodies(directory: Path, queries: dict[str, list[dict[str, Any]]]) -> dict[str, Path]:
+def workload_files(directory: Path, queries: dict[str, list[dict[str, Any]]]) -> dict[str, Path]:
     """One file of JSON bodies (a line each) per workload, ``all`` (every workload mixed,
     for warm-ups) and ``floor`` (the floor experiment's one query)."""
     workloads = {
@@ -136,14 +139,11 @@ def write_bodies(directory: Path, queries: dict[str, list[dict[str, Any]]]) -> d
     }
     everything = [b for bodies in workloads.values() for b in bodies]
     random.Random(0).shuffle(everything)
-    files = {}
     named = {**workloads, "all": everything, "floor": [FLOOR_QUERY]}
-    for index, (name, bodies) in enumerate(named.items()):
-        path = directory / f"bodies-{index}.jsonl"
-        lines = [json.dumps(body, separators=(",", ":")) for body in bodies]
-        path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-        files[name] = path
-    return files
+    return {
+        name: write_bodies(directory / f"bodies-{index}.jsonl", bodies)
+        for index, (name, bodies) in enumerate(named.items())
+    }
 
 
 def code_stamp() -> float:
@@ -445,7 +445,7 @@ def run_all(plan: Plan, queries: dict[str, list[dict[str, Any]]], pids: PidFile)
     monitor.start()
     run = plan.experiments
     with tempfile.TemporaryDirectory(prefix="gridpath-bench-") as tmp:
-        files = write_bodies(Path(tmp), queries)
+        files = workload_files(Path(tmp), queries)
         # With a cold start, a fresh numba cache it fills and the later servers reuse;
         # without, numba's default cache (warm after any earlier run or test).
         cache = Path(tmp) / "numba-cache" if "start" in run else None
@@ -470,9 +470,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not args.data.is_dir():
         log(f"no Moving AI data in {args.data}")
         return 2
-    # SIGTERM and SIGHUP unwind like Ctrl-C, so every running server is stopped
-    for sig in (signal.SIGTERM, signal.SIGHUP):
-        signal.signal(sig, lambda signum, _frame: sys.exit(128 + signum))
+    exit_on_signals()
     if args.from_json:
         results = json.loads(args.from_json.read_text())
     else:
@@ -484,7 +482,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         results["per_map"] = args.per_map
     print_report(results)
     if args.json:
-        args.json.write_text(json.dumps(results, indent=2))
+        write_json(args.json, results)
     if results.get("closed") and results.get("open"):
         chart = chart_path(args.chart, "http_latency.png")
         draw_chart(results, chart)

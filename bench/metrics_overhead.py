@@ -15,13 +15,13 @@ Needs ``wrk``.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import random
 import statistics
 import tempfile
 from pathlib import Path
 
+from bench.common import write_bodies
 from bench.load import run_wrk
 from bench.server import REPO_ROOT, Server, ServerSpec
 
@@ -61,8 +61,7 @@ def main() -> None:
     parser.add_argument("--connections", type=int, default=8)
     args = parser.parse_args()
     folder = Path(tempfile.mkdtemp(prefix="gridpath-metrics-ab-"))
-    bodies = folder / "bodies.jsonl"
-    bodies.write_text("\n".join(json.dumps(q) for q in short_queries()) + "\n")
+    bodies = write_bodies(folder / "bodies.jsonl", short_queries())
     servers: dict[str, Server] = {}
     try:
         for name, env in CONFIGS.items():

@@ -19,12 +19,11 @@ progress and failure details go to stderr. The exit status is 1 if any scenario 
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import sys
 import time
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -33,6 +32,7 @@ from bench.common import (
     Failure,
     Progress,
     Scenario,
+    add_json_option,
     add_limit,
     begin,
     header,
@@ -42,6 +42,7 @@ from bench.common import (
     path_problem,
     report_failures,
     scenario_parser,
+    write_scenario_results,
 )
 from gridpath.errors import MapLoadError
 from gridpath.grid import Grid
@@ -177,32 +178,13 @@ def table_row(row: dict[str, float | int | str], bold: bool = False) -> str:
     return f"| {' | '.join(cells)} |"
 
 
-def write_json(
-    path: Path,
-    rows: list[dict],
-    total: dict,
-    info: dict,
-    failures: list[Failure],
-    args: argparse.Namespace,
-) -> None:
-    """All table figures, the machine, the options used and any failures, as JSON."""
-    document = {
-        "machine": info,
-        "options": {"data": str(args.data), "maps": args.maps, "limit": args.limit},
-        "maps": rows,
-        "total": total,
-        "failures": [asdict(f) for f in failures],
-    }
-    path.write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
-
-
 # --- entry point -------------------------------------------------------------------------
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = scenario_parser("python -m bench.movingai", __doc__)
     add_limit(parser, None, "at most N scenarios per map, spread evenly over the file")
-    parser.add_argument("--json", type=Path, metavar="PATH", help="also write results as JSON")
+    add_json_option(parser)
     parser.add_argument(
         "--algorithm",
         choices=["auto", "jps", "astar", "dijkstra"],
@@ -241,8 +223,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     failures = [f for r in results for f in r.failures]
     report_failures(failures)
-    if args.json:
-        write_json(args.json, rows, total, info, failures, args)
+    write_scenario_results(args, info, failures, maps=rows, total=total)
     return 1 if failures else 0
 
 
