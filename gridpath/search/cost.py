@@ -1,0 +1,29 @@
+"""The continuous cost of a polyline on a grid (see :mod:`gridpath.search._cost` for the
+definition): what walking a path's ``waypoints`` costs, priced by the same rule for the
+smoothing that makes them, ``/validate``'s ``waypoints`` mode and Lazy Theta*."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from gridpath.grid.model import Grid
+from gridpath.search import _cost
+from gridpath.search.options import CostModel, SearchOptions
+
+
+def price_record(grid: Grid, options: SearchOptions, class_cost: np.ndarray, uniform: bool):
+    """The kernels' price record for ``options`` on ``grid`` priced by ``class_cost``
+    (:func:`gridpath.search.find.terrain_table`'s table and its ``uniform`` flag)."""
+    orth_w, diag_w = options.step_weights
+    integer = options.cost_model == CostModel.INTEGER
+    return (
+        grid.terrain_flat, class_cost, bool(uniform), int(grid.stride), float(orth_w),
+        float(diag_w), integer,
+    )  # fmt: skip
+
+
+def polyline_cost(price: tuple, vertices: np.ndarray) -> float:
+    """The cost of walking the polyline through the centres of ``vertices`` (``(n, 2)``
+    ``[x, y]`` cells on the map) under the price record :func:`price_record` gives."""
+    vertices = np.ascontiguousarray(vertices, dtype=np.int64).reshape(-1, 2)
+    return float(_cost.polyline_cost(price, vertices))
