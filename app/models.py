@@ -403,6 +403,14 @@ class PathResponse(BaseModel):
         description="Subsequence of `path` from start to goal in which consecutive "
         "waypoints have line of sight (when included); with theta, the any-angle vertices.",
     )
+    waypoints_cost: float | None = Field(
+        None,
+        description="What walking `waypoints` costs (with them; null when there are none): "
+        "each segment's length inside each cell times that cell's terrain cost (integer "
+        "model: each segment's octile length, 10 per straight and 14 per diagonal unit, "
+        "times its mean terrain cost, rounded). Never more than `cost`; with `smooth` false "
+        "it equals `cost` less any turn penalties.",
+    )
     path_hash: str = Field(
         description="SHA-256 (hex) of the cell path as little-endian int32 "
         "x, y pairs: compare a client's prediction in one field."

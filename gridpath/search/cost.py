@@ -27,3 +27,18 @@ def polyline_cost(price: tuple, vertices: np.ndarray) -> float:
     ``[x, y]`` cells on the map) under the price record :func:`price_record` gives."""
     vertices = np.ascontiguousarray(vertices, dtype=np.int64).reshape(-1, 2)
     return float(_cost.polyline_cost(price, vertices))
+
+
+def walked_cost(
+    grid: Grid,
+    options: SearchOptions,
+    class_cost: np.ndarray,
+    uniform: bool,
+    waypoints: np.ndarray | None,
+) -> float | int | None:
+    """What walking ``waypoints`` costs (``options`` resolved, terrain priced by
+    ``class_cost``): a whole number under the integer model, None without waypoints."""
+    if waypoints is None or waypoints.shape[0] == 0:
+        return None
+    cost = polyline_cost(price_record(grid, options, class_cost, uniform), waypoints)
+    return int(cost) if options.cost_model == CostModel.INTEGER else cost

@@ -20,7 +20,9 @@ INTEGER = SearchOptions(algorithm=Algorithm.ASTAR, cost_model=CostModel.INTEGER)
 def terrain_grid(terrain: np.ndarray, costs: list[float], walkable=None) -> Grid:
     classes = tuple(TerrainClass(f"t{k}", c) for k, c in enumerate(costs))
     walkable = np.ones(terrain.shape, dtype=bool) if walkable is None else walkable
-    return Grid.from_walkable("t", walkable, terrain=terrain.astype(np.uint8), terrain_classes=classes)
+    return Grid.from_walkable(
+        "t", walkable, terrain=terrain.astype(np.uint8), terrain_classes=classes
+    )
 
 
 def cost_of(grid: Grid, vertices, options: SearchOptions = FLOAT) -> float:
@@ -65,7 +67,12 @@ def test_hand_cases_with_a_terrain_change_and_corners():
 def test_segments_with_corners_match_the_sampling():
     terrain = np.array([[0, 1, 1], [1, 1, 0], [0, 0, 1]])
     grid = terrain_grid(terrain, [1.0, 5.0])
-    for vertices in ([(0, 0), (2, 1)], [(2, 0), (0, 1)], [(0, 1), (2, 0), (1, 2)], [(0, 0), (1, 2)]):
+    for vertices in (
+        [(0, 0), (2, 1)],
+        [(2, 0), (0, 1)],
+        [(0, 1), (2, 0), (1, 2)],
+        [(0, 0), (1, 2)],
+    ):
         assert cost_of(grid, vertices) == pytest.approx(sampled(grid, vertices), rel=1e-4)
 
 
