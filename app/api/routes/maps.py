@@ -27,7 +27,7 @@ from app.models import (
     ReloadedMap,
     TerrainInfo,
 )
-from gridpath.errors import InvalidField, InvalidRequest, MapLoadError
+from gridpath.errors import InvalidField, InvalidRequest, MapLoadError, TerrainCostOutOfRange
 from gridpath.grid import Grid, is_valid_map_name
 from gridpath.grid.edits import Edit
 from gridpath.grid.upload import load_upload
@@ -231,6 +231,9 @@ async def put_map(
                 max_cells=settings.max_map_cells,
                 max_bytes=settings.max_map_bytes,
             )
+        except TerrainCostOutOfRange as exc:
+            reason = f"cannot load the uploaded map: {exc.reason}"
+            raise InvalidField("terrain_costs", reason) from None
         except MapLoadError as exc:
             raise InvalidField("map_data", f"cannot load the uploaded map: {exc.reason}") from None
 
