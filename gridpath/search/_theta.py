@@ -2,7 +2,9 @@
 
 A* over the grid's cells (the same neighbours, movement rule and unit size as every
 kernel), except that a cell reached from ``current`` is given ``current``'s own parent
-as its parent, at the cost of the straight segment between their centres. The segment
+as its parent, at the cost of the straight segment between their centres (on terrain,
+where that segment may cost more than going through ``current``, the cheaper of the two
+is offered, as Basic Theta* compares them). The segment
 is only checked when the cell is expanded (the "lazy" part): if its parent cannot see
 it under the service's line-of-sight rule (:func:`gridpath.search._sight.line_of_sight`,
 the rule smoothing and ``/validate`` waypoints mode use), it takes instead the closed
@@ -148,5 +150,14 @@ def lazy_theta(grid, rules, sight, price, h_factor, scratch, marks, start, goal)
             if not ok:
                 continue
             g = g_cost[origin] + _segment(price, origin, cell, stride)
-            size, _pruned = _offer(search, size, cell, nx, ny, g, origin)
+            via = origin
+            if not price[2] and origin != current:
+                # On terrain the segment from the parent may cross dearer ground than the
+                # step from here (no triangle inequality): offer the cheaper of the two,
+                # as Basic Theta* does (the step needs no sight check).
+                step = g_cost[current] + _segment(price, current, cell, stride)
+                if step < g - TIE_REL * (step + g):
+                    g = step
+                    via = current
+            size, _pruned = _offer(search, size, cell, nx, ny, g, via)
     return UNREACHABLE, expanded
