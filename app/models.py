@@ -412,7 +412,7 @@ class PathResponse(BaseModel):
         "each segment's length inside each cell times that cell's terrain cost (integer "
         "model: each segment's octile length, 10 per straight and 14 per diagonal unit, "
         "times its mean terrain cost, rounded). Never more than `cost`; with `smooth` false "
-        "it equals `cost` less any turn penalties.",
+        "it equals `cost`.",
     )
     path_hash: str = Field(
         description="SHA-256 (hex) of the cell path as little-endian int32 "

@@ -62,16 +62,18 @@ def build() -> dict[str, list[dict]]:
                     if response.status_code != 200:
                         continue  # e.g. an overlay cell that is a wall on this map
                     body = response.json()
-                    entries.append(
-                        {
-                            "request": request,
-                            "found": body["found"],
-                            "partial": body["partial"],
-                            "cost": body["cost"],
-                            "path_hash": body["path_hash"],
-                            "expanded": body["expanded"],
-                        }
-                    )
+                    entry = {
+                        "request": request,
+                        "found": body["found"],
+                        "partial": body["partial"],
+                        "cost": body["cost"],
+                        "path_hash": body["path_hash"],
+                        "expanded": body["expanded"],
+                        "waypoints": body["waypoints"],  # string-pulled (smooth by default)
+                    }
+                    if "waypoints_cost" in body:  # since issue 20
+                        entry["waypoints_cost"] = body["waypoints_cost"]
+                    entries.append(entry)
             vectors[family] = entries
     return vectors
 

@@ -88,7 +88,7 @@ def test_waypoints_never_cost_more_and_validate_at_their_cost(variant):
                 assert walked <= result.cost * (1 + TOLERANCE), (start, goal, variant)
                 if integer:
                     assert isinstance(walked, int)
-                if not smoothed and not options.turn_penalty:  # the turning points
+                if not smoothed:  # the turning points: the path itself
                     assert walked == pytest.approx(result.cost, rel=TOLERANCE)
                 check = validate_path(
                     grid, result.waypoints, mode="waypoints", options=options, blocked=blocked,
