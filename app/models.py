@@ -619,7 +619,11 @@ class ValidateResponse(BaseModel):
     map: str
     revision: int
     valid: bool
-    cost: float
+    cost: float = Field(
+        description="cells: the path's cost as /path computes it; waypoints: what walking the "
+        "polyline costs (each segment's length inside each cell times that cell's terrain "
+        "cost), the `waypoints_cost` /path reports for its own waypoints."
+    )
     checked: int
     violations: list[ViolationOut]
     optimal_cost: float | None = Field(None, description="Only with compare_optimal.")

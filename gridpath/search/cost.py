@@ -25,8 +25,9 @@ def price_record(grid: Grid, options: SearchOptions, class_cost: np.ndarray, uni
 def polyline_cost(price: tuple, vertices: np.ndarray) -> float:
     """The cost of walking the polyline through the centres of ``vertices`` (``(n, 2)``
     ``[x, y]`` cells on the map) under the price record :func:`price_record` gives."""
-    vertices = np.ascontiguousarray(vertices, dtype=np.int64).reshape(-1, 2)
-    return float(_cost.polyline_cost(price, vertices))
+    if not (isinstance(vertices, np.ndarray) and vertices.dtype in (np.int32, np.int64)):
+        vertices = np.asarray(vertices, dtype=np.int64)  # the answers' own are int32 already
+    return float(_cost.polyline_cost(price, vertices.reshape(-1, 2)))
 
 
 def walked_cost(

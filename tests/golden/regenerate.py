@@ -11,8 +11,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 from fastapi.testclient import TestClient
 
+from app.api.path_body import path_hash
 from app.config import Settings
 from app.main import create_app
 from tests.conftest import MAPS_DIR, wait_ready
@@ -69,7 +71,8 @@ def build() -> dict[str, list[dict]]:
                         "cost": body["cost"],
                         "path_hash": body["path_hash"],
                         "expanded": body["expanded"],
-                        "waypoints": body["waypoints"],  # string-pulled (smooth by default)
+                        # string-pulled (smooth by default), hashed as path_hash hashes cells
+                        "waypoints_hash": path_hash(np.array(body["waypoints"]).reshape(-1, 2)),
                     }
                     if "waypoints_cost" in body:  # since issue 20
                         entry["waypoints_cost"] = body["waypoints_cost"]
