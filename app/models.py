@@ -19,7 +19,7 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
-from gridpath.grid.model import MAP_NAME_PATTERN, MAX_TERRAIN_COST
+from gridpath.grid.model import MAP_NAME_PATTERN, MAX_TERRAIN_COST, MIN_TERRAIN_COST
 from gridpath.nav.model import MAX_COORDINATE
 from gridpath.search.options import Algorithm, CostModel, Diagonal, Heuristic
 from gridpath.search.registry import algorithm_description
@@ -72,7 +72,10 @@ class ErrorResponse(BaseModel):
 # too), never a bool or a numeric string (lax mode read `true` as 1 and `"3"` as 3, so a
 # PATCH with `"value": true` changed the map).
 FiniteFloat = Annotated[float, Field(strict=True, allow_inf_nan=False)]
-TerrainCost = Annotated[float, Field(strict=True, gt=0, le=MAX_TERRAIN_COST, allow_inf_nan=False)]
+# Out of range: 422 invalid_terrain_costs (gridpath.grid.model.TERRAIN_COST_RULE).
+TerrainCost = Annotated[
+    float, Field(strict=True, ge=MIN_TERRAIN_COST, le=MAX_TERRAIN_COST, allow_inf_nan=False)
+]
 Include = Literal["path", "waypoints", "explored", "timing"]
 
 # Polygon maps: points in continuous coordinates, spelled like cells (arrays of exactly two
@@ -403,6 +406,14 @@ class PathResponse(BaseModel):
         description="Subsequence of `path` from start to goal in which consecutive "
         "waypoints have line of sight (when included); with theta, the any-angle vertices.",
     )
+    waypoints_cost: float | None = Field(
+        None,
+        description="What walking `waypoints` costs (with them; null when there are none): "
+        "each segment's length inside each cell times that cell's terrain cost (integer "
+        "model: each segment's octile length, 10 per straight and 14 per diagonal unit, "
+        "times its mean terrain cost, rounded). Never more than `cost`; with `smooth` false "
+        "it equals `cost`.",
+    )
     path_hash: str = Field(
         description="SHA-256 (hex) of the cell path as little-endian int32 "
         "x, y pairs: compare a client's prediction in one field."
@@ -608,7 +619,11 @@ class ValidateResponse(BaseModel):
     map: str
     revision: int
     valid: bool
-    cost: float
+    cost: float = Field(
+        description="cells: the path's cost as /path computes it; waypoints: what walking the "
+        "polyline costs (each segment's length inside each cell times that cell's terrain "
+        "cost), the `waypoints_cost` /path reports for its own waypoints."
+    )
     checked: int
     violations: list[ViolationOut]
     optimal_cost: float | None = Field(None, description="Only with compare_optimal.")
@@ -620,7 +635,12 @@ class MapEdit(BaseModel):
 
     cells: list[Cell] = Field(default_factory=list)
     rect: Rect | None = Field(None, description="[x0, y0, x1, y1], inclusive.")
-    value: Literal["blocked", "walkable"] | TerrainCost
+    # A number out of TerrainCost's range is refused by the edit itself (422
+    # invalid_terrain_costs, as in requests and uploads), hence a plain finite number here.
+    value: Literal["blocked", "walkable"] | FiniteFloat = Field(
+        description='"blocked", "walkable" or a terrain cost '
+        f"({MIN_TERRAIN_COST:g} to {MAX_TERRAIN_COST:,.0f}; else invalid_terrain_costs)."
+    )
 
 
 class HoleEdit(BaseModel):

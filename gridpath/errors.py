@@ -161,3 +161,8 @@ class MapLoadError(Exception):
     def __init__(self, reason: str) -> None:
         super().__init__(reason)
         self.reason = reason
+
+
+class TerrainCostOutOfRange(MapLoadError):
+    """A map's terrain cost (sidecar ``costs``, Tiled ``cost`` property) is outside
+    ``TERRAIN_COST_RULE``: an upload answers 422 ``invalid_terrain_costs``."""

@@ -170,6 +170,11 @@ LINKS = {
 
 # Operations that serve one kind of map only (or take fields of one kind): the other kind
 # is refused with a 422 (app.api.polygon).
+# Operations that take terrain costs (a request's terrain_costs, an edit's cost, an
+# upload's sidecar or Tiled costs): one out of range is a 422 invalid_terrain_costs.
+TERRAIN_COST_OPERATIONS = frozenset(
+    {"findPath", "findPaths", "validatePath", "flowField", "costTable", "editMap", "putMap"}
+)
 MAP_KIND_OPERATIONS = frozenset(
     {
         "findPath",
@@ -252,6 +257,8 @@ def complete(document: dict, app: FastAPI, settings: Settings) -> dict:
                     _add_pattern(parameter["schema"], pattern)
             if op["operationId"] in MAP_KIND_OPERATIONS:
                 _declare(op, 422, "unsupported_map_kind", "The map is of the other kind")
+            if op["operationId"] in TERRAIN_COST_OPERATIONS:
+                _declare(op, 422, "invalid_terrain_costs", "A terrain cost out of range")
             if op["operationId"] in TARGET_OPERATIONS:
                 _declare(op, 422, "target_not_walkable", "A point outside the walkable area")
             if route.summary is None:  # FastAPI's default is the function name ("Post Path")

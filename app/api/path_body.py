@@ -80,6 +80,7 @@ def path_body(grid: Grid, result: PathResult, include: set[str]) -> dict[str, An
         body["path"] = result.path
     if "waypoints" in include:
         body["waypoints"] = result.waypoints
+        body["waypoints_cost"] = result.waypoints_cost
     body["path_hash"] = path_hash(result.path)
     body["turns"] = result.turns
     body["expanded"] = result.expanded

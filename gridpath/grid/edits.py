@@ -85,6 +85,9 @@ def apply_edits(grid: Grid, edits: Sequence[Edit], revision: int) -> Grid:
             if terrain is None:
                 terrain = np.zeros(walkable.shape, dtype=np.uint8)
             terrain[mask] = class_index
+        elif isinstance(value, (int, float)) and not isinstance(value, bool):
+            message = f"set[{index}].value: a cost must be {TERRAIN_COST_RULE}, got {value!r}"
+            raise InvalidField("terrain_costs", message)
         else:
             raise InvalidField(
                 "set",

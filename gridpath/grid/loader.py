@@ -41,7 +41,7 @@ from pathlib import Path
 import numpy as np
 from PIL import Image, UnidentifiedImageError
 
-from gridpath.errors import MapLoadError
+from gridpath.errors import MapLoadError, TerrainCostOutOfRange
 from gridpath.grid.model import GROUND, TERRAIN_COST_RULE, Grid, TerrainClass, is_terrain_cost
 
 MOVINGAI_SUFFIXES = frozenset({".map"})
@@ -168,7 +168,8 @@ _COLOR_RE = re.compile(r"^#[0-9a-fA-F]{6}$")
 
 def _cost(value: object, where: str) -> float:
     if not is_terrain_cost(value):
-        raise MapLoadError(f"sidecar: {where} cost must be {TERRAIN_COST_RULE}, got {value!r}")
+        message = f"sidecar: {where} cost must be {TERRAIN_COST_RULE}, got {value!r}"
+        raise TerrainCostOutOfRange(message)
     return float(value)
 
 

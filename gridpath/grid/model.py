@@ -50,7 +50,12 @@ GROUND = (TerrainClass("ground", 1.0),)
 # per-request overrides alike): any path cost then stays a finite float64 (a 4096 x 4096
 # map's longest path costs under 1e6 x 2**24 x sqrt(2), about 2.4e13).
 MAX_TERRAIN_COST = 1_000_000.0
-TERRAIN_COST_RULE = f"a number > 0 and <= {MAX_TERRAIN_COST:,.0f}"
+# The smallest: a cost so small that sums lose it (5e-324, a subnormal, adds nothing to a
+# path of cost 1) would let a search call a longer path optimal. At 0.001 the dearest and
+# cheapest classes are at most 1e9 apart, and every path cost keeps 1e-16 x 2**24 relative
+# precision, far below the frontier's tie tolerance and the 1e-9 of the optimality checks.
+MIN_TERRAIN_COST = 0.001
+TERRAIN_COST_RULE = f"a number >= {MIN_TERRAIN_COST:g} and <= {MAX_TERRAIN_COST:,.0f}"
 
 
 def is_terrain_cost(value: object) -> bool:
@@ -59,7 +64,7 @@ def is_terrain_cost(value: object) -> bool:
         isinstance(value, (int, float))
         and not isinstance(value, bool)
         and math.isfinite(value)
-        and 0 < value <= MAX_TERRAIN_COST
+        and MIN_TERRAIN_COST <= value <= MAX_TERRAIN_COST
     )
 
 
@@ -165,8 +170,8 @@ class Grid:
         if not 1 <= len(terrain_classes) <= 256:
             raise ValueError("between 1 and 256 terrain classes")
         for tc in terrain_classes:
-            if not (math.isfinite(tc.cost) and tc.cost > 0):
-                raise ValueError(f"terrain class {tc.name!r} cost must be finite and > 0")
+            if not is_terrain_cost(tc.cost):
+                raise ValueError(f"terrain class {tc.name!r} cost must be {TERRAIN_COST_RULE}")
         walkable = walkable.astype(bool)
         padded = np.zeros((height + 2, width + 2), dtype=np.uint8)
         padded[1:-1, 1:-1] = clearance_map(walkable)

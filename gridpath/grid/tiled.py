@@ -47,7 +47,7 @@ import orjson
 from defusedxml import DefusedXmlException
 from defusedxml.ElementTree import fromstring as parse_xml
 
-from gridpath.errors import MapLoadError
+from gridpath.errors import MapLoadError, TerrainCostOutOfRange
 from gridpath.grid.model import TERRAIN_COST_RULE, Grid, TerrainClass, is_terrain_cost
 
 TILESET_SUFFIXES = frozenset({".tsx", ".tsj", ".json"})
@@ -172,7 +172,7 @@ def _tile_class(gid: int, rule: dict) -> TerrainClass | None:
         return None
     cost = rule.get("cost", 1)
     if not is_terrain_cost(cost):
-        raise MapLoadError(f"{where}: 'cost' must be {TERRAIN_COST_RULE}, got {cost!r}")
+        raise TerrainCostOutOfRange(f"{where}: 'cost' must be {TERRAIN_COST_RULE}, got {cost!r}")
     cost = float(cost)
     terrain = rule.get("terrain", "ground" if cost == 1.0 else f"cost_{cost:g}")
     if not isinstance(terrain, str) or not terrain:

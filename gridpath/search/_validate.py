@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import math
-
 from numba import njit
 
+from gridpath.search._cost import segment_cost
 from gridpath.search._general import _step_cost
 from gridpath.search._records import ALWAYS, DIAGONAL_NEVER, NO_CORNER_CUT, ONE_FREE, is_open
 from gridpath.search._sight import line_of_sight
@@ -104,37 +103,37 @@ def validate_cells(grid, rules, marks, block_mark, path, report):
 
 
 @njit(nogil=True, cache=True)
-def validate_waypoints(grid, sight, marks, block_mark, path, report):
-    """Check that consecutive waypoints see each other; returns ``(length, n_violations)``.
+def validate_waypoints(grid, sight, marks, block_mark, path, report, price):
+    """Check that consecutive waypoints see each other; returns ``(cost, n_violations)``.
 
-    ``sight`` is ``(unit, corner_rule, unit_length)``: the line-of-sight rule
-    (:func:`gridpath.search._sight.line_of_sight`) and the cost per unit of length; ``length``
-    is the Euclidean length of the polyline times ``unit_length``. Other arguments as in
+    ``sight`` is ``(unit, corner_rule)``, the line-of-sight rule
+    (:func:`gridpath.search._sight.line_of_sight`); ``cost`` is what walking the polyline
+    costs under the price record ``price`` (:mod:`gridpath.search._cost`: each segment's
+    length inside each cell times that cell's terrain cost), every segment between two
+    waypoints on the map priced, in sight or not. Other arguments as in
     :func:`validate_cells`.
     """
     passable, stride, _terrain = grid
-    unit, corner_rule, unit_length = sight
     width = stride - 2
     height = passable.shape[0] // stride - 2
     n = path.shape[0]
     found = 0
-    length = 0.0
+    cost = 0.0
     for i in range(n):
         x = path[i, 0]
         y = path[i, 1]
         if not (0 <= x < width and 0 <= y < height):
             found = _note(report, i, OUT_OF_BOUNDS, found)
             continue
-        if not is_open(passable, unit, marks, block_mark, (y + 1) * stride + x + 1):
+        if not is_open(passable, sight[0], marks, block_mark, (y + 1) * stride + x + 1):
             found = _note(report, i, BLOCKED_CELL, found)
-            continue
         if i == 0:
             continue
         px = path[i - 1, 0]
         py = path[i - 1, 1]
         if not (0 <= px < width and 0 <= py < height):
             continue
-        length += math.sqrt(float((x - px) ** 2 + (y - py) ** 2)) * unit_length
-        if not line_of_sight(grid, (unit, corner_rule), marks, block_mark, (px, py), (x, y)):
+        cost += segment_cost(price, (px, py), (x, y))
+        if not line_of_sight(grid, sight, marks, block_mark, (px, py), (x, y)):
             found = _note(report, i, NO_LINE_OF_SIGHT, found)
-    return length, found
+    return cost, found

@@ -31,6 +31,7 @@ from gridpath.search._finish import finish_pair
 from gridpath.search._frontier import FOUND, LIMIT_REACHED, UNREACHABLE
 from gridpath.search._records import UNIFORM_COSTS, rules_record
 from gridpath.search._sight import turning_points as _turning_points
+from gridpath.search.cost import price_record, walked_cost
 from gridpath.search.options import (
     CORNER_RULES,
     DEFAULT_OPTIONS,
@@ -66,7 +67,9 @@ class PathResult:
     ``goal_index`` which goal was reached; ``partial`` that ``path`` ends at the expanded
     cell nearest the goal instead (``closest`` option); ``explored`` the expanded cells in
     order (``[x, y]``, only when asked for); ``waypoints`` the string-pulled waypoints
-    (option ``smooth``) or the turning points of ``path`` (only when asked for).
+    (option ``smooth``) or the turning points of ``path`` (only when asked for);
+    ``waypoints_cost`` what walking the waypoints costs (:mod:`gridpath.search.cost`; None
+    without waypoints): never more than ``cost``.
     """
 
     found: bool
@@ -83,6 +86,7 @@ class PathResult:
     search_us: float = 0.0  # time in the search kernel (path rebuilding excluded)
     waypoints: np.ndarray | None = None
     known_turns: int | None = field(default=None, repr=False)  # counted with the path
+    waypoints_cost: float | int | None = None
 
     @property
     def turns(self) -> int:
@@ -186,7 +190,11 @@ def general_query(
     if waypoints and outcome.waypoints is not None:
         verdict["waypoints"] = outcome.waypoints  # an any-angle runner's own vertices
     elif waypoints:
-        verdict["waypoints"] = _waypoints(grid, outcome.path, options, query.blocked, scratch)
+        verdict["waypoints"] = _waypoints(query, outcome.path, scratch)
+    if waypoints:
+        verdict["waypoints_cost"] = walked_cost(
+            grid, options, query.class_cost, query.uniform, verdict["waypoints"]
+        )
     return PathResult(
         found,
         outcome.path,
@@ -356,6 +364,9 @@ def common_query(
         search_us=search_us,
         waypoints=pulled if waypoints else None,
         known_turns=int(turns),
+        waypoints_cost=walked_cost(grid, common.options, UNIFORM_COSTS, True, pulled)
+        if waypoints
+        else None,
     )
 
 
@@ -405,19 +416,22 @@ def checked_query(
     )  # fmt: skip
 
 
-def _waypoints(grid: Grid, path, options: SearchOptions, blocked, scratch) -> np.ndarray:
-    """String-pulled waypoints (option ``smooth``) or the turning points of ``path``."""
+def _waypoints(query: Query, path, scratch) -> np.ndarray:
+    """String-pulled waypoints (option ``smooth``; a shortcut never costs more than the
+    section it replaces) or the turning points of ``path``."""
     if path.shape[0] == 0:
         return path
+    options = query.options
     if not options.smooth:
         return turning_points(path)
     return smooth(
-        grid,
+        query.grid,
         path,
         diagonal=options.diagonal,
-        blocked=sorted(blocked),
+        blocked=sorted(query.blocked),
         clearance=options.clearance,
         scratch=scratch,
+        price=price_record(query.grid, options, query.class_cost, query.uniform),
     )
 
 

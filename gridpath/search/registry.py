@@ -62,7 +62,7 @@ ALGORITHMS: dict[Algorithm, AlgorithmSpec] = {
                          lambda o: not o.diagonals),  # fewest steps is cheapest if steps cost alike
     A.GREEDY: AlgorithmSpec("greedy (greedy best-first: fast, NOT optimal)",
                             ((GENERAL, A.GREEDY),), _never),
-    A.THETA: AlgorithmSpec("theta (Lazy Theta*: any-angle, Euclidean length, NOT optimal)",
+    A.THETA: AlgorithmSpec("theta (Lazy Theta*: any-angle, continuous segment cost, NOT optimal)",
                            ((THETA, A.THETA),), _never),
     A.SUBGOAL: AlgorithmSpec("subgoal (preprocessed subgoal graph with a contraction hierarchy "
                              "where the map revision has one, else as auto; optimal)",

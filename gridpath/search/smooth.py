@@ -15,7 +15,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from gridpath.grid.model import Grid
-from gridpath.search import _sight
+from gridpath.search import _cost, _sight
 from gridpath.search._records import grid_record
 from gridpath.search.options import CORNER_RULES, Diagonal
 from gridpath.search.overlay import overlay
@@ -54,14 +54,23 @@ def smooth(
     blocked: Sequence[Cell] = (),
     clearance: int = 1,
     scratch: SearchScratch | None = None,
+    price: tuple | None = None,
 ) -> np.ndarray:
     """Waypoints of ``path`` by forward string pulling (a subsequence of ``path`` whose
-    consecutive pairs have line of sight). ``path`` must be a legal cell path on ``grid``."""
+    consecutive pairs have line of sight). ``path`` must be a legal cell path on ``grid``.
+
+    With ``price`` (:func:`gridpath.search.cost.price_record`) on terrain that is not
+    uniform, a shortcut is also taken only if it costs no more than the section of path it
+    replaces (:func:`gridpath.search._cost.smooth_priced`): the waypoints never cost more
+    than the path. On uniform terrain a straight segment never costs more than the steps it
+    replaces, so the plain string pulling is kept there."""
     path = np.ascontiguousarray(path, dtype=np.int32)
     if path.shape[0] == 0:
         return path
     marks, mark = overlay(grid, blocked, scratch or thread_scratch())
     sight = (int(clearance), CORNER_RULES[diagonal])
+    if price is not None and not price[2]:
+        return path[_cost.smooth_priced(grid_record(grid), sight, marks, mark, path, price)]
     return path[_sight.smooth_path(grid_record(grid), sight, marks, mark, path)]
 
 

@@ -6,10 +6,11 @@ Modes:
   and diagonal rule, onto an open cell, no forbidden corner cut). ``cost`` is the path's
   cost under the cost model and terrain, exactly as ``find_path`` reports it.
 * ``waypoints``: every consecutive pair has line of sight under the same rule that
-  smoothing uses, so a smoothed path from ``find_path`` always validates. ``cost`` is the
-  polyline's Euclidean length times the cheapest terrain cost on the map (10x with the
-  integer model): a lower bound of what walking it costs, so an honest client is never
-  over budget.
+  smoothing uses, so a smoothed path from ``find_path`` always validates. ``cost`` is what
+  walking the polyline costs under the request's terrain costs
+  (:mod:`gridpath.search.cost`: each segment's length inside each cell times that cell's
+  cost; integer model: each segment's octile length times its mean terrain cost,
+  rounded), exactly the ``waypoints_cost`` ``find_path`` reports for its own waypoints.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from gridpath.errors import ServiceError
 from gridpath.grid.model import Grid
 from gridpath.search import _validate
 from gridpath.search._records import grid_record
+from gridpath.search.cost import price_record
 from gridpath.search.find import find_path, terrain_table
 from gridpath.search.options import (
     CORNER_RULES,
@@ -92,14 +94,14 @@ def kernel_call(
     violations found)``. ``options`` resolved; ``terrain`` is :func:`terrain_table`'s
     answer; ``marks``, ``block_mark`` as :func:`overlay` gives them; ``report`` from
     :func:`new_report`."""
-    class_cost, uniform, min_cost = terrain
-    orth_w, diag_w = options.step_weights
+    class_cost, uniform, _min_cost = terrain
     if mode == "cells":
         rules = kernel_rules(options, class_cost, uniform, 0)
         args = (grid_record(grid), rules, marks, block_mark, cells, report)
         return lambda: _validate.validate_cells(*args)
-    sight = (int(options.clearance), CORNER_RULES[options.diagonal], float(orth_w * min_cost))
-    args = (grid_record(grid), sight, marks, block_mark, cells, report)
+    sight = (int(options.clearance), CORNER_RULES[options.diagonal])
+    price = price_record(grid, options, class_cost, uniform)
+    args = (grid_record(grid), sight, marks, block_mark, cells, report, price)
     return lambda: _validate.validate_waypoints(*args)
 
 
@@ -129,7 +131,7 @@ def validate_path(
     cost, found = check()
     search_us = (time.perf_counter_ns() - began) / 1000
     violations = _reported(report, found, cells, grid, options.clearance)
-    integer = options.cost_model == CostModel.INTEGER and mode == "cells"
+    integer = options.cost_model == CostModel.INTEGER
     cost = int(round(cost)) if integer else float(cost)
     violations += _wrong_ends(cells, start, goal)
     n = len(cells)

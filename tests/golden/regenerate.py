@@ -11,8 +11,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 from fastapi.testclient import TestClient
 
+from app.api.path_body import path_hash
 from app.config import Settings
 from app.main import create_app
 from tests.conftest import MAPS_DIR, wait_ready
@@ -62,16 +64,19 @@ def build() -> dict[str, list[dict]]:
                     if response.status_code != 200:
                         continue  # e.g. an overlay cell that is a wall on this map
                     body = response.json()
-                    entries.append(
-                        {
-                            "request": request,
-                            "found": body["found"],
-                            "partial": body["partial"],
-                            "cost": body["cost"],
-                            "path_hash": body["path_hash"],
-                            "expanded": body["expanded"],
-                        }
-                    )
+                    entry = {
+                        "request": request,
+                        "found": body["found"],
+                        "partial": body["partial"],
+                        "cost": body["cost"],
+                        "path_hash": body["path_hash"],
+                        "expanded": body["expanded"],
+                        # string-pulled (smooth by default), hashed as path_hash hashes cells
+                        "waypoints_hash": path_hash(np.array(body["waypoints"]).reshape(-1, 2)),
+                    }
+                    if "waypoints_cost" in body:  # since issue 20
+                        entry["waypoints_cost"] = body["waypoints_cost"]
+                    entries.append(entry)
             vectors[family] = entries
     return vectors
 

@@ -296,6 +296,17 @@ def test_terrain_legend_and_flow_field(page, server):
     shot(page, "flowfield_terrain")
 
 
+def test_waypoints_cost_shown_beside_cost_on_terrain(page, server):
+    open_map(page, "village")  # roads 1, grass 1.5, mud 4: issue 20's example
+    shown = run_query(page, (0, 0), (23, 15))
+    status, expected = call(server, "POST", "/path", shown["request"])
+    assert status == 200 and shown["request"]["smooth"] is True
+    assert shown["response"]["waypoints_cost"] == expected["waypoints_cost"]
+    assert expected["waypoints_cost"] <= expected["cost"] * (1 + 1e-9)
+    assert float(figure(page, "waypoints_cost")) == round(expected["waypoints_cost"], 6)
+    assert float(figure(page, "cost")) == round(expected["cost"], 6)
+
+
 def test_validate_marks_violations(page, server):
     open_map(page, "arena")
     page.click('button[data-tool="validate"]')

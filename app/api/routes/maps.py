@@ -27,7 +27,7 @@ from app.models import (
     ReloadedMap,
     TerrainInfo,
 )
-from gridpath.errors import InvalidField, InvalidRequest, MapLoadError
+from gridpath.errors import InvalidField, InvalidRequest, MapLoadError, TerrainCostOutOfRange
 from gridpath.grid import Grid, is_valid_map_name
 from gridpath.grid.edits import Edit
 from gridpath.grid.upload import load_upload
@@ -39,7 +39,7 @@ from gridpath.nav.snapshot import (
     polygon_map,
 )
 from gridpath.picture import render_map
-from gridpath.search import find_path, smooth, tiers
+from gridpath.search import SearchOptions, find_path, tiers
 
 router = APIRouter(tags=["maps"])
 
@@ -159,9 +159,11 @@ def get_map_image(
         raise InvalidRequest("give both start and goal, or neither")
     if start_cell is not None and goal_cell is not None:
         with state.search_scratch() as scratch:
-            result = find_path(grid, start_cell, goal_cell, scratch=scratch)
-            path = result.path
-            waypoints = smooth(grid, path, scratch=scratch)
+            smoothed = SearchOptions(smooth=True)  # never dearer than the path on terrain
+            result = find_path(
+                grid, start_cell, goal_cell, smoothed, waypoints=True, scratch=scratch
+            )
+            path, waypoints = result.path, result.waypoints
     return Response(render_map(grid, path, waypoints, scale), media_type="image/png")
 
 
@@ -229,6 +231,9 @@ async def put_map(
                 max_cells=settings.max_map_cells,
                 max_bytes=settings.max_map_bytes,
             )
+        except TerrainCostOutOfRange as exc:
+            reason = f"cannot load the uploaded map: {exc.reason}"
+            raise InvalidField("terrain_costs", reason) from None
         except MapLoadError as exc:
             raise InvalidField("map_data", f"cannot load the uploaded map: {exc.reason}") from None
 

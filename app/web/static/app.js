@@ -1026,7 +1026,8 @@
     } else {
       hideError();
       const r = results.a.response;
-      status(r.found ? `path found: cost ${Number(r.cost.toFixed(6))}, ${r.path.length} cells` : `no path: ${r.reason}`);
+      const walked = r.waypoints_cost == null ? "" : `, waypoints cost ${Number(r.waypoints_cost.toFixed(6))}`;
+      status(r.found ? `path found: cost ${Number(r.cost.toFixed(6))}${walked}, ${r.path.length} cells` : `no path: ${r.reason}`);
     }
     renderFigures();
     rebuildOverlay();
@@ -1037,6 +1038,8 @@
     ["algorithm ran", (r) => r.algorithm],
     ["found", (r) => (r.found ? "yes" : `no (${r.reason})`)],
     ["cost", (r) => (r.cost === null ? "—" : Number(r.cost.toFixed(6)))],
+    // What walking the drawn waypoints costs: never more than cost (issue 20).
+    ["waypoints_cost", (r) => (r.waypoints_cost == null ? "—" : Number(r.waypoints_cost.toFixed(6)))],
     ["path cells", (r) => (r.path ? r.path.length : "—")],
     ["waypoints", (r) => (r.waypoints ? r.waypoints.length : "—")],
     ["turns", (r) => r.turns],

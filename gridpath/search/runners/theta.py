@@ -8,9 +8,10 @@ What its answer holds:
 * ``path``: the cells a unit crosses walking those segments (the same supercover walk as
   the sight test), one legal step apart under the movement rule, so ``path`` validates in
   ``cells`` mode too;
-* ``cost``: the Euclidean length of the waypoints' polyline (not the cost of ``path`` as
-  cells), hence float costs and uniform terrain only: it refuses the integer cost model,
-  terrain costs and the turn penalty, which price steps between neighbours, not segments.
+* ``cost``: what walking the waypoints' polyline costs (its continuous cost,
+  :mod:`gridpath.search.cost`: the Euclidean length on uniform terrain), not the cost of
+  ``path`` as cells; ``waypoints_cost`` is the same number. It refuses the integer cost
+  model and the turn penalty, which price steps between neighbours, not segments.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from gridpath.search._frontier import BLOCKED, FOUND, reconstruct_path
 from gridpath.search._records import grid_record, rules_record
 from gridpath.search._sight import polyline_cells
 from gridpath.search._theta import lazy_theta
+from gridpath.search.cost import price_record
 from gridpath.search.options import (
     CORNER_RULES,
     DIAGONAL_CODES,
@@ -39,9 +41,9 @@ from gridpath.search.scratch import SearchScratch
 
 def refuses(query: Query) -> str | None:
     o = query.options
-    if not query.uniform or o.turn_penalty or o.cost_model != CostModel.FLOAT:
+    if o.turn_penalty or o.cost_model != CostModel.FLOAT:
         return (
-            "any-angle costs are Euclidean lengths: it needs uniform terrain, "
+            "any-angle costs are continuous segment costs: it needs "
             "the float cost model and no turn penalty"
         )
     if o.heuristic_weight != 1:
@@ -64,7 +66,11 @@ def run(query: Query, scratch: SearchScratch) -> Outcome:
         unit=o.clearance, diagonal=DIAGONAL_CODES[o.diagonal], max_expanded=query.max_expanded
     )
     sight = (int(o.clearance), CORNER_RULES[o.diagonal])
-    records = (grid_record(grid), rules, sight, scratch.record(generation, costs=True), marks)
+    price = price_record(grid, o, query.class_cost, query.uniform)
+    records = (
+        grid_record(grid), rules, sight, price, float(query.min_cost),
+        scratch.record(generation, costs=True), marks,
+    )  # fmt: skip
     start, goal = grid.index(*query.start), grid.index(*query.goals[0])
     began = time.perf_counter_ns()
     status, expanded = lazy_theta(*records, start, goal)

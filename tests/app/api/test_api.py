@@ -76,6 +76,7 @@ def test_path_on_each_demo_map(client, name):
         "cost",
         "path",
         "waypoints",
+        "waypoints_cost",
         "path_hash",
         "turns",
         "expanded",

@@ -120,10 +120,11 @@ def test_patch_creates_a_revision_and_paths_follow_it(admin):
         ({"rect": [0, 0, 99, 3], "value": "walkable"}, "out_of_bounds"),
         ({"rect": [5, 5, 1, 1], "value": "walkable"}, "invalid_set"),
         ({"cells": [[2, 2]], "value": "lava"}, "invalid_request"),
-        ({"cells": [[2, 2]], "value": -3}, "invalid_request"),
+        ({"cells": [[2, 2]], "value": -3}, "invalid_terrain_costs"),
         ({"cells": [[2, 2]], "value": True}, "invalid_request"),  # was taken as cost 1
         ({"cells": [[2, 2]], "value": "3"}, "invalid_request"),  # was taken as cost 3
-        ({"cells": [[2, 2]], "value": 1e308}, "invalid_request"),  # path costs overflowed
+        ({"cells": [[2, 2]], "value": 1e308}, "invalid_terrain_costs"),  # costs overflowed
+        ({"cells": [[2, 2]], "value": 5e-324}, "invalid_terrain_costs"),  # sums lost it
     ],
 )
 def test_bad_edits_change_nothing(admin, edit, code):

@@ -17,6 +17,7 @@ from gridpath.search import (
     SearchOptions,
     SearchScratch,
     _astar,
+    _cost,
     _frontier,
     _general,
     _jps,
@@ -213,6 +214,10 @@ def test_kernels_release_the_gil_and_cache():
         _sight.turning_points,
         _validate.validate_cells,
         _validate.validate_waypoints,
+        _cost.mean_terrain,
+        _cost.segment_cost,
+        _cost.polyline_cost,
+        _cost.smooth_priced,
     ):
         assert kernel.targetoptions.get("nogil") is True
         assert kernel._cache is not None and type(kernel._cache).__name__ != "NullCache"

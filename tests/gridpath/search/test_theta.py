@@ -118,7 +118,7 @@ def test_blocked_cells_and_unit_size_bend_the_line():
 
 def test_refusals_name_the_reason():
     grid = make_grid("....\n....")
-    with pytest.raises(AlgorithmUnsupported, match="Euclidean"):
+    with pytest.raises(AlgorithmUnsupported, match="continuous segment costs"):
         find_path(grid, (0, 0), (3, 1), theta(cost_model=CostModel.INTEGER))
     with pytest.raises(AlgorithmUnsupported, match="single goal"):
         find_path(grid, (0, 0), None, theta(), goals=[(3, 1), (3, 0)])
