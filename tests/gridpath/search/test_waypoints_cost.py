@@ -8,8 +8,6 @@ with ``optimal: true`` has the cost an independent Dijkstra (scipy) finds."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -23,9 +21,10 @@ from gridpath.grid.model import GROUND, MIN_TERRAIN_COST, Grid, TerrainClass
 from gridpath.grid.tiled import _tile_class
 from gridpath.search import Algorithm, CostModel, Diagonal, SearchOptions, find_path, smooth
 from gridpath.search.validate import validate_path
+from tests.conftest import MAPS_DIR
 from tests.reference import reference_costs
 
-MAPS = Path(__file__).resolve().parents[2] / "maps"
+MAPS = MAPS_DIR
 TOLERANCE = 1e-9
 
 
