@@ -10,7 +10,7 @@ from fastapi import Depends, FastAPI
 
 from app.api.auth import require_api_token
 from app.api.direct import DirectRoutes
-from app.api.errors import install_error_handlers, internal_error
+from app.api.errors import install_error_handlers, internal_error, shutting_down
 from app.api.guards import TokensBeforeBody
 from app.api.limits import BodySizeLimit
 from app.api.openapi import install_openapi, operation_id
@@ -79,7 +79,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     # Added last, so outermost: every response (CORS preflights and refusals by the size
     # limit included) gets X-Request-ID and is counted.
     app.add_middleware(
-        RequestObservation, internal_error=internal_error, access_log_enabled=settings.access_log
+        RequestObservation,
+        internal_error=internal_error,
+        access_log_enabled=settings.access_log,
+        cancelled=shutting_down,
     )
     install_openapi(app, settings)
     return app
