@@ -25,6 +25,10 @@ class Settings(BaseSettings):
     max_map_bytes: int = Field(DEFAULT_MAX_MAP_BYTES, ge=1)
     max_expanded: int = Field(16_000_000, ge=1)
     max_body_bytes: int = Field(1024 * 1024, ge=256)
+    # The request head (app/http_protocol.py, app.api.limits.RequestHeadLimits): 414 past
+    # the first, 431 past the second; nginx's defaults are of the same order.
+    max_url_bytes: int = Field(8192, ge=256)
+    max_header_bytes: int = Field(32768, ge=1024)
     search_threads: int = Field(default_factory=available_cpus, ge=1)  # the CPU quota
     search_nice: int = Field(10, ge=0, le=19)
     max_blocked: int = Field(4096, ge=0)

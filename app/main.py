@@ -10,9 +10,9 @@ from fastapi import Depends, FastAPI
 
 from app.api.auth import require_api_token
 from app.api.direct import DirectRoutes
-from app.api.errors import install_error_handlers, internal_error
+from app.api.errors import install_error_handlers, internal_error, shutting_down
 from app.api.guards import TokensBeforeBody
-from app.api.limits import BodySizeLimit
+from app.api.limits import BodySizeLimit, RequestHeadLimits
 from app.api.openapi import install_openapi, operation_id
 from app.api.routes import cells, flowfield, health, maps, nearest, paths, table, validate
 from app.api.routes import metrics as metrics_route
@@ -76,10 +76,18 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(cells.router, dependencies=guarded)
     app.include_router(nearest.router, dependencies=guarded)
     install_web(app, settings)  # GET /, /static, /docs (open), CORS
+    app.add_middleware(
+        RequestHeadLimits,
+        max_url_bytes=settings.max_url_bytes,
+        max_header_bytes=settings.max_header_bytes,
+    )
     # Added last, so outermost: every response (CORS preflights and refusals by the size
     # limit included) gets X-Request-ID and is counted.
     app.add_middleware(
-        RequestObservation, internal_error=internal_error, access_log_enabled=settings.access_log
+        RequestObservation,
+        internal_error=internal_error,
+        access_log_enabled=settings.access_log,
+        cancelled=shutting_down,
     )
     install_openapi(app, settings)
     return app

@@ -204,7 +204,10 @@ class PathQuery(PathOptions):
         "skipped and listed in skipped_goals.",
     )
     revision: StrictInt | None = Field(
-        None, description="Expected map revision: 409 stale_revision if the map has moved on."
+        None,
+        ge=1,
+        description="Expected map revision (1 or more): 409 stale_revision if the map has "
+        "moved on.",
     )
 
 
@@ -233,7 +236,10 @@ class PolygonPathQuery(BaseModel):
         None, ge=1, description="Stop after this many expansions (capped by the server)."
     )
     revision: StrictInt | None = Field(
-        None, description="Expected map revision: 409 stale_revision if the map has moved on."
+        None,
+        ge=1,
+        description="Expected map revision (1 or more): 409 stale_revision if the map has "
+        "moved on.",
     )
 
 
@@ -280,7 +286,10 @@ class BatchRequest(BaseModel):
 
     map: MapName
     revision: StrictInt | None = Field(
-        None, description="Expected map revision: 409 stale_revision if the map has moved on."
+        None,
+        ge=1,
+        description="Expected map revision (1 or more): 409 stale_revision if the map has "
+        "moved on.",
     )
     queries: list[BatchQuery] = Field(
         description="Each one a /path request without `map` (of the map's kind); a query "
@@ -294,7 +303,10 @@ class FlowFieldRequest(MovementRules):
     map: MapName
     goal: Cell
     revision: StrictInt | None = Field(
-        None, description="Expected map revision: 409 stale_revision if the map has moved on."
+        None,
+        ge=1,
+        description="Expected map revision (1 or more): 409 stale_revision if the map has "
+        "moved on.",
     )
     format: Literal["base64", "png"] = Field(
         "base64", description="base64: arrays in JSON; png: a picture of the cost field."
@@ -308,7 +320,10 @@ class TableRequest(MovementRules):
     sources: list[Cell] = Field(min_length=1, description="Rows of the table: [[x, y], ...].")
     targets: list[Cell] = Field(min_length=1, description="Columns of the table: [[x, y], ...].")
     revision: StrictInt | None = Field(
-        None, description="Expected map revision: 409 stale_revision if the map has moved on."
+        None,
+        ge=1,
+        description="Expected map revision (1 or more): 409 stale_revision if the map has "
+        "moved on.",
     )
 
 
@@ -571,7 +586,9 @@ class ValidateRequest(MovementRules):
     map: MapName
     path: list[Cell] = Field(description="[[x, y], ...]: cells (mode cells) or waypoints.")
     mode: Literal["cells", "waypoints"] = "cells"
-    revision: StrictInt | None = Field(None, description="The map revision the client saw.")
+    revision: StrictInt | None = Field(
+        None, ge=1, description="The map revision the client saw (1 or more)."
+    )
     max_cost: FiniteFloat | None = Field(None, ge=0, description="Movement budget.")
     start: Cell | None = None
     goal: Cell | None = None
@@ -588,7 +605,9 @@ class PolygonValidateRequest(BaseModel):
     points: list[Point] = Field(
         min_length=1, description="[[x, y], ...]: every segment must stay in the walkable area."
     )
-    revision: StrictInt | None = Field(None, description="The map revision the client saw.")
+    revision: StrictInt | None = Field(
+        None, ge=1, description="The map revision the client saw (1 or more)."
+    )
     max_cost: FiniteFloat | None = Field(None, ge=0, description="Most length allowed.")
     start: Point | None = Field(None, description="Where the polyline must begin.")
     goal: Point | None = Field(None, description="Where the polyline must end.")
@@ -667,7 +686,9 @@ class MapPatch(BaseModel):
     waypoints: list[Point] | None = Field(
         None, description="Polygon maps: the new waypoints (all of them)."
     )
-    if_revision: StrictInt | None = None
+    if_revision: StrictInt | None = Field(
+        None, ge=1, description="Apply only if the map is at this revision (1 or more)."
+    )
 
 
 class MapDeleted(BaseModel):

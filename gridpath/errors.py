@@ -132,6 +132,7 @@ class StoreUnavailable(ServiceError):
 
     code = "store_unavailable"
     status = 503
+    headers = {"Retry-After": "1"}
 
 
 class SharedStoreRequired(ServiceError):

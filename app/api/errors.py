@@ -144,6 +144,20 @@ def internal_error(method: str, path: str) -> Response:
     return error_response(500, "internal_error", "internal error; the incident was logged")
 
 
+def shutting_down(method: str, path: str) -> Response:
+    """The answer to a request still running when the graceful shutdown's time ran out
+    (uvicorn cancels it): 503 ``shutting_down``, never uvicorn's plain-text 500. Whatever
+    it was doing is abandoned: a change not yet acknowledged by the store did not happen."""
+    log.warning("%s %s cut off by the shutdown: answered 503 shutting_down", method, path)
+    return error_response(
+        503,
+        "shutting_down",
+        "the server is shutting down and could not finish this request within its grace "
+        "period; retry (another replica or this one once it is back)",
+        {"Retry-After": "1", "Connection": "close"},
+    )
+
+
 async def _unexpected_error(request: Request, exc: Exception) -> Response:
     return internal_error(request.method, request.url.path)
 

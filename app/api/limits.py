@@ -1,4 +1,4 @@
-"""Request-size limit as a pure ASGI middleware."""
+"""Request-size limits as pure ASGI middleware."""
 
 from __future__ import annotations
 
@@ -74,3 +74,30 @@ class BodySizeLimit:
             413, "payload_too_large", f"request body is over the limit of {limit} bytes"
         )
         await response(scope, receive, send)
+
+
+class RequestHeadLimits:
+    """414 ``uri_too_long`` for a request target over ``max_url_bytes``, 431
+    ``headers_too_large`` for headers over ``max_header_bytes`` in all: the limits of
+    ``python -m app``'s parser (app/http_protocol.py), checked again here for the requests
+    that reach the application under another server (plain ``uvicorn app.main:app``, whose
+    parser refuses a target over about 64 KB itself, as text/plain)."""
+
+    def __init__(self, app: ASGIApp, max_url_bytes: int, max_header_bytes: int) -> None:
+        self.app = app
+        self.max_url_bytes = max_url_bytes
+        self.max_header_bytes = max_header_bytes
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            target = len(scope.get("raw_path") or b"") + len(scope.get("query_string") or b"")
+            if target > self.max_url_bytes:
+                message = f"the request target (path and query) is over {self.max_url_bytes} bytes"
+                await error_response(414, "uri_too_long", message)(scope, receive, send)
+                return
+            headers = sum(len(k) + len(v) + 4 for k, v in scope.get("headers", ()))
+            if headers > self.max_header_bytes:
+                message = f"the request headers are over {self.max_header_bytes} bytes in all"
+                await error_response(431, "headers_too_large", message)(scope, receive, send)
+                return
+        await self.app(scope, receive, send)

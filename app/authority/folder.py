@@ -15,7 +15,14 @@ Decisions:
   sidecar's) changed, and it becomes a new revision only when its content hash changed (so
   the service's own writes, and ``touch``, change nothing). A file that fails to load keeps
   the previous revision serving and is listed in ``/health``'s errors until it loads.
-  A map created by ``PUT`` without ``MAPS_WRITABLE`` has no file: reloads leave it alone.
+  The watcher leaves the API's changes alone (a map deleted or edited through the API stays
+  so while its file is unchanged; a map created by ``PUT`` without a file stays).
+* **An explicit reload** (``POST /maps/reload``, ``SIGHUP``) **serves what a restart would**:
+  the folder. Without ``MAPS_WRITABLE`` the API's changes live in memory only, so a map
+  deleted or edited through the API whose file is still there is served from its file
+  again, as a new revision, and a map created by ``PUT`` (no file) is removed, as after a
+  restart. The one difference: a file that fails to load keeps its previous revision
+  serving (a restart would serve nothing under that name), listed in the errors.
 * **One process only changes maps** (:mod:`app.authority.folder_lock`): a change from the API
   when another process serves the same folder is refused with ``shared_store_required``.
 """
@@ -80,6 +87,7 @@ class FolderAuthority:
         self.records_path = self.state_dir / RECORDS_FILE
         self.lock: FolderLock | None = None
         self._fingerprints: dict[str, tuple] = {}  # name -> fingerprint of the file serving
+        self._file_sha: dict[str, str] = {}  # name -> content hash of that file
         self._failed: dict[str, tuple[tuple, LoadFailure]] = {}  # name -> (fingerprint, why)
         self._change_lock = threading.Lock()  # one change or reload at a time in this process
         self._stop = threading.Event()
@@ -137,18 +145,28 @@ class FolderAuthority:
                 log.exception("map reload failed")
 
     async def reload(self) -> ReloadReport:
-        return await asyncio.to_thread(self.reload_now)
+        return await asyncio.to_thread(self.reload_now, True)
 
-    def reload_now(self) -> ReloadReport:
-        """Compare the folder with what is served; new revisions for what changed."""
+    def _as_file(self, name: str) -> bool:
+        """Whether the map served under ``name`` is its file's content (not deleted or
+        edited through the API since)."""
+        current = self.registry.find(name)
+        return current is not None and current.sha256 == self._file_sha.get(name)
+
+    def reload_now(self, as_restart: bool = False) -> ReloadReport:
+        """Compare the folder with what is served; new revisions for what changed. The
+        watcher: the files changed on disk only. ``as_restart`` (an explicit reload): the
+        folder as a restart would serve it (the module docstring)."""
         s = self.settings
         with self._change_lock:
             files, errors = scan_folder(self.directory)
             loaded: dict[str, Grid] = {}
             for name, path in files.items():
                 mark = fingerprint(path)
-                if self._fingerprints.get(name) == mark:  # unchanged since loaded or written
-                    continue  # (a map deleted through the API stays deleted)
+                if self._fingerprints.get(name) == mark and not (
+                    as_restart and not self._as_file(name)
+                ):
+                    continue  # unchanged since loaded or written
                 failed = self._failed.get(name)
                 if failed is not None and failed[0] == mark:
                     errors.append(failed[1])
@@ -164,10 +182,12 @@ class FolderAuthority:
                     continue
                 self._failed.pop(name, None)
                 self._fingerprints[name] = mark
+                self._file_sha[name] = grid.sha256
                 current = self.registry.find(name)
                 if current is None or current.sha256 != grid.sha256:
                     loaded[name] = grid
-            removed = [n for n in self._fingerprints if n not in files and n in self.registry]
+            served = self.registry.names() if as_restart else self._fingerprints
+            removed = [n for n in served if n not in files and n in self.registry]
             for name in [n for n in self._failed if n not in files]:
                 del self._failed[name]
             # the errors first: whoever sees the new revisions sees the errors that go with them
@@ -195,8 +215,9 @@ class FolderAuthority:
                         records[name] = {"revision": revision, "sha256": "", "deleted": True}
                         self.registry.apply(name, None, revision)
                         self._fingerprints.pop(name, None)
+                        self._file_sha.pop(name, None)
                         changes.append(Change(name, revision, deleted=True))
-                        log.info("map %s removed (its file is gone)", name)
+                        log.info("map %s removed (it has no file)", name)
             return ReloadReport(changes, errors)
 
     @contextlib.contextmanager
@@ -250,6 +271,7 @@ class FolderAuthority:
                 if self.settings.maps_writable:
                     persist.remove(self.directory, name)
                     self._fingerprints.pop(name, None)
+                    self._file_sha.pop(name, None)
                 records[name] = {"revision": known, "sha256": "", "deleted": True}
                 self.registry.apply(name, None, known)
                 return current
@@ -261,6 +283,7 @@ class FolderAuthority:
                         self.directory, name, upload.suffix, upload.data, upload.sidecar
                     )
                 self._fingerprints[name] = fingerprint(path)
+                self._file_sha[name] = grid.sha256
             grid = with_revision(grid, revision)
             records[name] = {"revision": revision, "sha256": grid.sha256}
             self.registry.apply(name, grid, revision)

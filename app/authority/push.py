@@ -16,7 +16,7 @@ import sys
 
 import redis
 
-from app.authority.redis_store import COMMIT, commit_args, encode, map_key, parse_reply, redacted
+from app.authority.redis_keys import COMMIT, commit_args, encode, map_key, parse_reply, redacted
 from app.config import get_settings
 from gridpath.errors import MapLoadError
 from gridpath.grid.store import load_logged, scan_folder
@@ -60,7 +60,10 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"{name}: unchanged at revision {int(current[1])}")
                 continue
             keys, commit_argv = commit_args(name, "put", grid=grid, upload=encode(grid))
-            _, revision, _ = parse_reply(commit(keys=keys, args=commit_argv))
+            status, revision, _ = parse_reply(commit(keys=keys, args=commit_argv))
+            if status != "ok":  # "restoring": Redis restarted, the processes write back
+                print(f"{name}: not pushed: the store is {status}; try again", file=sys.stderr)
+                return 2
             print(f"{name}: revision {revision} (from {path.name})")
     except redis.RedisError as exc:
         print(f"the shared store {redacted(url)} failed: {exc}", file=sys.stderr)

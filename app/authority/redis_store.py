@@ -1,18 +1,7 @@
 """The Redis authority (``MAP_STORE=redis://host:port/db``): one map state for every process.
 
-Redis is the store of record. Keys (all under ``gridpath:``):
-
-* ``gridpath:maps`` (hash): name -> current revision of every map that exists;
-* ``gridpath:last`` (hash): name -> last revision ever given; it survives deletes, so a
-  name's revisions only grow;
-* ``gridpath:map:NAME`` (hash): ``revision``, ``sha256`` (content hash), ``source``, and the
-  encoded content: ``suffix``, ``data`` (a map file) and ``sidecar`` (its JSON, or empty) —
-  :func:`gridpath.grid.persist.serialize`, or an uploaded file as sent — so any process loads it
-  without the folder;
-* ``gridpath:seeded``: set once the first start uploaded ``MAPS_DIR``; ``gridpath:seed-lock``
-  (``SET NX PX``) makes that upload happen once when several processes start together;
-* channel ``gridpath:changes``: every change announced as JSON ``{name, revision, sha256,
-  deleted}``.
+Redis is the store of record; its keys and the change script are in
+app/authority/redis_keys.py.
 
 Decisions:
 
@@ -28,9 +17,15 @@ Decisions:
 * Reads never touch Redis. Redis down: searches go on from the snapshots loaded, ``/health``
   says ``degraded`` and why, changes answer ``store_unavailable``; the follower reconnects,
   resynchronises and logs it.
-* A process whose revision of a map is newer than Redis's (Redis lost acknowledged writes:
-  restarted without AOF) writes it back if it is still the newest (seed-if-greater), so the
-  processes converge on the newest revision instead of diverging.
+* Redis restarted (a new ``run_id``: empty, from an old snapshot, or a failover) or found
+  lacking a revision a process holds (it lost acknowledged writes): the processes write back
+  the revisions they hold (seed-if-greater, deletions too: ``bury``), so they converge on the
+  newest any of them held. Meanwhile changes answer ``store_unavailable`` (the
+  ``gridpath:restoring`` window, opened by the first process to notice, kept open while
+  revisions are written back): an edit computed on a revision some process had not yet
+  written back would otherwise take its number. A map is never dropped from a registry
+  because Redis lacks it: only a deletion Redis records (``gridpath:last`` at or past the
+  revision held) removes it.
 * One Redis (or a Sentinel-managed primary): the script touches several keys, so Redis
   Cluster is not supported.
 """
@@ -41,140 +36,41 @@ import asyncio
 import json
 import logging
 import threading
-import time
-import uuid
 from collections.abc import Sequence
-from urllib.parse import urlsplit
 
 import redis
 import redis.asyncio as aioredis
 from redis.exceptions import RedisError
 
 from app.authority.base import Change, ReloadReport, StoreStatus, Upload, edit_map
+from app.authority.redis_keys import (
+    CHANNEL,
+    COMMIT,
+    INDEX,
+    LAST,
+    RESTORE_WINDOW_MS,
+    RESTORING,
+    SEEDED,
+    commit_args,
+    decode,
+    encode,
+    map_key,
+    parse_reply,
+    redacted,
+    upload_folder_once,
+)
 from gridpath.errors import MapLoadError, MapNotFound, RevisionConflict, StoreUnavailable
-from gridpath.grid import Grid, LoadFailure, MapStore, persist
+from gridpath.grid import Grid, LoadFailure, MapStore
 from gridpath.grid.edits import Edit
-from gridpath.grid.loader import load_map_data
 from gridpath.grid.store import with_revision
-from gridpath.nav.model import NAV_SUFFIX
-from gridpath.nav.snapshot import PolygonEdit, polygon_map
+from gridpath.nav.snapshot import PolygonEdit
 
 log = logging.getLogger(__name__)
 
-PREFIX = "gridpath:"
-INDEX = PREFIX + "maps"
-LAST = PREFIX + "last"
-SEEDED = PREFIX + "seeded"
-SEED_LOCK = PREFIX + "seed-lock"
-CHANNEL = PREFIX + "changes"
 _CHECK_INTERVAL = 1.0  # seconds between the follower's full revision comparisons
-_SEED_LOCK_MS = 60_000
 _EDIT_ATTEMPTS = 20  # an edit redone on the new revision when another process got first
-
-
-def map_key(name: str) -> str:
-    return f"{PREFIX}map:{name}"
-
-
-# KEYS: INDEX, LAST, map key. ARGV: name, op (put | delete | seed), if_revision, base (the
-# revision an edit was computed on), sha256, source, suffix, data, sidecar, channel, and for
-# seed the revision to write (only if it is newer than the name's last revision).
-# Returns {status, revision, existed}: ok | conflict | behind | missing | exists.
-COMMIT = """
-local name, op, if_rev, base = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
-local current = tonumber(redis.call('HGET', KEYS[1], name) or '')
-local existed = current and 1 or 0
-if if_rev ~= '' and current ~= tonumber(if_rev) then return {'conflict', current or 0, existed} end
-if base ~= '' and current ~= tonumber(base) then return {'behind', current or 0, existed} end
-if op == 'delete' then
-  if not current then return {'missing', 0, 0} end
-  redis.call('HDEL', KEYS[1], name)
-  redis.call('DEL', KEYS[3])
-  redis.call('PUBLISH', ARGV[10], cjson.encode({name = name, revision = current,
-    sha256 = '', deleted = true}))
-  return {'ok', current, 1}
-end
-local last = tonumber(redis.call('HGET', KEYS[2], name) or '') or 0
-local revision = last + 1
-if op == 'seed' then
-  revision = tonumber(ARGV[11])
-  if revision <= last then return {'exists', last, existed} end
-end
-redis.call('HSET', KEYS[2], name, revision)
-redis.call('HSET', KEYS[1], name, revision)
-redis.call('DEL', KEYS[3])
-redis.call('HSET', KEYS[3], 'revision', revision, 'sha256', ARGV[5], 'source', ARGV[6],
-  'suffix', ARGV[7], 'data', ARGV[8], 'sidecar', ARGV[9])
-redis.call('PUBLISH', ARGV[10], cjson.encode({name = name, revision = revision,
-  sha256 = ARGV[5], deleted = false}))
-return {'ok', revision, existed}
-"""
-
-_RELEASE = """
-if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
-return 0
-"""
-
-
-def redacted(url: str) -> str:
-    """The store's address without its password, for messages and logs."""
-    parts = urlsplit(url)
-    host = parts.hostname or parts.path or ""
-    port = f":{parts.port}" if parts.port else ""
-    return f"{parts.scheme}://{host}{port}{parts.path if parts.hostname else ''}"
-
-
-def commit_args(
-    name: str,
-    op: str,
-    *,
-    if_revision: int | None = None,
-    base: int | None = None,
-    grid: Grid | None = None,
-    upload: Upload | None = None,
-    seed_revision: int | None = None,
-) -> tuple[list[str], list]:
-    """KEYS and ARGV of :data:`COMMIT`."""
-    args: list = [name, op, "" if if_revision is None else str(if_revision)]
-    args.append("" if base is None else str(base))
-    if grid is None or upload is None:
-        args += ["", "", "", b"", ""]
-    else:
-        sidecar = json.dumps(upload.sidecar) if upload.sidecar is not None else ""
-        args += [grid.sha256, grid.source, upload.suffix, upload.data, sidecar]
-    args += [CHANNEL, "" if seed_revision is None else str(seed_revision)]
-    return [INDEX, LAST, map_key(name)], args
-
-
-def parse_reply(reply: list) -> tuple[str, int, bool]:
-    status = reply[0].decode() if isinstance(reply[0], bytes) else str(reply[0])
-    return status, int(reply[1]), bool(int(reply[2]))
-
-
-def encode(grid: Grid) -> Upload:
-    return Upload(*persist.serialize(grid))
-
-
-def decode(name: str, fields: dict[bytes, bytes], max_cells: int) -> Grid:
-    """The map a ``gridpath:map:NAME`` hash holds, at its revision; :class:`MapLoadError`
-    if it cannot be loaded or does not hash to the content hash stored with it."""
-    sidecar_text = fields.get(b"sidecar") or b""
-    suffix = fields[b"suffix"].decode()
-    if suffix == NAV_SUFFIX:  # a polygon map: its .nav.json bytes
-        grid = polygon_map(name, fields[b"data"], source=fields[b"source"].decode())
-    else:
-        grid = load_map_data(
-            name,
-            fields[b"data"],
-            movingai=suffix == ".map",
-            max_cells=max_cells,
-            sidecar=json.loads(sidecar_text) if sidecar_text else None,
-            source=fields[b"source"].decode(),
-        )
-    expected = fields[b"sha256"].decode()
-    if grid.sha256 != expected:
-        raise MapLoadError(f"content hash {grid.sha256} is not the stored {expected}")
-    return with_revision(grid, int(fields[b"revision"]))
+# Statuses of COMMIT refusing a change while the processes write back what Redis lost.
+_RESTORING = frozenset({"restarted", "lost", "restoring"})
 
 
 class RedisAuthority:
@@ -192,6 +88,9 @@ class RedisAuthority:
         self._load_errors: list[LoadFailure] = []  # the folder's, at the first upload
         # name -> (revision, why): a revision that could not be loaded (not retried)
         self._decode_errors: dict[str, tuple[int, LoadFailure]] = {}
+        # The Redis (its run_id) whose state this process last synchronised with: a change
+        # is refused by a Redis that is not that one until this process wrote back its maps.
+        self._run_id = ""
 
     def _sync_client(self) -> redis.Redis:
         return redis.Redis.from_url(self.url, socket_connect_timeout=2, socket_timeout=10)
@@ -207,12 +106,14 @@ class RedisAuthority:
             client = self._sync_client()
             try:
                 self._seed_once(client)
+                run_id = str(client.info("server")["run_id"])
                 for raw_name in client.hkeys(INDEX):
                     name = raw_name.decode()
                     fields = client.hgetall(map_key(name))
                     if fields:
                         self._install(name, fields)
                 log.info("loaded %d maps from the shared store %s", len(self.registry), self.where)
+                self._run_id = run_id
                 self._healthy()
                 self._publish_errors()
                 return
@@ -230,40 +131,15 @@ class RedisAuthority:
         return redacted(self.url)
 
     def _seed_once(self, client: redis.Redis) -> None:
-        """Upload ``MAPS_DIR`` if this Redis has never held the maps: exactly one process
-        does it (the seed lock); the others wait until it is done, then load what it wrote.
-        A process that dies half-way loses the lock after ``_SEED_LOCK_MS``; the next one
-        uploads the maps still missing (seeding never overwrites a newer revision)."""
-        token = uuid.uuid4().hex
-        release = client.register_script(_RELEASE)
-        commit = client.register_script(COMMIT)
-        while not self._closed.is_set() and not client.exists(SEEDED):
-            if not client.set(SEED_LOCK, token, nx=True, px=_SEED_LOCK_MS):
-                time.sleep(0.05)
-                continue
-            try:
-                if client.exists(SEEDED):
-                    break
-                s = self.settings
-                folder = MapStore.from_dir(
-                    s.maps_dir, max_cells=s.max_map_cells, max_bytes=s.max_map_bytes
-                )
-                self._load_errors = list(folder.errors)
-                for grid in folder.all():
-                    keys, args = commit_args(
-                        grid.name, "seed", grid=grid, upload=encode(grid), seed_revision=1
-                    )
-                    commit(keys=keys, args=args)
-                    client.pexpire(SEED_LOCK, _SEED_LOCK_MS)  # still uploading: keep the lock
-                client.set(SEEDED, "1")
-                log.info(
-                    "first start on %s: uploaded %d maps from %s",
-                    self.where,
-                    len(folder),
-                    s.maps_dir,
-                )
-            finally:
-                release(keys=[SEED_LOCK], args=[token])
+        folder = upload_folder_once(client, self.settings, self._closed)
+        if folder is not None:
+            self._load_errors = list(folder.errors)
+            log.info(
+                "first start on %s: uploaded %d maps from %s",
+                self.where,
+                len(folder),
+                self.settings.maps_dir,
+            )
 
     def _install(self, name: str, fields: dict[bytes, bytes]) -> None:
         revision = int(fields[b"revision"])
@@ -368,7 +244,8 @@ class RedisAuthority:
             self._publish_errors()
 
     async def _resync(self) -> list[str]:
-        """Compare every revision with Redis and catch up; returns the maps reloaded."""
+        """Compare every revision with Redis and catch up; write back what Redis lacks (it
+        restarted, or lost writes); returns the maps reloaded."""
         assert self._client is not None
         # One consistent view of both hashes (a change updates them together): a map this
         # process creates meanwhile is newer than the view, never taken for a deletion.
@@ -376,17 +253,18 @@ class RedisAuthority:
         pipe.hgetall(INDEX)
         pipe.hgetall(LAST)
         pipe.exists(SEEDED)
-        index, last_given, seeded = await pipe.execute()
+        pipe.info("server")
+        index, last_given, seeded, info = await pipe.execute()
         remote = {k.decode(): int(v) for k, v in index.items()}
         last = {k.decode(): int(v) for k, v in last_given.items()}
-        caught_up = []
+        caught_up, lost = [], []  # lost: what this process holds newer than Redis
         for name, revision in remote.items():
             version = self.registry.version(name)
             if (revision, False) > version:
                 await self._fetch(name)
                 caught_up.append(name)
-            elif revision < version[0] and not version[1]:
-                await self._restore(name)
+            elif (revision, False) < version:  # ours is newer, or deleted since
+                lost.append(name)
         for name in self.registry.names():
             if name in remote:
                 continue
@@ -394,8 +272,15 @@ class RedisAuthority:
                 if self.registry.apply(name, None, last[name]):
                     log.info("map %s deleted at revision %d (shared store)", name, last[name])
                     caught_up.append(name)
-            else:
-                await self._restore(name)
+            else:  # Redis lacks it: lost, never a reason to drop it here
+                lost.append(name)
+        for name, revision in self.registry.deletions().items():
+            if name not in remote and last.get(name, 0) < revision:
+                lost.append(name)  # a deletion Redis forgot: its revision must stay given
+        run_id = str(info["run_id"])
+        if lost or run_id != self._run_id:
+            await self._write_back(lost, restarted=run_id != self._run_id)
+        self._run_id = run_id
         if not seeded:  # Redis lost everything: the maps restored above are the state now
             if await self._client.set(SEEDED, "1", nx=True):
                 log.warning(
@@ -403,28 +288,59 @@ class RedisAuthority:
                 )
         return caught_up
 
+    async def _write_back(self, lost: list[str], restarted: bool) -> None:
+        """Redis restarted or lacks revisions this process holds: refuse changes everywhere
+        for a moment (``gridpath:restoring``) and write ours back (each one extends it)."""
+        assert self._client is not None
+        if restarted:
+            log.warning(
+                "the shared store %s restarted: writing back what it lacks (%d maps)",
+                self.where,
+                len(lost),
+            )
+        await self._client.set(RESTORING, "1", px=RESTORE_WINDOW_MS, nx=True)
+        for name in lost:
+            await self._restore(name)
+
     async def _restore(self, name: str) -> None:
         """Redis is behind this process on ``name`` (it lost acknowledged writes): write our
-        revision back, if it is still the newest (:data:`COMMIT` ``seed``)."""
-        assert self._client is not None
+        revision (or deletion) back, if it is still the newest (:data:`COMMIT` ``seed`` and
+        ``bury``: atomic, so two processes never overwrite each other's newer revision)."""
+        assert self._client is not None and self._commit is not None
         grid = self.registry.find(name)
-        if grid is None or self._commit is None:
-            return
-        given = await self._client.hget(LAST, name)
-        if given is not None and int(given) >= grid.revision:
-            return  # not lost: a change newer than our view of Redis
-        upload = await asyncio.to_thread(encode, grid)
-        keys, args = commit_args(
-            name, "seed", grid=grid, upload=upload, seed_revision=grid.revision
-        )
+        if grid is not None:
+            upload = await asyncio.to_thread(encode, grid)
+            keys, args = commit_args(
+                name, "seed", grid=grid, upload=upload, seed_revision=grid.revision
+            )
+        else:
+            revision, deleted = self.registry.version(name)
+            if not deleted:
+                return
+            keys, args = commit_args(name, "bury", seed_revision=revision)
         status, revision, _ = parse_reply(await self._commit(keys=keys, args=args))
         if status == "ok":
             log.warning(
-                "the shared store had lost map %s revision %d (Redis restarted without "
+                "the shared store had lost map %s revision %d%s (Redis restarted without "
                 "persistence?); restored it from this process",
                 name,
                 revision,
+                "" if grid is not None else " (deleted)",
             )
+
+    async def _refused(self, status: str) -> StoreUnavailable:
+        """The answer to a change refused while the maps are written back; if this process
+        is the one that found Redis restarted or behind, it writes back its maps first."""
+        if status != "restoring":
+            try:
+                await self._resync()
+            except (RedisError, OSError) as exc:
+                return self._unavailable(exc)
+        return StoreUnavailable(
+            f"the shared map store {self.where} restarted or lost maps, and the processes "
+            "are writing back the revisions they hold; nothing was changed: try again in a "
+            "moment"
+        )
 
     def _degrade(self, reason: str) -> None:
         if self._status.state != "degraded":
@@ -463,9 +379,12 @@ class RedisAuthority:
     async def _run(self, keys: list[str], args: list) -> tuple[str, int, bool]:
         await self._require_client()
         try:
-            return parse_reply(await self._commit(keys=keys, args=args))
+            reply = parse_reply(await self._commit(keys=keys, args=args))
         except (RedisError, OSError) as exc:
             raise self._unavailable(exc) from None
+        if reply[0] in _RESTORING:
+            raise await self._refused(reply[0])
+        return reply
 
     async def _current(self, name: str, if_revision: int | None) -> Grid:
         grid = self.registry.find(name)
@@ -496,7 +415,14 @@ class RedisAuthority:
             new = await asyncio.to_thread(edit_map, current, edits, current.revision + 1)
             upload = await asyncio.to_thread(encode, new)
             keys, args = commit_args(
-                name, "put", if_revision=if_revision, base=current.revision, grid=new, upload=upload
+                name,
+                "put",
+                if_revision=if_revision,
+                base=current.revision,
+                grid=new,
+                upload=upload,
+                known=current.revision,
+                run_id=self._run_id,
             )
             status, revision, _ = await self._run(keys, args)
             if status == "ok":
@@ -519,7 +445,16 @@ class RedisAuthority:
     ) -> tuple[Grid, bool]:
         if upload is None:
             upload = await asyncio.to_thread(encode, parsed)
-        keys, args = commit_args(name, "put", if_revision=if_revision, grid=parsed, upload=upload)
+        held = self.registry.find(name)
+        keys, args = commit_args(
+            name,
+            "put",
+            if_revision=if_revision,
+            grid=parsed,
+            upload=upload,
+            known=held.revision if held is not None else 0,
+            run_id=self._run_id,
+        )
         status, revision, existed = await self._run(keys, args)
         if status == "conflict":
             raise _conflict(name, revision, if_revision)
@@ -529,7 +464,9 @@ class RedisAuthority:
 
     async def delete(self, name: str, if_revision: int | None) -> Grid:
         current = await self._current(name, None)
-        keys, args = commit_args(name, "delete", if_revision=if_revision)
+        keys, args = commit_args(
+            name, "delete", if_revision=if_revision, known=current.revision, run_id=self._run_id
+        )
         status, revision, _ = await self._run(keys, args)
         if status == "conflict":
             raise _conflict(name, revision, if_revision)

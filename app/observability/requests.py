@@ -9,6 +9,7 @@ context into the search thread, so the record is the same object there).
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 import logging
 import os
@@ -124,10 +125,14 @@ class RequestObservation:
         app: ASGIApp,
         internal_error: Callable[[str, str], Response],
         access_log_enabled: bool = True,
+        cancelled: Callable[[str, str], Response] | None = None,
     ) -> None:
         self.app = app
         self.internal_error = internal_error
         self.log = access_log_enabled
+        # The answer to a request cancelled before it answered: only the server's graceful
+        # shutdown cancels a request (when its timeout runs out); None: let it propagate.
+        self.cancelled = cancelled
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -154,6 +159,15 @@ class RequestObservation:
                 if started:  # too late for an error answer: the connection is dropped
                     raise
                 response = self.internal_error(scope.get("method", ""), scope.get("path", ""))
+                await response(scope, receive, send_with_id)
+            except asyncio.CancelledError:
+                if started or self.cancelled is None:
+                    raise
+                # Answered, not re-raised: uvicorn would add its text/plain 500.
+                uncancel = getattr(asyncio.current_task(), "uncancel", None)
+                if uncancel is not None:
+                    uncancel()
+                response = self.cancelled(scope.get("method", ""), scope.get("path", ""))
                 await response(scope, receive, send_with_id)
         finally:
             _current.reset(token)

@@ -110,6 +110,11 @@ class MapStore:
         self._maps = maps
         self._wake(name)
 
+    def deletions(self) -> dict[str, int]:
+        """Each name whose last known state is a deletion, with that deletion's revision."""
+        with self._lock:
+            return {name: self._last_revision.get(name, 0) for name in self._deleted}
+
     def version(self, name: str) -> tuple[int, bool]:
         """``(last revision known for name, whether that revision was deleted)``;
         ``(0, False)`` for a name never seen. Later versions compare greater."""

@@ -108,7 +108,7 @@ async def get_map(
     store: StoreDep,
     revision: Annotated[
         int | None,
-        Query(description="Wait (up to REVISION_WAIT_MS) until this revision is served."),
+        Query(ge=1, description="Wait (up to REVISION_WAIT_MS) until this revision is served."),
     ] = None,
 ) -> MapInfo | PolygonMapInfo:
     """One map's metadata, with its current revision and content hash."""
@@ -116,6 +116,11 @@ async def get_map(
     await wait_for_revision(state, name, revision)
     return map_info(store.get(name))
 
+
+# A revision below 1 names none: 422, never a conflict (revisions start at 1).
+IfRevision = Annotated[
+    int | None, Query(ge=1, description="Change only if the map is at this revision.")
+]
 
 _CELL_PARAM = re.compile(r"(-?[0-9]{1,9}),(-?[0-9]{1,9})")  # ASCII digits, no spaces
 
@@ -208,7 +213,7 @@ async def patch_map(
     openapi_extra={"requestBody": UPLOAD_BODY},
 )
 async def put_map(
-    name: str, request: Request, state: StateDep, store: StoreDep, if_revision: int | None = None
+    name: str, request: Request, state: StateDep, store: StoreDep, if_revision: IfRevision = None
 ) -> Response:
     """Create or replace a map from a PNG (or another lossless image), a Moving AI ``.map``
     or a Tiled map, as the body or as a form with a ``sidecar`` (palette, costs, tiles); or
@@ -253,7 +258,7 @@ async def put_map(
     dependencies=[Depends(require_admin)],
 )
 async def delete_map(
-    name: str, state: StateDep, store: StoreDep, if_revision: int | None = None
+    name: str, state: StateDep, store: StoreDep, if_revision: IfRevision = None
 ) -> MapDeleted:
     """Remove a map (and, with MAPS_WRITABLE, its files)."""
     _check_name(name)

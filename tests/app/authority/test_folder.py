@@ -139,11 +139,42 @@ def test_a_map_deleted_through_the_api_stays_deleted_while_its_file_is_unchanged
     settings = config(maps, tmp_path, maps_reload="poll", maps_poll_interval=0.1)
     with serving(settings) as client:
         assert client.delete("/maps/maze", headers=ADMIN).json()["revision"] == 1
-        time.sleep(0.5)  # several scans of the folder
+        time.sleep(0.5)  # several scans of the folder: the watcher leaves it deleted
         assert revision(client, "maze") is None
-        assert client.post("/maps/reload", headers=ADMIN).json()["changed"] == []
         write(maps / "maze.png", (MAPS_DIR / "arena.png").read_bytes())  # a new file
         eventually(lambda: revision(client, "maze") == 2)
+
+
+def every_map(client: TestClient) -> dict[str, tuple[int, str]]:
+    return {m["name"]: (m["revision"], m["sha256"]) for m in client.get("/maps").json()["maps"]}
+
+
+@pytest.mark.parametrize("writable", [False, True])
+def test_an_explicit_reload_serves_what_a_restart_would(maps, tmp_path, writable):
+    """Issue 22: a map deleted through the API whose file is still there came back on a
+    restart but not on POST /maps/reload. Now the reload serves exactly what a restart
+    would: without MAPS_WRITABLE the API's changes (a delete, an edit, a map created by PUT)
+    live in memory only and give way to the folder; with it, they are the folder."""
+    settings = config(maps, tmp_path, maps_writable=writable)
+    with serving(settings) as client:
+        assert client.delete("/maps/maze", headers=ADMIN).status_code == 200
+        assert client.patch("/maps/arena", json=BLOCK, headers=ADMIN).status_code == 200
+        body = movingai(["...", "..."])
+        assert client.put("/maps/fresh", content=body, headers=ADMIN).status_code == 201
+        report = client.post("/maps/reload", headers=ADMIN).json()
+        reloaded = every_map(client)
+        assert client.post("/maps/reload", headers=ADMIN).json()["changed"] == []  # settled
+    with serving(settings) as client:
+        assert every_map(client) == reloaded
+    changed = {c["name"]: c for c in report["changed"]}
+    if writable:  # the API's changes are in the folder: nothing to give way
+        assert changed == {}
+        assert "maze" not in reloaded and reloaded["fresh"][0] == 1
+    else:
+        assert set(changed) == {"maze", "arena", "fresh"}, report
+        assert changed["fresh"]["deleted"] and not changed["maze"]["deleted"]
+        assert reloaded["maze"][0] == 2 and reloaded["arena"][0] == 3  # new revisions
+        assert "fresh" not in reloaded
 
 
 def test_own_writes_are_not_reloaded_as_new_revisions(maps, tmp_path):
