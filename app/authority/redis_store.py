@@ -278,6 +278,7 @@ class RedisAuthority:
             if name not in remote and last.get(name, 0) < revision:
                 lost.append(name)  # a deletion Redis forgot: its revision must stay given
         run_id = str(info["run_id"])
+        lost = await self._still_lost(lost)
         if lost or run_id != self._run_id:
             await self._write_back(lost, restarted=run_id != self._run_id)
         self._run_id = run_id
@@ -287,6 +288,29 @@ class RedisAuthority:
                     "the shared store %s was empty: restored it from this process", self.where
                 )
         return caught_up
+
+    async def _still_lost(self, names: list[str]) -> list[str]:
+        """Of ``names``, those Redis still lacks when asked again after reading what this
+        process holds. The view above is older than a change this process committed while
+        the resync awaited (a commit reaches Redis before this registry), and taking that
+        change for a loss would refuse every process's changes for a window."""
+        if not names:
+            return names
+        assert self._client is not None
+        held = {name: self.registry.version(name) for name in names}  # ours first, then Redis
+        pipe = self._client.pipeline(transaction=True)
+        for name in names:
+            pipe.hget(INDEX, name)
+            pipe.hget(LAST, name)
+        replies = await pipe.execute()
+        still = []
+        for i, name in enumerate(names):
+            current, last = replies[2 * i], int(replies[2 * i + 1] or 0)
+            if current is not None and (int(current), False) < held[name]:
+                still.append(name)  # ours is newer, or deleted since
+            elif current is None and last < held[name][0]:
+                still.append(name)  # Redis lacks the map, or forgot its deletion
+        return still
 
     async def _write_back(self, lost: list[str], restarted: bool) -> None:
         """Redis restarted or lacks revisions this process holds: refuse changes everywhere
