@@ -31,6 +31,7 @@ import contextlib
 import http.client
 import json
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -58,16 +59,29 @@ def free_port() -> int:
 
 def http_get_status(port: int, path: str, timeout: float) -> int | None:
     """Status of ``GET path`` on a new connection; None if the connection failed."""
+    return http_probe(port, path, timeout)[0]
+
+
+def http_probe(port: int, path: str, timeout: float) -> tuple[int | None, str]:
+    """``GET path`` on a new connection: its status (None if the connection failed) and
+    which worker answered (the per-process prefix of its ``X-Request-ID``, '' if none)."""
     try:
         with socket.create_connection((HOST, port), timeout=timeout) as s:
             s.sendall(f"GET {path} HTTP/1.1\r\nHost: {HOST}\r\nConnection: close\r\n\r\n".encode())
-            head = s.recv(64)
+            head = b""
+            while b"\r\n\r\n" not in head and len(head) < 65536:
+                chunk = s.recv(4096)
+                if not chunk:
+                    break
+                head += chunk
     except OSError:
-        return None
+        return None, ""
     try:
-        return int(head.split(b" ", 2)[1])
+        status = int(head.split(b" ", 2)[1])
     except (IndexError, ValueError):
-        return None
+        return None, ""
+    found = re.search(rb"(?im)^x-request-id: *([0-9a-f]{16})", head)
+    return status, found.group(1).decode() if found else ""
 
 
 class PidFile:
@@ -175,16 +189,19 @@ class Server:
         assert self.process is not None, "start() first"
         path = self.spec.ready_path
         needed = 1 if self.spec.workers <= 1 else 10 * self.spec.workers
-        deadline, streak = self.started + timeout, 0
+        deadline, streak, workers = self.started + timeout, 0, set()
         while time.perf_counter() < deadline:
             if self.process.poll() is not None:
                 raise RuntimeError(f"server exited with {self.process.returncode}: {self.log()}")
-            status = http_get_status(self.port, path, timeout=5.0)
+            status, worker = http_probe(self.port, path, timeout=5.0)
             now = time.perf_counter() - self.started
             if status is not None and self.port_open_s is None:
                 self.port_open_s = now
             streak = streak + 1 if status == 200 else 0
-            if streak >= needed:
+            workers = workers | {worker} if status == 200 else set()
+            # With several workers, ready once each has answered 200 (a streak from one
+            # worker says nothing of the others, still loading maps).
+            if streak >= needed and len(workers) >= self.spec.workers:
                 self.ready_s = now
                 return now
             time.sleep(poll if streak == 0 else 0.0)

@@ -165,8 +165,11 @@ class RedisAuthority:
     # --- following changes (event loop) -----------------------------------------------------
 
     async def start(self) -> None:
+        # A pooled connection idle for over a second is checked with a PING (retried on a new
+        # connection) before a change is sent on it: one left over from before a Redis restart
+        # would otherwise fail the change with "connection closed by server".
         self._client = aioredis.Redis.from_url(
-            self.url, socket_connect_timeout=2, socket_timeout=10
+            self.url, socket_connect_timeout=2, socket_timeout=10, health_check_interval=1
         )
         self._commit = self._client.register_script(COMMIT)
         self._follower = asyncio.create_task(self._follow(), name="gridpath-store-follower")
