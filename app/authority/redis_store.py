@@ -7,7 +7,7 @@ Redis is the store of record. Keys (all under ``gridpath:``):
   name's revisions only grow;
 * ``gridpath:map:NAME`` (hash): ``revision``, ``sha256`` (content hash), ``source``, and the
   encoded content: ``suffix``, ``data`` (a map file) and ``sidecar`` (its JSON, or empty) —
-  :func:`gridpath.grid.persist.serialize`, or an uploaded file as sent — so any process loads it
+  :func:`gridpath.maps.persist.serialize`, or an uploaded file as sent — so any process loads it
   without the folder;
 * ``gridpath:seeded``: set once the first start uploaded ``MAPS_DIR``; ``gridpath:seed-lock``
   (``SET NX PX``) makes that upload happen once when several processes start together;
@@ -52,10 +52,11 @@ from redis.exceptions import RedisError
 
 from app.authority.base import Change, ReloadReport, StoreStatus, Upload, edit_map
 from gridpath.errors import MapLoadError, MapNotFound, RevisionConflict, StoreUnavailable
-from gridpath.grid import Grid, LoadFailure, MapStore, persist
+from gridpath.grid import Grid
 from gridpath.grid.edits import Edit
 from gridpath.grid.loader import load_map_data
-from gridpath.grid.store import with_revision
+from gridpath.maps import LoadFailure, MapRegistry, persist
+from gridpath.maps.registry import with_revision
 from gridpath.nav.model import NAV_SUFFIX
 from gridpath.nav.snapshot import PolygonEdit, polygon_map
 
@@ -178,7 +179,7 @@ def decode(name: str, fields: dict[bytes, bytes], max_cells: int) -> Grid:
 
 
 class RedisAuthority:
-    def __init__(self, settings, registry: MapStore) -> None:
+    def __init__(self, settings, registry: MapRegistry) -> None:
         self.settings = settings
         self.registry = registry
         self.url: str = settings.map_store
@@ -245,7 +246,7 @@ class RedisAuthority:
                 if client.exists(SEEDED):
                     break
                 s = self.settings
-                folder = MapStore.from_dir(
+                folder = MapRegistry.from_dir(
                     s.maps_dir, max_cells=s.max_map_cells, max_bytes=s.max_map_bytes
                 )
                 self._load_errors = list(folder.errors)
