@@ -104,8 +104,8 @@ from gridpath.search import (
     subgoal_graph,
 )
 from gridpath.search._frontier import FOUND
+from gridpath.search.algorithms import JPS
 from gridpath.search.find import checked_query
-from gridpath.search.registry import JPS
 from gridpath.search.runners.jps import DEFAULT_JUMP_TABLE_MAX_CELLS
 
 DEFAULT_LIMIT = 100

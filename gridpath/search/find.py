@@ -1,8 +1,9 @@
-"""``find_path``: check the query, plan, run, post-process.
+"""``find_path``: check the query, choose its runner, run, post-process.
 
-Which search serves a query is decided by :func:`gridpath.search.registry.plan` (the registry
-of algorithms and their runners); each runner (:mod:`gridpath.search.runners`) searches and
-rebuilds the path. All of them order the frontier the same way.
+Which search serves a query is decided by
+:func:`gridpath.search.algorithms.choose_runner` (the table of algorithms and their
+runners); each runner (:mod:`gridpath.search.runners`) searches and rebuilds the path.
+All of them order the frontier the same way.
 
 The common query (one start, one goal, no per-request cells, served by an exact-pair
 runner: :class:`~gridpath.search.runner.PairKernel`) takes a shorter road to the same
@@ -30,6 +31,7 @@ from gridpath.search._finish import finish_pair
 from gridpath.search._frontier import FOUND, LIMIT_REACHED, UNREACHABLE
 from gridpath.search._records import UNIFORM_COSTS, rules_record
 from gridpath.search._sight import turning_points as _turning_points
+from gridpath.search.algorithms import choose_runner
 from gridpath.search.options import (
     CORNER_RULES,
     DEFAULT_OPTIONS,
@@ -40,7 +42,6 @@ from gridpath.search.options import (
     SearchOptions,
 )
 from gridpath.search.overlay import blocked_cells
-from gridpath.search.registry import plan
 from gridpath.search.runner import EMPTY_PATH, Outcome, Query
 from gridpath.search.runners.jps import DEFAULT_JUMP_TABLE_MAX_CELLS
 from gridpath.search.runners.subgoal import AUTO_MIN_CELLS, NO_TIER
@@ -165,7 +166,7 @@ def general_query(
     """:func:`find_path` for any checked query, step by step (the common query's road
     checks itself against this one)."""
     grid, start = query.grid, query.start
-    chosen = plan(query)
+    chosen = choose_runner(query)
     if chosen.runner is None:
         raise AlgorithmUnsupported(
             f"algorithm {chosen.algorithm.value} does not apply here: {chosen.reason}"
@@ -268,7 +269,7 @@ def _make_common_plan(
         grid, (0, 0), ((0, 0),), resolved, frozenset(), 0, class_cost, uniform, min_cost,
         jump_table_max_cells,
     )  # fmt: skip
-    chosen = plan(query)
+    chosen = choose_runner(query)
     if chosen.runner is None or chosen.runner.pair is None:
         return None
     until_tier = (

@@ -185,15 +185,15 @@ class SearchOptions:
     @cached_property
     def optimal(self) -> bool:
         """The returned cost is the minimum under the cost model (on uniform terrain; the
-        algorithm registry, :mod:`gridpath.search.registry`, says so per algorithm)."""
-        from gridpath.search.registry import ALGORITHMS  # the registry imports the options
+        algorithm table, :mod:`gridpath.search.algorithms`, says so per algorithm)."""
+        from gridpath.search.algorithms import ALGORITHMS  # the table imports the options
 
         return ALGORITHMS[self.algorithm].optimal(self)
 
     @cached_property
     def bounded_suboptimal(self) -> bool:
         """Weighted A* with an admissible heuristic: cost <= heuristic_weight x optimal."""
-        from gridpath.search.registry import ALGORITHMS
+        from gridpath.search.algorithms import ALGORITHMS
 
         return ALGORITHMS[self.algorithm].bounded_suboptimal(self)
 

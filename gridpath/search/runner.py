@@ -4,7 +4,7 @@
 A runner is one module under :mod:`gridpath.search.runners` with one entry point (``run``),
 a ``refuses`` test (why it cannot serve a query; ``None``: it can) and a warm-up that
 compiles its kernels with the service's argument types. Which runner serves a query is
-decided by :func:`gridpath.search.registry.plan`, never inside a runner.
+decided by :func:`gridpath.search.algorithms.choose_runner`, never inside a runner.
 """
 
 from __future__ import annotations

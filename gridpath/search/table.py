@@ -13,7 +13,7 @@ From each origin, one of two ways, decided once per table by :func:`plan_table`:
   once the last of them is settled. A cost is read from the settled cell's parent chain
   and summed from the source, as ``find_path`` does, so it is the cost ``/path`` reports
   for the same pair (bit for bit on uniform terrain, where an optimal cost has one value);
-* pairwise: where the registry's plan serves a pair with jump point search and an origin
+* pairwise: where the runner chosen for a pair serves it with jump point search and an origin
   has at most :data:`PAIRWISE_MAX_ENDS` ends, ``find_path`` per pair (``/path``'s very
   search), since a query on a JPS+ table costs a small fraction of a flood.
 
@@ -39,6 +39,7 @@ from gridpath.grid.model import Grid
 from gridpath.search import _general
 from gridpath.search._frontier import BLOCKED, GOAL, LIMIT_REACHED, STATE, reconstruct_path
 from gridpath.search._records import grid_record
+from gridpath.search.algorithms import choose_runner
 from gridpath.search.find import _as_cost, checked_query, find_path, terrain_table
 from gridpath.search.options import (
     DEFAULT_OPTIONS,
@@ -49,7 +50,6 @@ from gridpath.search.options import (
     kernel_rules,
 )
 from gridpath.search.overlay import blocked_cells, stamp
-from gridpath.search.registry import plan as plan_search
 from gridpath.search.runners.jps import DEFAULT_JUMP_TABLE_MAX_CELLS
 from gridpath.search.scratch import SearchScratch, thread_scratch
 
@@ -180,7 +180,7 @@ def plan_table(
         pair = checked_query(
             grid, origins[0], ends[0], None, options, tuple(blocked_set), 0, jump_table_max_cells
         )
-        pairwise = plan_search(pair).algorithm == Algorithm.JPS
+        pairwise = choose_runner(pair).algorithm == Algorithm.JPS
     return TablePlan(
         grid, sources_t, targets_t, options, blocked_set, class_cost, uniform, reverse,
         tuple(origins), tuple(ends), per_search, pairwise, jump_table_max_cells,

@@ -10,9 +10,9 @@ import time
 import numpy as np
 
 from gridpath.grid.model import Grid, TerrainClass
+from gridpath.search.algorithms import RUNNERS
 from gridpath.search.find import find_path
 from gridpath.search.flowfield import flow_field
-from gridpath.search.registry import RUNNERS
 from gridpath.search.scratch import SearchScratch
 from gridpath.search.smooth import line_of_sight, smooth, turning_points
 from gridpath.search.table import cost_table

@@ -17,8 +17,8 @@ from gridpath.search._blocks import block_bits, edit_block_bits
 from gridpath.search._frontier import FOUND, UNREACHABLE
 from gridpath.search._jps import expand_jumps, jps
 from gridpath.search._jumps import build_jump_table, edit_run_sums, long_runs, run_sums
+from gridpath.search.algorithms import JPS, JPS_BLOCKS, choose_runner
 from gridpath.search.find import checked_query, find_path
-from gridpath.search.registry import JPS, JPS_BLOCKS, plan
 from gridpath.search.runners import jps_blocks
 from gridpath.search.runners.fast_astar import pair_cost, run_pair_kernel
 from tests.reference import path_cost, reference_costs, step_is_legal
@@ -120,9 +120,9 @@ def test_the_plan_picks_block_jps_for_long_runs_with_or_without_a_table():
     for table_cells in (TABLE_CELLS, 0):
         options = SearchOptions(algorithm=Algorithm.JPS).resolved()
         query = checked_query(grid, (0, 0), (199, 39), None, options, (), 0, table_cells)
-        assert plan(query).runner is JPS_BLOCKS
+        assert choose_runner(query).runner is JPS_BLOCKS
         auto = checked_query(grid, (0, 0), (199, 39), None, SearchOptions().resolved(), (), 0, 0)
-        assert plan(auto).runner is JPS_BLOCKS
+        assert choose_runner(auto).runner is JPS_BLOCKS
 
 
 def test_block_jps_refuses_short_runs_and_large_units():
@@ -131,7 +131,7 @@ def test_block_jps_refuses_short_runs_and_large_units():
     grid = Grid.from_walkable("rows", maze)
     query = _query(grid, (0, 0), (63, 62))
     assert "short" in JPS_BLOCKS.refuses(query)
-    assert plan(query).runner is JPS  # the byte scan, which gives those maps' paths
+    assert choose_runner(query).runner is JPS  # the byte scan, which gives those maps' paths
     hall = Grid.from_walkable("hall", _hall())
     assert "size 1" in JPS_BLOCKS.refuses(_query(hall, (0, 0), (150, 30), clearance=2))
 

@@ -18,8 +18,8 @@ import pytest
 from gridpath.grid import Grid
 from gridpath.search import CostModel, Diagonal, SearchOptions, SearchScratch, subgoal_graph
 from gridpath.search._frontier import FOUND, UNREACHABLE
+from gridpath.search.algorithms import ALGORITHMS, RUNNERS
 from gridpath.search.find import checked_query
-from gridpath.search.registry import ALGORITHMS, RUNNERS
 from gridpath.search.runner import Runner
 from gridpath.search.runners import subgoal as subgoal_runner
 from tests.reference import (

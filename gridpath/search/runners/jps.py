@@ -4,7 +4,7 @@ scanning otherwise), for uniform cost, 8-connected movement without corner cutti
 The jump table is built per map revision, like the component labels, and kept with the
 :class:`~gridpath.grid.model.Grid` through its ``derived`` hook (the map layer never imports
 the search layer); the size limit comes from settings (``JUMP_TABLE_MAX_CELLS``) with
-each query. Block JPS (:mod:`.jps_blocks`, first in the registry) serves every map a
+each query. Block JPS (:mod:`.jps_blocks`, first in the algorithm table) serves every map a
 table would serve, with the same answers and no table, so the service builds none
 (``prepare_jps``); this runner scans the bytes (maps of short runs, larger units), and
 uses a table only where one was built by hand (the benchmarks' JPS+ column).

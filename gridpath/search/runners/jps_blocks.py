@@ -3,7 +3,8 @@ bitsets 64 cells at a time (:mod:`gridpath.search._blocks`), for units of size 1
 uniform terrain. No table: the bitsets are part of each revision (about six bits per
 cell), and an edit updates them around the cells it changed.
 
-Which JPS serves a query (registry order: this runner, then :mod:`.jps`):
+Which JPS serves a query (in the order of :mod:`gridpath.search.algorithms`: this runner,
+then :mod:`.jps`):
 
 * a map whose straight runs are long (``_jumps.MIN_MEAN_RUN``): this runner. It offers
   the same nodes in the same order as JPS+ with its table, so it returns the same paths

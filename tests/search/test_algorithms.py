@@ -15,16 +15,16 @@ from gridpath.errors import AlgorithmUnsupported
 from gridpath.grid import Grid
 from gridpath.search import Algorithm, SearchOptions, SearchScratch, find_path
 from gridpath.search._frontier import FOUND, UNREACHABLE
-from gridpath.search.find import checked_query
-from gridpath.search.registry import (
+from gridpath.search.algorithms import (
     ALGORITHMS,
     FAST,
     GENERAL,
     JPS,
     AlgorithmSpec,
     algorithm_description,
-    plan,
+    choose_runner,
 )
+from gridpath.search.find import checked_query
 from gridpath.search.runner import Outcome, Query, Runner
 from gridpath.search.scratch import SearchScratch as Scratch
 from tests.conftest import make_grid
@@ -50,12 +50,12 @@ def query(options: SearchOptions, blocked=()) -> Query:
     ],
 )
 def test_the_plan_names_the_runner(options, blocked, runner, reports):
-    chosen = plan(query(options, blocked=blocked))
+    chosen = choose_runner(query(options, blocked=blocked))
     assert (chosen.runner, chosen.algorithm, chosen.reason) == (runner, reports, None)
 
 
 def test_the_plan_says_why_no_runner_can():
-    chosen = plan(query(SearchOptions(algorithm=Algorithm.JPS, connectivity=4)))
+    chosen = choose_runner(query(SearchOptions(algorithm=Algorithm.JPS, connectivity=4)))
     assert chosen.runner is None and "8-connected" in chosen.reason
     with pytest.raises(AlgorithmUnsupported, match="algorithm jps does not apply here"):
         find_path(ROOM, (0, 0), (4, 2), SearchOptions(algorithm=Algorithm.JPS, connectivity=4))
@@ -127,7 +127,7 @@ def test_a_new_runner_is_one_module_and_one_registry_line(monkeypatch):
     monkeypatch.setitem(ALGORITHMS, Algorithm.BFS, line)
     assert isinstance(line, AlgorithmSpec)
     options = SearchOptions(algorithm=Algorithm.BFS, connectivity=4)
-    assert plan(query(options)).runner is PYTHON_BFS
+    assert choose_runner(query(options)).runner is PYTHON_BFS
     result = find_path(ROOM, (0, 0), (4, 2), options, scratch=SearchScratch())
     assert result.found and result.cost == 6 and result.optimal
     assert run_scenarios(Algorithm.BFS, PYTHON_BFS, Algorithm.BFS) > 0  # the shared scenarios
