@@ -100,14 +100,3 @@ class MapAuthority(Protocol):
     def status(self) -> StoreStatus: ...
 
     async def close(self) -> None: ...
-
-
-def open_authority(settings, registry: MapRegistry) -> MapAuthority:
-    """The authority ``MAP_STORE`` names: unset, the folder; ``redis://...``, Redis."""
-    if settings.map_store:
-        from app.authority.redis_store import RedisAuthority
-
-        return RedisAuthority(settings, registry)
-    from app.authority.folder import FolderAuthority
-
-    return FolderAuthority(settings, registry)

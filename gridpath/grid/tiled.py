@@ -49,6 +49,7 @@ from defusedxml.ElementTree import fromstring as parse_xml
 
 from gridpath.errors import MapLoadError
 from gridpath.grid.model import TERRAIN_COST_RULE, Grid, TerrainClass, is_terrain_cost
+from gridpath.grid.terrain import apply_costs
 
 TILESET_SUFFIXES = frozenset({".tsx", ".tsj", ".json"})
 GID_MASK = 0x0FFFFFFF  # the top four bits are flip/rotation flags
@@ -93,8 +94,6 @@ def load_tiled(
 ) -> Grid:
     """Build a map from a Tiled file's bytes. External tilesets are read from
     ``tileset_dir`` (the map's folder) only; ``None`` (an upload) refuses them."""
-    from gridpath.grid.loader import apply_costs  # the loader dispatches here: import late
-
     sidecar = sidecar or {}
     if "palette" in sidecar:
         raise MapLoadError("sidecar: 'palette' applies to bitmaps only")
