@@ -100,7 +100,7 @@ class ServiceState:
         if snapshot.kind == "polygon":
             snapshot.prepare()
         else:
-            prepare_jps(snapshot, self.settings.jump_table_max_cells)
+            prepare_jps(snapshot)
             subgoal_graph(snapshot, self.settings.subgoal_max_cells)
 
     def search_scratch(self) -> contextlib.AbstractContextManager[SearchScratch]:

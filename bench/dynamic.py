@@ -270,7 +270,7 @@ def _nothing(grid: Grid) -> bool:
 
 def _service_defaults(grid: Grid) -> bool:
     """What ``ServiceState.prepare`` builds with the default settings."""
-    prepare_jps(grid, DEFAULT_JUMP_TABLE_MAX_CELLS)
+    prepare_jps(grid)
     subgoal_graph(grid, 0)
     return True
 

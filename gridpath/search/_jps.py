@@ -27,8 +27,8 @@ straight) and goes on along the diagonal. On the Dragon Age maps this expands 3-
 nodes and takes 0.6-0.8x the time. Scanning keeps the lazy rule (stop at the first
 intermediate point), because there going on along the diagonal means scanning rows
 eagerly: up to 2x slower on open maps. Both are optimal; among equal-cost paths they may
-choose differently, so a map's paths depend on whether it has a table, which is fixed per
-revision by the map and ``JUMP_TABLE_MAX_CELLS`` (``GET /maps`` shows it).
+choose differently, so a map's paths depend on whether it has long runs (block JPS) or
+not (the byte scan), which is fixed per revision by the map.
 """
 
 from __future__ import annotations

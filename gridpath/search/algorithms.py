@@ -77,6 +77,16 @@ RUNNERS: tuple[Runner, ...] = tuple(
 )
 
 
+def is_optimal(options: SearchOptions) -> bool:
+    """The returned cost is the minimum under the cost model (on uniform terrain)."""
+    return ALGORITHMS[options.algorithm].optimal(options)
+
+
+def is_bounded_suboptimal(options: SearchOptions) -> bool:
+    """Weighted A* with an admissible heuristic: cost <= heuristic_weight x optimal."""
+    return ALGORITHMS[options.algorithm].bounded_suboptimal(options)
+
+
 def algorithm_description() -> str:
     """The request schema's description of ``algorithm``, from the table."""
     return ", ".join(spec.description for spec in ALGORITHMS.values()) + "."

@@ -23,6 +23,8 @@ from gridpath.search.algorithms import (
     AlgorithmSpec,
     algorithm_description,
     choose_runner,
+    is_bounded_suboptimal,
+    is_optimal,
 )
 from gridpath.search.find import checked_query
 from gridpath.search.runner import Outcome, Query, Runner
@@ -34,7 +36,7 @@ ROOM = make_grid(".......\n..##...\n.......\n.......\n.......")
 
 
 def query(options: SearchOptions, blocked=()) -> Query:
-    return checked_query(ROOM, (0, 0), (4, 2), None, options, blocked, 0, 10**7)
+    return checked_query(ROOM, (0, 0), (4, 2), None, options, blocked, 0)
 
 
 @pytest.mark.parametrize(
@@ -70,11 +72,11 @@ def test_every_algorithm_has_one_registry_line_and_the_schema_follows_it():
 
 
 def test_the_flags_follow_the_registry():
-    assert SearchOptions().optimal and not SearchOptions().bounded_suboptimal
+    assert is_optimal(SearchOptions()) and not is_bounded_suboptimal(SearchOptions())
     weighted = SearchOptions(heuristic_weight=2.0)
-    assert weighted.bounded_suboptimal and not weighted.optimal
-    assert not SearchOptions(algorithm=Algorithm.GREEDY).optimal
-    assert SearchOptions(algorithm=Algorithm.BFS, connectivity=4).optimal
+    assert is_bounded_suboptimal(weighted) and not is_optimal(weighted)
+    assert not is_optimal(SearchOptions(algorithm=Algorithm.GREEDY))
+    assert is_optimal(SearchOptions(algorithm=Algorithm.BFS, connectivity=4))
 
 
 # --- What adding a runner takes: this module, and one registry line (added for the test
@@ -118,7 +120,7 @@ def _run(query: Query, scratch: Scratch) -> Outcome:
     return Outcome(FOUND, expanded, search_us, np.array(path[::-1], np.int32), cost, 0)
 
 
-PYTHON_BFS = Runner("python_bfs", _refuses, _run, warm_up=lambda scratch: None)
+PYTHON_BFS = Runner("python_bfs", _refuses, _run)
 
 
 def test_a_new_runner_is_one_module_and_one_registry_line(monkeypatch):

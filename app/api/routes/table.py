@@ -44,7 +44,6 @@ def _plan(state: ServiceState, grid: Grid, request: TableRequest) -> TablePlan:
         max_expanded=settings.max_expanded,
         # The table's searches share the batch budget evenly, like a /paths batch.
         max_expanded_total=settings.max_batch_expanded,
-        jump_table_max_cells=settings.jump_table_max_cells,
     )
 
 
