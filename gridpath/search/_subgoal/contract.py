@@ -58,10 +58,13 @@ def _neighbours(head, nxt, to, wt, done, v, out_node, out_w, out_slot):
 
 
 @njit(nogil=True, cache=True)
-def _witness(head, nxt, to, wt, done, skip, source, bound, limit, dist, stamp, gen, heap):
+def _witness(g, skip, source, bound, limit):
     """Dijkstra from ``source`` over uncontracted nodes other than ``skip``, up to distance
-    ``bound`` or ``limit`` settled nodes; ``dist`` holds the distances where
-    ``stamp == gen``. Returns the edges scanned (the build's unit of work)."""
+    ``bound`` or ``limit`` settled nodes, in the contraction's arrays ``g`` (see
+    :func:`contract`); ``dist`` holds the distances where ``stamp == gen[0]``. Returns the
+    edges scanned (the build's unit of work)."""
+    head, nxt, to, wt, _, _, done, dist, stamp, gens, heap, _, _, _, _ = g
+    gen = gens[0]
     stamp[source] = gen
     dist[source] = 0.0
     size = _push(heap, 0, 0, 0.0, float(source))
@@ -108,7 +111,7 @@ def _shortcuts(g, v, limit, apply):
         if i + 1 >= k:
             continue
         gen[0] += 1
-        gen[1] += _witness(head, nxt, to, wt, done, v, u, bound, limit, dist, stamp, gen[0], heap)
+        gen[1] += _witness(g, v, u, bound, limit)
         for j in range(i + 1, k):
             w = nb[j]
             via = nbw[i] + nbw[j]

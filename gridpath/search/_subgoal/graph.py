@@ -200,11 +200,14 @@ def _diagonal(bits, target, x, y, sx, sy):
 
 
 @njit(nogil=True, cache=True, inline="always")
-def _ray(bits, target, tx, ty, x, y, dx, dy, reach, diagonal_steps, found, orth, diag, n):
+def _ray(bits, aim, x, y, dx, dy, reach, diagonal_steps, out, n):
     """One straight ray of the exploration from (x, y) (``diagonal_steps`` diagonal steps
     from the source), at most ``reach + 1`` cells long: a stop within it is found (and the
     rays after this one end before its column or row). Returns the new count and the
-    reach of the next ray along the diagonal."""
+    reach of the next ray along the diagonal. ``aim``: ``(target, tx, ty)``; ``out``: the
+    exploration's ``(found, orth, diag)``."""
+    target, tx, ty = aim
+    found, orth, diag = out
     j, stop = _straight(bits, target, tx, ty, x, y, dx, dy, reach)
     if stop >= 0 and j <= reach:
         found[n], orth[n], diag[n] = stop, j + 1, diagonal_steps
@@ -214,9 +217,11 @@ def _ray(bits, target, tx, ty, x, y, dx, dy, reach, diagonal_steps, found, orth,
 
 
 @njit(nogil=True, cache=True, inline="always")
-def _first_ray(bits, target, tx, ty, x, y, dx, dy, found, orth, diag, n):
+def _first_ray(bits, aim, x, y, dx, dy, out, n):
     """A straight ray from the source itself, unbounded: returns the new count and its
-    length, the reach of the rays along the diagonals on its side."""
+    length, the reach of the rays along the diagonals on its side (as :func:`_ray`)."""
+    target, tx, ty = aim
+    found, orth, diag = out
     j, stop = _straight(bits, target, tx, ty, x, y, dx, dy, _UNBOUNDED)
     if stop >= 0:
         found[n], orth[n], diag[n] = stop, j + 1, 0
@@ -231,11 +236,12 @@ def explore(bits, source, target, found, orth, diag):
     returns how many. ``found`` needs room for every subgoal plus one."""
     stride = np.int64(bits[0, 0])
     x, y = source % stride, source // stride
-    tx, ty = target % stride, target // stride
-    n, reach_n = _first_ray(bits, target, tx, ty, x, y, 0, -1, found, orth, diag, 0)
-    n, reach_e = _first_ray(bits, target, tx, ty, x, y, 1, 0, found, orth, diag, n)
-    n, reach_s = _first_ray(bits, target, tx, ty, x, y, 0, 1, found, orth, diag, n)
-    n, reach_w = _first_ray(bits, target, tx, ty, x, y, -1, 0, found, orth, diag, n)
+    aim = (target, target % stride, target // stride)
+    out = (found, orth, diag)
+    n, reach_n = _first_ray(bits, aim, x, y, 0, -1, out, 0)
+    n, reach_e = _first_ray(bits, aim, x, y, 1, 0, out, n)
+    n, reach_s = _first_ray(bits, aim, x, y, 0, 1, out, n)
+    n, reach_w = _first_ray(bits, aim, x, y, -1, 0, out, n)
     for sy in (-1, 1):
         for sx in (1, -1):
             reach_x = reach_e if sx > 0 else reach_w
@@ -249,13 +255,9 @@ def explore(bits, source, target, found, orth, diag):
                     break  # both rays are cut off for the rest of this diagonal
                 cx, cy = x + i * sx, y + i * sy
                 if reach_x >= 0:
-                    n, reach_x = _ray(
-                        bits, target, tx, ty, cx, cy, sx, 0, reach_x, i, found, orth, diag, n
-                    )
+                    n, reach_x = _ray(bits, aim, cx, cy, sx, 0, reach_x, i, out, n)
                 if reach_y >= 0:
-                    n, reach_y = _ray(
-                        bits, target, tx, ty, cx, cy, 0, sy, reach_y, i, found, orth, diag, n
-                    )
+                    n, reach_y = _ray(bits, aim, cx, cy, 0, sy, reach_y, i, out, n)
     return n
 
 

@@ -59,16 +59,15 @@ def _seed(bits, sorted_ids, cell, target, nodes, heap, found, side, gen):
 
 
 @njit(nogil=True, cache=True)
-def subgoal_search(
-    bits, sorted_ids, first, edges, links, nodes, heap, found, gen,
-    start, goal, max_settled,
-):  # fmt: skip
-    """Shortest path from padded cell ``start`` to ``goal`` over the hierarchy ``first``,
-    ``edges`` (``links``: its int32 view) (scratch ``nodes``, ``heap``, ``found``, stamped
-    ``gen``): returns ``(status, settled, meet)``; ``meet`` is the subgoal where the two
-    searches met, -1 when the goal is directly h-reachable from the start (``status``
-    FOUND) or unreachable. Settling ``max_settled`` subgoals without an answer stops it
-    (LIMIT_REACHED)."""
+def subgoal_search(hierarchy, scratch, start, goal, max_settled):
+    """Shortest path from padded cell ``start`` to ``goal`` over the hierarchy ``(bits,
+    sorted_ids, first, edges, links)`` (``links``: the edges' int32 view), with the query
+    scratch ``(nodes, heap, found, gen)`` (stamped ``gen``): returns ``(status, settled,
+    meet)``; ``meet`` is the subgoal where the two searches met, -1 when the goal is
+    directly h-reachable from the start (``status`` FOUND) or unreachable. Settling
+    ``max_settled`` subgoals without an answer stops it (LIMIT_REACHED)."""
+    bits, sorted_ids, first, edges, links = hierarchy
+    nodes, heap, found, gen = scratch
     if start == goal:
         return FOUND, 0, -1
     target = -1 if _is_subgoal(bits, goal) else goal

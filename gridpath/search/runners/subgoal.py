@@ -201,13 +201,10 @@ def run(query: Query, scratch: SearchScratch) -> Outcome:
     grid = query.grid
     mine = _scratch_for(scratch, graph)
     start, goal = grid.index(*query.start), grid.index(*query.goals[0])
-    generation = mine.begin()
+    hierarchy = (graph.bits, graph.sorted_ids, graph.first, graph.up_edges, graph.links)
+    arrays = (mine.nodes, mine.heap, mine.found, mine.begin())
     began = time.perf_counter_ns()
-    status, settled, meet = subgoal_search(
-        graph.bits, graph.sorted_ids, graph.first, graph.up_edges,
-        graph.links, mine.nodes, mine.heap, mine.found, generation, start, goal,
-        query.max_expanded,
-    )  # fmt: skip
+    status, settled, meet = subgoal_search(hierarchy, arrays, start, goal, query.max_expanded)
     search_us = (time.perf_counter_ns() - began) / 1000
     if status != FOUND:
         return Outcome(int(status), int(settled), search_us)
