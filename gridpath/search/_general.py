@@ -174,51 +174,6 @@ def _neighbour(k, here, x, y, stride, sides, diagonal):
     return True, cell, nx, ny
 
 
-@njit(nogil=True, cache=True, inline="always")
-def _nearer(h, g, node, best_h, best_g, best):
-    """Whether ``node`` is nearer a goal than ``best`` (ties: smaller g, then index)."""
-    return h < best_h or (h == best_h and (g < best_g or (g == best_g and node < best)))
-
-
-@njit(nogil=True, cache=True, inline="always")
-def _relax(search, size, grid, rules, marks, generation, at, g, lengths):
-    """Offer the neighbours of the expanded node ``at`` = ``(node, cell, x, y, heading)``
-    at cost ``g`` (``lengths``: the straight and diagonal step lengths, the states per
-    cell); returns the frontier's size and whether a cost cap cut an offer."""
-    passable, stride, terrain = grid
-    unit, diagonal, _, _, class_cost, uniform, _, _, turn_penalty = rules
-    current, here, x, y, heading = at
-    orth_len, diag_len, dirs = lengths
-    n_ok = is_open(passable, unit, marks, generation, here - stride)
-    e_ok = is_open(passable, unit, marks, generation, here + 1)
-    s_ok = is_open(passable, unit, marks, generation, here + stride)
-    w_ok = is_open(passable, unit, marks, generation, here - 1)
-    sides = (n_ok, e_ok, s_ok, w_ok)
-    pruned = False
-    # N, E, S, W, then NE, SE, SW, NW.
-    for k in range(8 if diagonal != DIAGONAL_NEVER else 4):
-        ok, cell, nx, ny = _neighbour(k, here, x, y, stride, sides, diagonal)
-        length = orth_len
-        if k >= 4:
-            ok = ok and is_open(passable, unit, marks, generation, cell)
-            length = diag_len
-        if not ok:
-            continue
-        if search[5] == BFS:  # the algorithm: BFS counts steps, ignoring terrain
-            step = length
-        else:
-            step = _step_cost(terrain, class_cost, uniform, here, cell, length)
-        if dirs == 1:
-            node = cell
-        else:
-            node = cell * 9 + k
-            if heading != 8 and heading != k:
-                step += turn_penalty
-        size, cut = _offer(search, size, node, nx, ny, g + step, current)
-        pruned = pruned or cut
-    return size, pruned
-
-
 @njit(nogil=True, cache=True)
 def search_grid(grid, rules, strategy, scratch, query):
     """Search from ``start`` to the nearest of the goals stamped in ``marks[:, GOAL]``.
@@ -246,10 +201,10 @@ def search_grid(grid, rules, strategy, scratch, query):
     node found (or -1); ``closest`` the expanded node nearest a goal by ``closest_kind``
     distance (ties: smaller g, then smaller index), for partial paths.
     """
-    stride = grid[1]
-    orth_w, diag_w, max_expanded, max_cost, turn_penalty = (
-        rules[2], rules[3], rules[6], rules[7], rules[8],
-    )  # fmt: skip
+    passable, stride, terrain = grid
+    unit, diagonal, orth_w, diag_w, class_cost, uniform, max_expanded, max_cost, turn_penalty = (
+        rules
+    )
     algorithm, heuristic, h_factor, closest_kind = strategy
     nodes, frontier, g_cost, marks, generation = scratch
     start, goal_xy, explored, settle = query
@@ -258,7 +213,12 @@ def search_grid(grid, rules, strategy, scratch, query):
     closed_mark = np.int32(2 * generation + 1)
     search = (nodes, g_cost, frontier, open_mark, closed_mark, algorithm, heuristic, h_factor,
               goal_xy, orth_w, diag_w, max_cost)  # fmt: skip
-    lengths = (1.0, 1.0, dirs) if algorithm == BFS else (orth_w, diag_w, dirs)
+    if algorithm == BFS:
+        orth_len = 1.0
+        diag_len = 1.0
+    else:
+        orth_len = orth_w
+        diag_len = diag_w
 
     origin = start * dirs + (dirs - 1)  # heading "none" (8) when tracking headings
     size = _open_origin(search, origin)
@@ -274,8 +234,12 @@ def search_grid(grid, rules, strategy, scratch, query):
         current, size = pop(frontier, nodes, size, TIE_REL)
         nodes[current, STATE] = closed_mark
         expanded += 1
-        # the cell, and the heading that entered it (8: none) when tracking headings
-        here, heading = (current, 8) if dirs == 1 else (current // 9, current % 9)
+        if dirs == 1:
+            here = current
+            heading = 8
+        else:
+            here = current // 9
+            heading = current - here * 9
         if n_explored < explored.shape[0]:
             explored[n_explored] = here
             n_explored += 1
@@ -283,7 +247,9 @@ def search_grid(grid, rules, strategy, scratch, query):
         y = here // stride
         g = g_cost[current]
         hc = _nearest_goal(closest_kind, x, y, goal_xy, orth_w, diag_w)
-        if _nearer(hc, g, current, closest_h, closest_g, closest):
+        if hc < closest_h or (
+            hc == closest_h and (g < closest_g or (g == closest_g and current < closest))
+        ):
             closest, closest_h, closest_g = current, hc, g
         if marks[here, GOAL] == generation:
             marks[here, GOAL] = -1  # never a generation: settled
@@ -293,9 +259,32 @@ def search_grid(grid, rules, strategy, scratch, query):
         if expanded >= max_expanded:
             return LIMIT_REACHED, expanded, -1, closest, n_explored
 
-        at = (current, here, x, y, heading)
-        size, cut = _relax(search, size, grid, rules, marks, generation, at, g, lengths)
-        pruned = pruned or cut
+        n_ok = is_open(passable, unit, marks, generation, here - stride)
+        e_ok = is_open(passable, unit, marks, generation, here + 1)
+        s_ok = is_open(passable, unit, marks, generation, here + stride)
+        w_ok = is_open(passable, unit, marks, generation, here - 1)
+        sides = (n_ok, e_ok, s_ok, w_ok)
+        # N, E, S, W, then NE, SE, SW, NW.
+        for k in range(8 if diagonal != DIAGONAL_NEVER else 4):
+            ok, cell, nx, ny = _neighbour(k, here, x, y, stride, sides, diagonal)
+            length = orth_len
+            if k >= 4:
+                ok = ok and is_open(passable, unit, marks, generation, cell)
+                length = diag_len
+            if not ok:
+                continue
+            if algorithm == BFS:
+                step = length
+            else:
+                step = _step_cost(terrain, class_cost, uniform, here, cell, length)
+            if dirs == 1:
+                node = cell
+            else:
+                node = cell * 9 + k
+                if heading != 8 and heading != k:
+                    step += turn_penalty
+            size, cut = _offer(search, size, node, nx, ny, g + step, current)
+            pruned = pruned or cut
     if pruned:
         return LIMIT_REACHED, expanded, -1, closest, n_explored
     return UNREACHABLE, expanded, -1, closest, n_explored

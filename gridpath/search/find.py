@@ -219,11 +219,12 @@ class _CommonPlan:
 
 # Per map revision (weakly: a revision no longer served takes its plans with it), under
 # the options: (the common plan or None for a query the general road serves, the late
-# tables the choice depends on). Bounded per revision; past the bound plans are made per
-# query.
+# tables the choice depends on); under _LAST, the last options and their entry. Bounded
+# per revision; past the bound plans are made per query.
 _PLANS: weakref.WeakKeyDictionary[Grid, dict[SearchOptions, tuple]] = weakref.WeakKeyDictionary()
 _PLANS_LOCK = threading.Lock()
 _PLANS_PER_REVISION = 256
+_LAST = "last"  # the key of (the options last asked for, their entry)
 
 
 def _common_plan(grid: Grid, options: SearchOptions) -> _CommonPlan | None:
@@ -231,15 +232,19 @@ def _common_plan(grid: Grid, options: SearchOptions) -> _CommonPlan | None:
     if plans is None:
         with _PLANS_LOCK:
             plans = _PLANS.setdefault(grid, {})
-    seen = plans.get(options)
+    # The revision's last options first, by identity (the service shares one SearchOptions
+    # per distinct request options, and hashing one costs about a microsecond, as much as
+    # the rest of this lookup), then by equality.
+    last = plans.get(_LAST)
+    seen = last[1] if last is not None and last[0] is options else plans.get(options)
     # A plan made before a late table of this revision appeared (a runner ahead of the
     # chosen one refused for want of it, or reads it) is made again: tables only appear.
-    if seen is not None and not any(grid.built(key) is not None for key in seen[1]):
-        return seen[0]
-    made, watch = _make_common_plan(grid, options)
-    if len(plans) < _PLANS_PER_REVISION:
-        plans[options] = (made, watch)
-    return made
+    if seen is None or any(grid.built(key) is not None for key in seen[1]):
+        seen = _make_common_plan(grid, options)
+        if len(plans) < _PLANS_PER_REVISION:
+            plans[options] = seen
+    plans[_LAST] = (options, seen)
+    return seen[0]
 
 
 def _late_tables(grid: Grid, options: SearchOptions, chosen) -> tuple[str, ...]:
