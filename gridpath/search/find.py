@@ -239,7 +239,7 @@ def _common_plan(grid: Grid, options: SearchOptions) -> _CommonPlan | None:
     seen = last[1] if last is not None and last[0] is options else plans.get(options)
     # A plan made before a late table of this revision appeared (a runner ahead of the
     # chosen one refused for want of it, or reads it) is made again: tables only appear.
-    if seen is None or any(grid.built(key) is not None for key in seen[1]):
+    if seen is None or (seen[1] and any(grid.built(key) is not None for key in seen[1])):
         seen = _make_common_plan(grid, options)
         if len(plans) < _PLANS_PER_REVISION:
             plans[options] = seen
