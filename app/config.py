@@ -38,7 +38,8 @@ class Settings(BaseSettings):
     max_explored: int = Field(100_000, ge=0)
     max_turn_cells: int = Field(1_048_576, ge=1)
     max_flowfield_cells: int = Field(4_194_304, ge=1)
-    jump_table_max_cells: int = Field(4_194_304, ge=0)
+    # JUMP_TABLE_MAX_CELLS is no longer read (no JPS+ table is built: block JPS serves
+    # those maps); extra="ignore" keeps configurations that still set it loading.
     # The subgoal tier (issue 15), opt-in: its build delays each change's publication by
     # up to seconds on large maps, a cost only deployments that ask for `subgoal` should pay.
     subgoal_max_cells: int = Field(0, ge=0)

@@ -21,8 +21,8 @@ from pydantic_core import PydanticCustomError
 
 from gridpath.grid.model import MAP_NAME_PATTERN, MAX_TERRAIN_COST, MIN_TERRAIN_COST
 from gridpath.nav.model import MAX_COORDINATE
+from gridpath.search.algorithms import algorithm_description
 from gridpath.search.options import Algorithm, CostModel, Diagonal, Heuristic
-from gridpath.search.registry import algorithm_description
 
 # Cells are spelled in the OpenAPI document as arrays of exactly two integers (``items`` with
 # min/max 2), not as ``prefixItems`` tuples: the same constraint, and one that every client

@@ -26,7 +26,7 @@ from app.config import Settings
 from app.observability import metrics
 from app.scheduler import SearchScheduler
 from gridpath.errors import NotReady
-from gridpath.grid import MapStore
+from gridpath.maps import MapRegistry
 from gridpath.search import ScratchPool, SearchScratch, prepare_jps, subgoal_graph
 from gridpath.search.warmup import warm_up
 
@@ -45,9 +45,9 @@ class ServiceState:
             settings.search_threads, settings.search_queue, settings.short_search_expansions
         )
         self.flowfields = LRUCache(settings.flowfield_cache, settings.flowfield_cache_bytes)
-        self.store = MapStore()  # the registry: the snapshots searches read, never I/O
+        self.registry = MapRegistry()  # the registry: the snapshots searches read, never I/O
         # Who loads and changes the maps: the MAPS_DIR folder, or MAP_STORE (app/authority).
-        self.authority: MapAuthority = open_authority(settings, self.store)
+        self.authority: MapAuthority = open_authority(settings, self.registry)
         self.ready = threading.Event()
         self.startup_error: str | None = None
         # Extra conditions of GET /health/ready, by name: each returns None when fine, else
@@ -67,9 +67,9 @@ class ServiceState:
     def _start(self) -> None:
         began = time.perf_counter()
         try:
-            self.store.prepare = self.prepare
+            self.registry.prepare = self.prepare
             self.authority.load()
-            for snapshot in self.store.all():  # per-revision tables, at load, not on a query
+            for snapshot in self.registry.all():  # per-revision tables, at load, not on a query
                 self.prepare(snapshot)
             if self._loop is not None:
                 asyncio.run_coroutine_threadsafe(self.authority.start(), self._loop).result()
@@ -87,8 +87,8 @@ class ServiceState:
         log.info(
             "ready in %.2f s: %d maps loaded, %d failed, kernels warm in %.2f s",
             time.perf_counter() - began,
-            len(self.store),
-            len(self.store.errors),
+            len(self.registry),
+            len(self.registry.errors),
             compile_s,
         )
 
@@ -100,7 +100,7 @@ class ServiceState:
         if snapshot.kind == "polygon":
             snapshot.prepare()
         else:
-            prepare_jps(snapshot, self.settings.jump_table_max_cells)
+            prepare_jps(snapshot)
             subgoal_graph(snapshot, self.settings.subgoal_max_cells)
 
     def search_scratch(self) -> contextlib.AbstractContextManager[SearchScratch]:
@@ -173,7 +173,7 @@ class ServiceState:
     def refresh_gauges(self) -> None:
         """The gauges read from state (maps, search queue), brought up to date: at start-up
         and at each scrape."""
-        metrics.set_maps((g.name, g.revision, g.nbytes) for g in self.store.all())
+        metrics.set_maps((g.name, g.revision, g.nbytes) for g in self.registry.all())
         metrics.set_store_state(self.authority.status().state)
         self.scheduler.sample_gauges()
 
@@ -184,10 +184,10 @@ class ServiceState:
         await self.authority.close()
         self.close()
 
-    def require_ready(self) -> MapStore:
+    def require_ready(self) -> MapRegistry:
         if not self.ready.is_set():
             raise NotReady("the service is starting: maps are loading and kernels compiling")
-        return self.store
+        return self.registry
 
 
 def reload_on_sighup(state: ServiceState) -> None:

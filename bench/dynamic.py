@@ -23,7 +23,7 @@ notes how many.
 **Tiers**, each with its own copy of the map and the same changes, in turn (the order
 rotates every step, so they share the machine's noise). Kernel mode, in process, a change
 timed as the service makes it (``apply_edits``, which builds the new revision and the
-tables the earlier one had, then the tier's ``prepare`` as ``MapStore.apply`` calls it):
+tables the earlier one had, then the tier's ``prepare`` as ``MapRegistry.apply`` calls it):
 
 * ``A*``: the revision alone (clearance, component labels, hash: what every revision
   costs), queries ``find_path`` with ``algorithm: astar``;
@@ -270,7 +270,7 @@ def _nothing(grid: Grid) -> bool:
 
 def _service_defaults(grid: Grid) -> bool:
     """What ``ServiceState.prepare`` builds with the default settings."""
-    prepare_jps(grid, DEFAULT_JUMP_TABLE_MAX_CELLS)
+    prepare_jps(grid)
     subgoal_graph(grid, 0)
     return True
 
@@ -312,7 +312,7 @@ class KernelTier:
     def change(self, change: Change, revision: int) -> float:
         began = time.perf_counter()
         grid = apply_edits(self.grid, change.edits(), revision)
-        self.build(grid)  # MapStore.apply's prepare: what derive_like did not build
+        self.build(grid)  # MapRegistry.apply's prepare: what derive_like did not build
         self.grid = grid
         return time.perf_counter() - began
 

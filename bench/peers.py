@@ -104,9 +104,8 @@ from gridpath.search import (
     subgoal_graph,
 )
 from gridpath.search._frontier import FOUND
+from gridpath.search.algorithms import JPS
 from gridpath.search.find import checked_query
-from gridpath.search.registry import JPS
-from gridpath.search.runners.jps import DEFAULT_JUMP_TABLE_MAX_CELLS
 
 DEFAULT_LIMIT = 100
 DEFAULT_PEER_LIMIT = 20
@@ -163,7 +162,7 @@ def prepare_jps_plus(grid: Grid) -> tuple[Solve, ToPath]:
     jump_table(grid)  # built now, not in the first timed query
 
     def solve(start: Cell, goal: Cell) -> Any:
-        query = checked_query(grid, start, goal, None, options, (), 0, DEFAULT_JUMP_TABLE_MAX_CELLS)
+        query = checked_query(grid, start, goal, None, options, (), 0)
         return JPS.run(query, scratch)
 
     return solve, lambda outcome: outcome.path if outcome.status == FOUND else None

@@ -13,19 +13,20 @@ from fastapi import Depends, Request
 from app.observability import note_map
 from app.state import ServiceState
 from gridpath.errors import StaleRevision, require_revision
-from gridpath.grid import Grid, MapStore
+from gridpath.grid import Grid
+from gridpath.maps import MapRegistry
 
 
 async def get_state(request: Request) -> ServiceState:
     return request.app.state.service
 
 
-async def get_store(state: Annotated[ServiceState, Depends(get_state)]) -> MapStore:
+async def get_registry(state: Annotated[ServiceState, Depends(get_state)]) -> MapRegistry:
     return state.require_ready()
 
 
 StateDep = Annotated[ServiceState, Depends(get_state)]
-StoreDep = Annotated[MapStore, Depends(get_store)]
+RegistryDep = Annotated[MapRegistry, Depends(get_registry)]
 
 
 async def wait_for_revision(state: ServiceState, name: str, revision: int | None) -> None:
@@ -47,7 +48,7 @@ async def wait_for_revision(state: ServiceState, name: str, revision: int | None
 
 
 async def snapshot_at(
-    state: ServiceState, store: MapStore, name: str, revision: int | None
+    state: ServiceState, store: MapRegistry, name: str, revision: int | None
 ) -> Grid:
     """The map snapshot a whole request (a batch, a table) runs on: revision ``revision``
     when named (waited for, then 409 if it is not the current one), else the newest."""

@@ -58,7 +58,7 @@ from starlette.responses import Response
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from app.api.auth import check_admin_token, check_api_token, require_admin, require_api_token
-from app.api.deps import get_state, get_store
+from app.api.deps import get_registry, get_state
 from app.api.guards import CHECKED
 from app.models import any_object
 
@@ -85,7 +85,7 @@ RESOLVERS: dict[Callable[..., Any], Resolver] = {
     require_api_token: _once(check_api_token),
     require_admin: _once(check_admin_token),
     get_state: lambda request: request.app.state.service,
-    get_store: lambda request: request.app.state.service.require_ready(),
+    get_registry: lambda request: request.app.state.service.require_ready(),
 }
 
 

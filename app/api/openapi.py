@@ -28,7 +28,7 @@ from fastapi.routing import APIRoute, iter_route_contexts
 from fastapi.utils import generate_unique_id
 
 from app.api.auth import admin_bearer, api_bearer, require_admin, require_api_token
-from app.api.deps import get_store
+from app.api.deps import get_registry
 from app.config import Settings
 from gridpath.grid.model import MAP_NAME_PATTERN
 
@@ -237,7 +237,7 @@ def complete(document: dict, app: FastAPI, settings: Settings) -> dict:
                 _declare(op, 413, "payload_too_large", "The body is over MAX_BODY_BYTES")
             if has_input or route.body_field is not None or "requestBody" in op:
                 _declare(op, 422, "invalid_request", "Bad input; `error.code` says which")
-            if get_store in calls:
+            if get_registry in calls:
                 _declare(op, 503, "not_ready", "Still starting")
             # Any request can be cut off by a shutdown (app.api.errors.shutting_down), or
             # have a head over the limits (app.http_protocol, app.api.limits).

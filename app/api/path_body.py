@@ -124,7 +124,6 @@ def answer(
         blocked=blocked,
         explored_limit=settings.max_explored if "explored" in include else 0,
         waypoints="waypoints" in include,
-        jump_table_max_cells=settings.jump_table_max_cells,
         scratch=scratch,
     )
     record_search(result.options.algorithm.value, result.expanded, result.search_us, result.reason)

@@ -1,7 +1,7 @@
 """The authority seam: who decides a map's next revision, and how every process learns it.
 
 Searches never come here: they read snapshots from the in-process registry
-(:class:`gridpath.grid.store.MapStore`). An authority fills that registry at start-up, makes
+(:class:`gridpath.maps.registry.MapRegistry`). An authority fills that registry at start-up, makes
 the changes (``PATCH``/``PUT``/``DELETE``) and applies them to it before the change is
 acknowledged, and keeps it in step with changes made elsewhere (another process, the folder).
 """
@@ -13,15 +13,16 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from gridpath.errors import UnsupportedMapKind
-from gridpath.grid import Grid, LoadFailure, MapStore
+from gridpath.grid import Grid
 from gridpath.grid.edits import Edit, apply_edits
+from gridpath.maps import LoadFailure, MapRegistry
 from gridpath.nav.snapshot import PolygonEdit, PolygonMap, apply_polygon_edit
 
 
 @dataclass(frozen=True)
 class Upload:
     """A map's encoded content: a map file (``suffix``, ``data``) and its sidecar, the
-    canonical form of :func:`gridpath.grid.persist.serialize` or an uploaded file as sent."""
+    canonical form of :func:`gridpath.maps.persist.serialize` or an uploaded file as sent."""
 
     suffix: str
     data: bytes
@@ -71,7 +72,7 @@ def edit_map(
 
 
 class MapAuthority(Protocol):
-    registry: MapStore
+    registry: MapRegistry
 
     def load(self) -> None:
         """Fill the registry (runs on the start-up thread, may block)."""
@@ -99,14 +100,3 @@ class MapAuthority(Protocol):
     def status(self) -> StoreStatus: ...
 
     async def close(self) -> None: ...
-
-
-def open_authority(settings, registry: MapStore) -> MapAuthority:
-    """The authority ``MAP_STORE`` names: unset, the folder; ``redis://...``, Redis."""
-    if settings.map_store:
-        from app.authority.redis_store import RedisAuthority
-
-        return RedisAuthority(settings, registry)
-    from app.authority.folder import FolderAuthority
-
-    return FolderAuthority(settings, registry)

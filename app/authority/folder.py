@@ -43,9 +43,10 @@ from pathlib import Path
 from app.authority.base import Change, ReloadReport, StoreStatus, Upload, edit_map
 from app.authority.folder_lock import FolderLock
 from gridpath.errors import MapLoadError, RevisionConflict, SharedStoreRequired
-from gridpath.grid import Grid, LoadFailure, MapStore, persist
+from gridpath.grid import Grid
 from gridpath.grid.edits import Edit
-from gridpath.grid.store import check_revision, load_logged, scan_folder, with_revision
+from gridpath.maps import LoadFailure, MapRegistry, persist
+from gridpath.maps.registry import check_revision, load_logged, scan_folder, with_revision
 from gridpath.nav.snapshot import PolygonEdit
 
 log = logging.getLogger(__name__)
@@ -79,7 +80,7 @@ def fingerprint(path: Path) -> tuple:
 
 
 class FolderAuthority:
-    def __init__(self, settings, registry: MapStore) -> None:
+    def __init__(self, settings, registry: MapRegistry) -> None:
         self.settings = settings
         self.registry = registry
         self.directory = Path(settings.maps_dir)

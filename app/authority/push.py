@@ -19,7 +19,7 @@ import redis
 from app.authority.redis_keys import COMMIT, commit_args, encode, map_key, parse_reply, redacted
 from app.config import get_settings
 from gridpath.errors import MapLoadError
-from gridpath.grid.store import load_logged, scan_folder
+from gridpath.maps.registry import load_logged, scan_folder
 
 
 def main(argv: list[str] | None = None) -> int:

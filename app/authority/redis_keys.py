@@ -9,7 +9,7 @@ Keys (all under ``gridpath:``):
   name's revisions only grow;
 * ``gridpath:map:NAME`` (hash): ``revision``, ``sha256`` (content hash), ``source``, and the
   encoded content: ``suffix``, ``data`` (a map file) and ``sidecar`` (its JSON, or empty) —
-  :func:`gridpath.grid.persist.serialize`, or an uploaded file as sent — so any process loads it
+  :func:`gridpath.maps.persist.serialize`, or an uploaded file as sent — so any process loads it
   without the folder;
 * ``gridpath:seeded``: set once the first start uploaded ``MAPS_DIR``; ``gridpath:seed-lock``
   (``SET NX PX``) makes that upload happen once when several processes start together;
@@ -31,9 +31,10 @@ import redis
 
 from app.authority.base import Upload
 from gridpath.errors import MapLoadError
-from gridpath.grid import Grid, MapStore, persist
+from gridpath.grid import Grid
 from gridpath.grid.loader import load_map_data
-from gridpath.grid.store import with_revision
+from gridpath.maps import MapRegistry, persist
+from gridpath.maps.registry import with_revision
 from gridpath.nav.model import NAV_SUFFIX
 from gridpath.nav.snapshot import polygon_map
 
@@ -187,7 +188,9 @@ def decode(name: str, fields: dict[bytes, bytes], max_cells: int) -> Grid:
     return with_revision(grid, int(fields[b"revision"]))
 
 
-def upload_folder_once(client: redis.Redis, settings, closed: threading.Event) -> MapStore | None:
+def upload_folder_once(
+    client: redis.Redis, settings, closed: threading.Event
+) -> MapRegistry | None:
     """Upload ``MAPS_DIR`` if this Redis has never held the maps: exactly one process does it
     (the seed lock) and gets the folder it uploaded; the others wait until it is done (None),
     then load what it wrote. A process that dies half-way loses the lock after
@@ -204,7 +207,7 @@ def upload_folder_once(client: redis.Redis, settings, closed: threading.Event) -
             if client.exists(SEEDED):
                 break
             s = settings
-            folder = MapStore.from_dir(
+            folder = MapRegistry.from_dir(
                 s.maps_dir, max_cells=s.max_map_cells, max_bytes=s.max_map_bytes
             )
             for grid in folder.all():

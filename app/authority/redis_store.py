@@ -60,9 +60,10 @@ from app.authority.redis_keys import (
     upload_folder_once,
 )
 from gridpath.errors import MapLoadError, MapNotFound, RevisionConflict, StoreUnavailable
-from gridpath.grid import Grid, LoadFailure, MapStore
+from gridpath.grid import Grid
 from gridpath.grid.edits import Edit
-from gridpath.grid.store import with_revision
+from gridpath.maps import LoadFailure, MapRegistry
+from gridpath.maps.registry import with_revision
 from gridpath.nav.snapshot import PolygonEdit
 
 log = logging.getLogger(__name__)
@@ -74,7 +75,7 @@ _RESTORING = frozenset({"restarted", "lost", "restoring"})
 
 
 class RedisAuthority:
-    def __init__(self, settings, registry: MapStore) -> None:
+    def __init__(self, settings, registry: MapRegistry) -> None:
         self.settings = settings
         self.registry = registry
         self.url: str = settings.map_store

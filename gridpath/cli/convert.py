@@ -19,8 +19,9 @@ import numpy as np
 from gridpath.cli import load
 from gridpath.cli.progress import progress
 from gridpath.errors import MapLoadError
-from gridpath.grid import Grid, persist
+from gridpath.grid import Grid
 from gridpath.grid.tiled import dump_tmj
+from gridpath.maps import persist
 
 OUTPUT_SUFFIXES = (".png", ".map", ".tmj")
 

@@ -41,8 +41,10 @@ from pathlib import Path
 import numpy as np
 from PIL import Image, UnidentifiedImageError
 
-from gridpath.errors import MapLoadError, TerrainCostOutOfRange
-from gridpath.grid.model import GROUND, TERRAIN_COST_RULE, Grid, TerrainClass, is_terrain_cost
+from gridpath.errors import MapLoadError
+from gridpath.grid.model import GROUND, Grid, TerrainClass
+from gridpath.grid.terrain import apply_costs, sidecar_cost
+from gridpath.grid.tiled import load_tiled
 
 MOVINGAI_SUFFIXES = frozenset({".map"})
 IMAGE_SUFFIXES = frozenset(
@@ -100,8 +102,6 @@ def load_map(path: Path, *, name: str | None = None, max_cells: int, max_bytes: 
         raise MapLoadError(f"cannot read file: {exc.strerror or exc}") from exc
     sidecar = read_sidecar(path.with_suffix(".json"))
     if suffix in TILED_SUFFIXES:
-        from gridpath.grid.tiled import load_tiled  # it imports this module
-
         return load_tiled(
             name,
             data,
@@ -166,13 +166,6 @@ def load_map_data(
 _COLOR_RE = re.compile(r"^#[0-9a-fA-F]{6}$")
 
 
-def _cost(value: object, where: str) -> float:
-    if not is_terrain_cost(value):
-        message = f"sidecar: {where} cost must be {TERRAIN_COST_RULE}, got {value!r}"
-        raise TerrainCostOutOfRange(message)
-    return float(value)
-
-
 def read_sidecar(path: Path) -> dict:
     """The optional ``NAME.json`` next to a map: ``palette``, ``costs`` and/or ``tiles``."""
     if not path.is_file():
@@ -201,21 +194,6 @@ def parse_sidecar(text: str | bytes, label: str) -> dict:
     if "tiles" in data and not isinstance(data["tiles"], dict):
         raise MapLoadError(f"sidecar {label}: 'tiles' must be an object of gid: rule")
     return data
-
-
-def apply_costs(classes: tuple[TerrainClass, ...], costs: dict) -> tuple[TerrainClass, ...]:
-    """Override class costs by name (a sidecar's ``costs``)."""
-    known = {tc.name for tc in classes}
-    for name in costs:
-        if name not in known:
-            raise MapLoadError(
-                f"sidecar: 'costs' names unknown terrain class {name!r} "
-                f"(classes: {', '.join(sorted(known))})"
-            )
-    return tuple(
-        TerrainClass(tc.name, _cost(costs[tc.name], repr(tc.name))) if tc.name in costs else tc
-        for tc in classes
-    )
 
 
 def parse_movingai(data: bytes, *, max_cells: int) -> np.ndarray:
@@ -391,7 +369,7 @@ def palette_terrain(image: Image.Image, palette: list):
             index = names.index(entry["name"])
         else:
             classes.append(
-                TerrainClass(entry["name"], _cost(entry.get("cost"), repr(entry["name"])))
+                TerrainClass(entry["name"], sidecar_cost(entry.get("cost"), repr(entry["name"])))
             )
             index = len(classes) - 1
         walkable |= here

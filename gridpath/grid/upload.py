@@ -14,7 +14,7 @@ Two forms of body:
 Lossy images (JPEG, JPEG 2000, lossy WebP) are refused, not converted: compression
 artefacts turn a wall's edge into greys, that is into walkable terrain of random costs,
 and a palette's exact colours into colours it does not list. A refused upload changes
-nothing. What is stored is the parsed :class:`Grid` (re-encoded by ``gridpath.grid.persist``),
+nothing. What is stored is the parsed :class:`Grid` (re-encoded by ``gridpath.maps.persist``),
 never the uploaded bytes under another format's name.
 """
 

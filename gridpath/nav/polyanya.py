@@ -151,6 +151,33 @@ def find_path(
         seq += 1
         heapq.heappush(heap, (f, seq, f, goal, -1, goal, goal, None, None, -1, -1, -1, chain))
 
+    def push_visible(g, r, rv, lray, rray, corners, ids, n0, n1, chain):
+        """Queue what the root r sees of the far chain c0 .. c2 between its rays; returns
+        the rays' sides of c1 and where the rays leave the triangle."""
+        c0, c1, c2 = corners
+        i0, i1, i2 = ids
+        side_r = orient(*rray, c1)  # > 0: c1 strictly left of the right ray
+        side_l = orient(*lray, c1)  # < 0: c1 strictly right of the left ray
+        if side_r <= 0:
+            # Both rays leave through E1 = (c1, c2).
+            right_hit = c1 if side_r == 0 else _hit(rray, c1, c2)
+            left_hit = c2 if orient(*lray, c2) == 0 else _hit(lray, c1, c2)
+            if left_hit != right_hit:
+                push(g, r, rv, left_hit, right_hit, lray, rray, i2, i1, n1, chain)
+        elif side_l >= 0:
+            # Both rays leave through E0 = (c0, c1).
+            right_hit = c0 if orient(*rray, c0) == 0 else _hit(rray, c0, c1)
+            left_hit = c1 if side_l == 0 else _hit(lray, c0, c1)
+            if left_hit != right_hit:
+                push(g, r, rv, left_hit, right_hit, lray, rray, i1, i0, n0, chain)
+        else:
+            # c1 is seen: the right ray leaves through E0, the left one through E1.
+            right_hit = c0 if orient(*rray, c0) == 0 else _hit(rray, c0, c1)
+            left_hit = c2 if orient(*lray, c2) == 0 else _hit(lray, c1, c2)
+            push(g, r, rv, c1, right_hit, (r, c1), rray, i1, i0, n0, chain)
+            push(g, r, rv, left_hit, c1, lray, (r, c1), i2, i1, n1, chain)
+        return side_r, side_l, right_hit, left_hit
+
     def expand(g, r, rv, a, b, lray, rray, lv, rvx, poly, chain) -> None:
         """Queue the successors of one node (into pending; goal entries straight to the heap)."""
         tri = polys[poly]
@@ -191,28 +218,9 @@ def find_path(
             push_edge(g, r, rv, i1, i2, n1, chain)
             return
 
-        # Where the rays from r through b (right) and a (left) leave the triangle.
-        side_r = orient(*rray, c1)  # > 0: c1 strictly left of the right ray
-        side_l = orient(*lray, c1)  # < 0: c1 strictly right of the left ray
-        if side_r <= 0:
-            # Both rays leave through E1 = (c1, c2).
-            right_hit = c1 if side_r == 0 else _hit(rray, c1, c2)
-            left_hit = c2 if orient(*lray, c2) == 0 else _hit(lray, c1, c2)
-            if left_hit != right_hit:
-                push(g, r, rv, left_hit, right_hit, lray, rray, i2, i1, n1, chain)
-        elif side_l >= 0:
-            # Both rays leave through E0 = (c0, c1).
-            right_hit = c0 if orient(*rray, c0) == 0 else _hit(rray, c0, c1)
-            left_hit = c1 if side_l == 0 else _hit(lray, c0, c1)
-            if left_hit != right_hit:
-                push(g, r, rv, left_hit, right_hit, lray, rray, i1, i0, n0, chain)
-        else:
-            # c1 is seen: the right ray leaves through E0, the left one through E1.
-            right_hit = c0 if orient(*rray, c0) == 0 else _hit(rray, c0, c1)
-            left_hit = c2 if orient(*lray, c2) == 0 else _hit(lray, c1, c2)
-            push(g, r, rv, c1, right_hit, (r, c1), rray, i1, i0, n0, chain)
-            push(g, r, rv, left_hit, c1, lray, (r, c1), i2, i1, n1, chain)
-
+        side_r, side_l, right_hit, left_hit = push_visible(
+            g, r, rv, lray, rray, (c0, c1, c2), (i0, i1, i2), n0, n1, chain
+        )
         if b == c0:
             # Turn right around corner c0: the part of the triangle right of the ray,
             # bounded on its left by the ray's continuation beyond c0.
@@ -241,32 +249,30 @@ def find_path(
                 if fans:
                     pinches_seen_from(a, i2, g2, chain2, tri)
 
-    start_chain = (start, None)
-    for t in start_polys:
-        tri = polys[t]
-        for v in tri:
-            # Pinch vertices of the start's triangles are seen from the start.
-            if v in fans and verts[v] != start:
-                g2 = dist(start, verts[v])
-                if turn_at(v, g2):
-                    push_fan_successors(v, g2, (verts[v], start_chain))
-        for k in range(3):
-            u, w = tri[k], tri[(k + 1) % 3]
-            if orient(verts[u], verts[w], start) == 0:
-                continue  # start on this edge: the triangle beyond holds it too
-            push_edge(0.0, start, -1, u, w, nbrs[t][k], start_chain)
-    flush()
+    def seed() -> None:
+        """The start's successors: its triangles' edges and the pinch vertices it sees."""
+        start_chain = (start, None)
+        for t in start_polys:
+            tri = polys[t]
+            for v in tri:
+                if v in fans and verts[v] != start:
+                    g2 = dist(start, verts[v])
+                    if turn_at(v, g2):
+                        push_fan_successors(v, g2, (verts[v], start_chain))
+            for k in range(3):
+                u, w = tri[k], tri[(k + 1) % 3]
+                if orient(verts[u], verts[w], start) == 0:
+                    continue  # start on this edge: the triangle beyond holds it too
+                push_edge(0.0, start, -1, u, w, nbrs[t][k], start_chain)
+        flush()
+
+    seed()
 
     expanded = 0
     while heap:
         f, _, g, r, rv, a, b, lray, rray, lv, rvx, poly, chain = heapq.heappop(heap)
         if poly == -1:
-            points = []
-            while chain is not None:
-                points.append(chain[0])
-                chain = chain[1]
-            points.reverse()
-            return NavPath(True, points, f, expanded)
+            return NavPath(True, _chain_points(chain), f, expanded)
         node = (g, r, rv, a, b, lray, rray, lv, rvx, poly, chain)
         while True:
             g, r, rv = node[0], node[1], node[2]
@@ -285,6 +291,16 @@ def find_path(
             flush()
             break
     return NavPath(False, [], None, expanded, "unreachable")
+
+
+def _chain_points(chain) -> list[Point]:
+    """The points of a chain of turns ``(point, parent)``, from the start."""
+    points = []
+    while chain is not None:
+        points.append(chain[0])
+        chain = chain[1]
+    points.reverse()
+    return points
 
 
 def _hit(ray: tuple[Point, Point], p: Point, q: Point) -> Point:

@@ -1,7 +1,7 @@
 """A polygon map as the service serves it: one immutable snapshot per revision.
 
 :class:`PolygonMap` stands beside :class:`gridpath.grid.model.Grid` in the map registry
-(:class:`gridpath.grid.store.MapStore`): it has what the registry and the stores read
+(:class:`gridpath.maps.registry.MapRegistry`): it has what the registry and the stores read
 (``name``, ``revision``, ``sha256``, ``source``, ``nbytes``, ``kind``) and the engine the
 searches use (:class:`gridpath.nav.query.NavEngine`). Decisions:
 
@@ -12,9 +12,9 @@ searches use (:class:`gridpath.nav.query.NavEngine`). Decisions:
   of the bytes: reformatting a file, or the closing vertex written out or not, is not a new
   revision.
 * **Prepared before publish**: :meth:`PolygonMap.prepare` builds the navigation mesh and the
-  waypoint graph; the registry calls it (``MapStore.prepare``) before the revision is
+  waypoint graph; the registry calls it (``MapRegistry.prepare``) before the revision is
   served, so a revision's first query is as fast as its later ones. A revision made by
-  :func:`gridpath.grid.store.with_revision` shares the engine (same content).
+  :func:`gridpath.maps.registry.with_revision` shares the engine (same content).
 """
 
 from __future__ import annotations

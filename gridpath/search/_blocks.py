@@ -345,6 +345,41 @@ def jps_blocks(grid, rules, scratch, blocks, start, goal):
             return ahead
         return k if jump else -1
 
+    def diagonal(size, current, x, y, dx, dy, a, d):
+        """Walk diagonal (dx, dy) from the node ``current`` at ``(x, y)``, cost ``(a, d)``,
+        offering the jump points its two straight branches meet (and the goal)."""
+        cell, cx, cy, steps = current, x, y, 0
+        while True:
+            cell += dx + dy * stride
+            cx += dx
+            cy += dy
+            steps += 1
+            if dx > 0:
+                blocked, k_x, jump_x = here_forward(cy * row_len, cx, FORWARD)
+            else:
+                blocked, k_x, jump_x = here_backward(cy * row_len, cx, BACKWARD)
+            if blocked:
+                return size
+            if cell == goal:
+                return relax(size, cell, cx, cy, a, d + steps, current)
+            if dy > 0:
+                _, k_y, jump_y = here_forward(col_base + cx * col_len, cy, FORWARD)
+            else:
+                _, k_y, jump_y = here_backward(col_base + cx * col_len, cy, BACKWARD)
+            k = k_x if jump_x else -1
+            if cy == goal_y and 1 <= (goal_x - cx) * dx < k_x + jump_x:
+                k = (goal_x - cx) * dx
+            if k > 0:
+                size = relax(size, cell + k * dx, cx + k * dx, cy, a + k, d + steps, current)
+            k = k_y if jump_y else -1
+            if cx == goal_x and 1 <= (goal_y - cy) * dy < k_y + jump_y:
+                k = (goal_y - cy) * dy
+            if k > 0:
+                cell_y = cell + k * dy * stride
+                size = relax(size, cell_y, cx, cy + k * dy, a + k, d + steps, current)
+            if (k_x == 1 and not jump_x) or (k_y == 1 and not jump_y):
+                return size  # a wall beside: the next diagonal step would cut its corner
+
     nodes[start, STATE] = open_mark
     nodes[start, COST_ORTH] = 0
     nodes[start, COST_DIAG] = 0
@@ -388,36 +423,5 @@ def jps_blocks(grid, rules, scratch, blocks, start, goal):
             # a closure calling relax made numba count references in the loop.
             if passable[current + dx] == 0 or passable[current + dy * stride] == 0:
                 continue
-            cell, cx, cy, steps = current, x, y, 0
-            while True:
-                cell += dx + dy * stride
-                cx += dx
-                cy += dy
-                steps += 1
-                if dx > 0:
-                    blocked, k_x, jump_x = here_forward(cy * row_len, cx, FORWARD)
-                else:
-                    blocked, k_x, jump_x = here_backward(cy * row_len, cx, BACKWARD)
-                if blocked:
-                    break
-                if cell == goal:
-                    size = relax(size, cell, cx, cy, a, d + steps, current)
-                    break
-                if dy > 0:
-                    _, k_y, jump_y = here_forward(col_base + cx * col_len, cy, FORWARD)
-                else:
-                    _, k_y, jump_y = here_backward(col_base + cx * col_len, cy, BACKWARD)
-                k = k_x if jump_x else -1
-                if cy == goal_y and 1 <= (goal_x - cx) * dx < k_x + jump_x:
-                    k = (goal_x - cx) * dx
-                if k > 0:
-                    size = relax(size, cell + k * dx, cx + k * dx, cy, a + k, d + steps, current)
-                k = k_y if jump_y else -1
-                if cx == goal_x and 1 <= (goal_y - cy) * dy < k_y + jump_y:
-                    k = (goal_y - cy) * dy
-                if k > 0:
-                    cell_y = cell + k * dy * stride
-                    size = relax(size, cell_y, cx, cy + k * dy, a + k, d + steps, current)
-                if (k_x == 1 and not jump_x) or (k_y == 1 and not jump_y):
-                    break  # a wall beside: the next diagonal step would cut its corner
+            size = diagonal(size, current, x, y, dx, dy, a, d)
     return UNREACHABLE, expanded

@@ -27,8 +27,8 @@ straight) and goes on along the diagonal. On the Dragon Age maps this expands 3-
 nodes and takes 0.6-0.8x the time. Scanning keeps the lazy rule (stop at the first
 intermediate point), because there going on along the diagonal means scanning rows
 eagerly: up to 2x slower on open maps. Both are optimal; among equal-cost paths they may
-choose differently, so a map's paths depend on whether it has a table, which is fixed per
-revision by the map and ``JUMP_TABLE_MAX_CELLS`` (``GET /maps`` shows it).
+choose differently, so a map's paths depend on whether it has long runs (block JPS) or
+not (the byte scan), which is fixed per revision by the map.
 """
 
 from __future__ import annotations
@@ -171,8 +171,11 @@ def _lookup_diagonal(table, stride, cell, x, y, dx, dy, gx, gy):
 
 
 @njit(nogil=True, cache=True, inline="always")
-def _jump(passable, unit, table, stride, cell, x, y, dx, dy, gx, gy, goal):
-    """Steps from ``cell`` to the next jump point in direction (dx, dy), or -1."""
+def _jump(passable, unit, table, stride, at, dx, dy, aim):
+    """Steps from ``at`` = ``(cell, x, y)`` to the next jump point in direction (dx, dy),
+    or -1; ``aim`` is the goal's ``(x, y, cell)``."""
+    cell, x, y = at
+    gx, gy, goal = aim
     if table is None:
         if dx != 0 and dy != 0:
             return _scan_diagonal(passable, unit, stride, cell, dx, dy, goal)
@@ -229,12 +232,13 @@ def successor_directions(passable, unit, stride, current, parent, dirs):
 
 
 @njit(nogil=True, cache=True, inline="always")
-def _offer_diagonal(search, size, table, stride, current, x, y, dx, dy, a, d):
+def _offer_diagonal(search, size, table, stride, at, dx, dy, a, d):
     """JPS+ with intermediate points pruned: walk the diagonal (dx, dy) from ``current``
     from one intermediate jump point to the next, and at each offer the goal (if it is
     that point) or the end points of the straight jumps along dx and dy, all linked to
-    ``current``. ``search`` is the pair search's tuple (:mod:`gridpath.search._astar`).
-    Returns the new frontier size."""
+    ``current``, where ``at`` = ``(current, x, y)``. ``search`` is the pair search's tuple
+    (:mod:`gridpath.search._astar`). Returns the new frontier size."""
+    current, x, y = at
     goal_x, goal_y = search[4], search[5]
     goal = goal_y * stride + goal_x
     cell = current
@@ -297,9 +301,11 @@ def jps(grid, rules, scratch, table, start, goal):
             dx = dirs[i, 0]
             dy = dirs[i, 1]
             if table is not None and dx != 0 and dy != 0:
-                size = _offer_diagonal(search, size, table, stride, current, x, y, dx, dy, a, d)
+                size = _offer_diagonal(search, size, table, stride, (current, x, y), dx, dy, a, d)
                 continue
-            k = _jump(passable, unit, table, stride, current, x, y, dx, dy, goal_x, goal_y, goal)
+            k = _jump(
+                passable, unit, table, stride, (current, x, y), dx, dy, (goal_x, goal_y, goal)
+            )
             if k < 0:
                 continue
             if dx != 0 and dy != 0:

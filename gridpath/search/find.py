@@ -1,8 +1,9 @@
-"""``find_path``: check the query, plan, run, post-process.
+"""``find_path``: check the query, choose its runner, run, post-process.
 
-Which search serves a query is decided by :func:`gridpath.search.registry.plan` (the registry
-of algorithms and their runners); each runner (:mod:`gridpath.search.runners`) searches and
-rebuilds the path. All of them order the frontier the same way.
+Which search serves a query is decided by
+:func:`gridpath.search.algorithms.choose_runner` (the table of algorithms and their
+runners); each runner (:mod:`gridpath.search.runners`) searches and rebuilds the path.
+All of them order the frontier the same way.
 
 The common query (one start, one goal, no per-request cells, served by an exact-pair
 runner: :class:`~gridpath.search.runner.PairKernel`) takes a shorter road to the same
@@ -31,6 +32,12 @@ from gridpath.search._finish import finish_pair
 from gridpath.search._frontier import FOUND, LIMIT_REACHED, UNREACHABLE
 from gridpath.search._records import UNIFORM_COSTS, rules_record
 from gridpath.search._sight import turning_points as _turning_points
+from gridpath.search.algorithms import (
+    ALGORITHMS,
+    choose_runner,
+    is_bounded_suboptimal,
+    is_optimal,
+)
 from gridpath.search.cost import price_record, walked_cost
 from gridpath.search.options import (
     CORNER_RULES,
@@ -42,12 +49,7 @@ from gridpath.search.options import (
     SearchOptions,
 )
 from gridpath.search.overlay import blocked_cells
-from gridpath.search.registry import plan
 from gridpath.search.runner import EMPTY_PATH, Outcome, Query
-from gridpath.search.runners.jps import DEFAULT_JUMP_TABLE_MAX_CELLS
-from gridpath.search.runners.subgoal import AUTO_MIN_CELLS, NO_TIER
-from gridpath.search.runners.subgoal import TABLE as SUBGOAL_TABLE
-from gridpath.search.runners.subgoal import refuses as subgoal_refuses
 from gridpath.search.scratch import SearchScratch, thread_scratch
 from gridpath.search.smooth import smooth, turning_points
 
@@ -143,24 +145,21 @@ def find_path(
     blocked: Sequence[Cell] = (),
     explored_limit: int = 0,
     waypoints: bool = False,
-    jump_table_max_cells: int = DEFAULT_JUMP_TABLE_MAX_CELLS,
     scratch: SearchScratch | None = None,
 ) -> PathResult:
     """Search from ``start`` to ``goal`` (or to the cheapest of ``goals``).
 
     ``blocked`` cells are treated as walls for this search only; ``explored_limit`` > 0
     returns up to that many expanded cells; ``waypoints`` also returns the path's waypoints
-    (see :class:`PathResult`); ``jump_table_max_cells`` is ``JUMP_TABLE_MAX_CELLS``.
+    (see :class:`PathResult`).
     Raises :class:`OutOfBounds`, :class:`StartBlocked` or :class:`GoalBlocked` for bad
     endpoints, :class:`AlgorithmUnsupported` when the algorithm asked for cannot serve.
     """
     if goals is None and goal is not None and not blocked and explored_limit <= 0:
-        result = common_query(grid, start, goal, options, waypoints, jump_table_max_cells, scratch)
+        result = common_query(grid, start, goal, options, waypoints, scratch)
         if result is not None:
             return result
-    query = checked_query(
-        grid, start, goal, goals, options, blocked, explored_limit, jump_table_max_cells
-    )
+    query = checked_query(grid, start, goal, goals, options, blocked, explored_limit)
     return general_query(query, waypoints, scratch)
 
 
@@ -170,7 +169,7 @@ def general_query(
     """:func:`find_path` for any checked query, step by step (the common query's road
     checks itself against this one)."""
     grid, start = query.grid, query.start
-    chosen = plan(query)
+    chosen = choose_runner(query)
     if chosen.runner is None:
         raise AlgorithmUnsupported(
             f"algorithm {chosen.algorithm.value} does not apply here: {chosen.reason}"
@@ -178,8 +177,8 @@ def general_query(
     options = query.options = _with_algorithm(query.options, chosen.algorithm)
     verdict: dict = {
         "options": options,
-        "optimal": options.optimal and (query.uniform or options.algorithm != Algorithm.BFS),
-        "bounded_suboptimal": options.bounded_suboptimal,
+        "optimal": is_optimal(options) and (query.uniform or options.algorithm != Algorithm.BFS),
+        "bounded_suboptimal": is_bounded_suboptimal(options),
     }
     scratch = scratch or thread_scratch()
     if not options.closest and _in_other_components(grid, options, start, query.goals):
@@ -225,66 +224,63 @@ class _CommonPlan:
     integer: bool  # the integer cost model
     unit: int
     components: Components
-    # auto's plan on a map large enough for the subgoal tier made before the revision had
-    # one: the tier may still be built (library use; the service builds it before it
-    # publishes), and then auto answers from it, so the plan is checked at each use.
-    until_tier: bool = False
 
 
 # Per map revision (weakly: a revision no longer served takes its plans with it), under
-# (options, JUMP_TABLE_MAX_CELLS) and under the options' id: (options, JUMP_TABLE_MAX_CELLS,
-# the common plan or None for a query the general road serves). Bounded per revision; past
-# the bound plans are made per query.
-_PLANS: weakref.WeakKeyDictionary[Grid, dict[tuple | int, tuple]] = weakref.WeakKeyDictionary()
+# the options: (the common plan or None for a query the general road serves, the late
+# tables the choice depends on); under _LAST, the last options and their entry. Bounded
+# per revision; past the bound plans are made per query.
+_PLANS: weakref.WeakKeyDictionary[Grid, dict[SearchOptions, tuple]] = weakref.WeakKeyDictionary()
 _PLANS_LOCK = threading.Lock()
 _PLANS_PER_REVISION = 256
+_LAST = "last"  # the key of (the options last asked for, their entry)
 
 
-def _common_plan(grid: Grid, options: SearchOptions, jump_table_max_cells: int):
+def _common_plan(grid: Grid, options: SearchOptions) -> _CommonPlan | None:
     plans = _PLANS.get(grid)
     if plans is None:
         with _PLANS_LOCK:
             plans = _PLANS.setdefault(grid, {})
-    # By identity first (the service shares one SearchOptions per distinct request options,
-    # and hashing one costs more than the rest of this lookup; the entry holds the options,
-    # so its id is not reused meanwhile), then by equality.
-    seen = plans.get(id(options))
-    if seen is not None and seen[0] is options and seen[1] == jump_table_max_cells:
-        return seen[2]
-    key = (options, jump_table_max_cells)
-    try:
-        made = plans[key][2]
-    except KeyError:
-        made = _make_common_plan(grid, options, jump_table_max_cells)
-    if len(plans) < _PLANS_PER_REVISION:
-        plans[key] = plans[id(options)] = (options, jump_table_max_cells, made)
-    return made
+    # The revision's last options first, by identity (the service shares one SearchOptions
+    # per distinct request options, and hashing one costs about a microsecond, as much as
+    # the rest of this lookup), then by equality.
+    last = plans.get(_LAST)
+    seen = last[1] if last is not None and last[0] is options else plans.get(options)
+    # A plan made before a late table of this revision appeared (a runner ahead of the
+    # chosen one refused for want of it, or reads it) is made again: tables only appear.
+    if seen is None or (seen[1] and any(grid.built(key) is not None for key in seen[1])):
+        seen = _make_common_plan(grid, options)
+        if len(plans) < _PLANS_PER_REVISION:
+            plans[options] = seen
+    plans[_LAST] = (options, seen)
+    return seen[0]
 
 
-def _make_common_plan(
-    grid: Grid, options: SearchOptions, jump_table_max_cells: int
-) -> _CommonPlan | None:
-    # The subgoal tier may be built on a revision after its first queries: never kept here.
-    if options.algorithm == Algorithm.SUBGOAL or options.closest:
-        return None
+def _late_tables(grid: Grid, options: SearchOptions, chosen) -> tuple[str, ...]:
+    """The tables not yet built on ``grid`` that the runners up to ``chosen`` (all of the
+    algorithm's runners if None) declare as late: what the choice depends on."""
+    keys: list[str] = []
+    for runner, _ in ALGORITHMS[options.algorithm].runners:
+        keys.extend(k for k in runner.late_tables if grid.built(k) is None)
+        if runner is chosen:
+            break
+    return tuple(dict.fromkeys(keys))
+
+
+def _make_common_plan(grid: Grid, options: SearchOptions) -> tuple[_CommonPlan | None, tuple]:
+    if options.closest:
+        return None, ()
     resolved = options.resolved()
     try:
         class_cost, uniform, min_cost = terrain_table(grid, resolved)
     except InvalidOption:
-        return None  # the general road raises it, after the endpoint checks
+        return None, ()  # the general road raises it, after the endpoint checks
     # No runner's refusal reads the cells (only how many goals): placeholders here.
-    query = Query(
-        grid, (0, 0), ((0, 0),), resolved, frozenset(), 0, class_cost, uniform, min_cost,
-        jump_table_max_cells,
-    )  # fmt: skip
-    chosen = plan(query)
+    query = Query(grid, (0, 0), ((0, 0),), resolved, frozenset(), 0, class_cost, uniform, min_cost)
+    chosen = choose_runner(query)
+    watch = _late_tables(grid, resolved, chosen.runner)
     if chosen.runner is None or chosen.runner.pair is None:
-        return None
-    until_tier = (
-        options.algorithm == Algorithm.AUTO
-        and grid.cell_count >= AUTO_MIN_CELLS
-        and subgoal_refuses(query) == NO_TIER
-    )
+        return None, watch
     chosen_options = query.options = _with_algorithm(resolved, chosen.algorithm)
     pair = chosen.runner.pair(query)
     orth_w, diag_w = chosen_options.step_weights
@@ -296,8 +292,8 @@ def _make_common_plan(
     )
     return _CommonPlan(
         options=chosen_options,
-        optimal=chosen_options.optimal,  # uniform terrain: the verdict of find_path
-        bounded_suboptimal=chosen_options.bounded_suboptimal,
+        optimal=is_optimal(chosen_options),  # uniform terrain: the verdict of find_path
+        bounded_suboptimal=is_bounded_suboptimal(chosen_options),
         kernel=pair.kernel,
         extra=pair.extra,
         jumps=pair.jumps,
@@ -309,8 +305,7 @@ def _make_common_plan(
         components=grid.components(
             chosen_options.clearance, chosen_options.diagonal == Diagonal.ALWAYS
         ),
-        until_tier=until_tier,
-    )
+    ), watch
 
 
 def common_query(
@@ -319,14 +314,13 @@ def common_query(
     goal: Cell,
     options: SearchOptions = DEFAULT_OPTIONS,
     waypoints: bool = False,
-    jump_table_max_cells: int = DEFAULT_JUMP_TABLE_MAX_CELLS,
     scratch: SearchScratch | None = None,
 ) -> PathResult | None:
     """:func:`find_path` from ``start`` to ``goal`` with nothing per request, when an
     exact-pair runner serves it and both ends are open; else None (the general road then
     answers, or raises the error)."""
-    common = _common_plan(grid, options, jump_table_max_cells)
-    if common is None or (common.until_tier and grid.built(SUBGOAL_TABLE) is not None):
+    common = _common_plan(grid, options)
+    if common is None:
         return None
     (x, y), (gx, gy) = start, goal
     width, height, flat, stride = grid.width, grid.height, grid.flat, grid.width + 2
@@ -396,7 +390,6 @@ def checked_query(
     options: SearchOptions,
     blocked: Sequence[Cell],
     explored_limit: int,
-    jump_table_max_cells: int,
 ) -> Query:
     """The query with its endpoints checked, its options resolved and its terrain priced."""
     if (goal is None) == (goals is None):
@@ -412,7 +405,7 @@ def checked_query(
     class_cost, uniform, min_cost = terrain_table(grid, options)
     return Query(
         grid, start, goal_list, options, blocked_set, explored_limit, class_cost, uniform,
-        min_cost, jump_table_max_cells,
+        min_cost,
     )  # fmt: skip
 
 

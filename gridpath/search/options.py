@@ -182,21 +182,6 @@ class SearchOptions:
         heuristic = self.resolved().heuristic
         return not (heuristic == Heuristic.MANHATTAN and self.diagonals)
 
-    @cached_property
-    def optimal(self) -> bool:
-        """The returned cost is the minimum under the cost model (on uniform terrain; the
-        algorithm registry, :mod:`gridpath.search.registry`, says so per algorithm)."""
-        from gridpath.search.registry import ALGORITHMS  # the registry imports the options
-
-        return ALGORITHMS[self.algorithm].optimal(self)
-
-    @cached_property
-    def bounded_suboptimal(self) -> bool:
-        """Weighted A* with an admissible heuristic: cost <= heuristic_weight x optimal."""
-        from gridpath.search.registry import ALGORITHMS
-
-        return ALGORITHMS[self.algorithm].bounded_suboptimal(self)
-
 
 @lru_cache(maxsize=1024)
 def _resolve(options: SearchOptions) -> SearchOptions:

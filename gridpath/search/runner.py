@@ -2,9 +2,12 @@
 :class:`Outcome` out, and a :class:`Runner` per search strategy.
 
 A runner is one module under :mod:`gridpath.search.runners` with one entry point (``run``),
-a ``refuses`` test (why it cannot serve a query; ``None``: it can) and a warm-up that
-compiles its kernels with the service's argument types. Which runner serves a query is
-decided by :func:`gridpath.search.registry.plan`, never inside a runner.
+a ``refuses`` test (why it cannot serve a query; ``None``: it can), and as data: the
+queries that compile its kernels with the service's argument types (:class:`WarmUp`, run
+through ``find_path`` by :mod:`gridpath.search.warmup`) and the per-revision tables it
+reads that a revision may get after its first queries (``late_tables``). Which runner
+serves a query is decided by :func:`gridpath.search.algorithms.choose_runner`, never
+inside a runner; no runner imports ``find_path``.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from gridpath.grid.model import Grid
-from gridpath.search.options import SearchOptions
+from gridpath.search.options import DEFAULT_OPTIONS, SearchOptions
 from gridpath.search.scratch import SearchScratch
 
 Cell = tuple[int, int]
@@ -37,7 +40,6 @@ class Query:
     class_cost: np.ndarray  # per terrain class (find.terrain_table)
     uniform: bool  # every walkable cell costs 1 under these options
     min_cost: float  # the cheapest walkable class cost (scales the heuristic)
-    jump_table_max_cells: int  # JUMP_TABLE_MAX_CELLS: the largest map given a JPS+ table
 
     @property
     def turn_states(self) -> int:
@@ -80,16 +82,38 @@ class PairKernel:
 
 
 @dataclass(frozen=True)
+class WarmUp:
+    """One query the warm-up sends through ``find_path`` (the runner as the service reaches
+    it): on a grid made by ``grid()``, after ``prepare(grid)`` (a per-revision table the
+    query reads, built as the service builds it before publishing a revision)."""
+
+    grid: Callable[[], Grid]
+    start: Cell
+    goal: Cell | None = None
+    options: SearchOptions = DEFAULT_OPTIONS
+    goals: tuple[Cell, ...] | None = None
+    blocked: tuple[Cell, ...] = ()
+    explored_limit: int = 0
+    waypoints: bool = False
+    prepare: Callable[[Grid], object] | None = None
+
+
+@dataclass(frozen=True)
 class Runner:
     """One search strategy. ``refuses(query)`` says why it cannot serve a query (None: it
-    can); ``run(query, scratch)`` searches and rebuilds the path; ``warm_up(scratch)``
-    compiles its kernels with the argument types the service uses. ``pair(query)``, for
+    can); ``run(query, scratch)`` searches and rebuilds the path. ``pair(query)``, for
     the runners of one start and one goal with exact step costs, says which kernel
     ``run`` calls (:class:`PairKernel`), so ``find_path`` may call it directly; it must
-    answer exactly as ``run``."""
+    answer exactly as ``run``. As data: ``warm_ups``, the queries that compile its
+    kernels; ``warm_kernels``, a call compiling the kernels no query reaches (a table's
+    update); ``late_tables``, the keys of the per-revision tables (``Grid.built``) whose
+    absence it refuses and which a revision may get later: ``find_path`` chooses again
+    for a revision once one of them appears."""
 
     name: str
     refuses: Callable[[Query], str | None]
     run: Callable[[Query, SearchScratch], Outcome]
-    warm_up: Callable[[SearchScratch], None]
+    warm_ups: tuple[WarmUp, ...] = ()
     pair: Callable[[Query], PairKernel] | None = None
+    late_tables: tuple[str, ...] = ()
+    warm_kernels: Callable[[], object] | None = None

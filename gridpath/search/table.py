@@ -13,7 +13,7 @@ From each origin, one of two ways, decided once per table by :func:`plan_table`:
   once the last of them is settled. A cost is read from the settled cell's parent chain
   and summed from the source, as ``find_path`` does, so it is the cost ``/path`` reports
   for the same pair (bit for bit on uniform terrain, where an optimal cost has one value);
-* pairwise: where the registry's plan serves a pair with jump point search and an origin
+* pairwise: where the runner chosen for a pair serves it with jump point search and an origin
   has at most :data:`PAIRWISE_MAX_ENDS` ends, ``find_path`` per pair (``/path``'s very
   search), since a query on a JPS+ table costs a small fraction of a flood.
 
@@ -39,6 +39,7 @@ from gridpath.grid.model import Grid
 from gridpath.search import _general
 from gridpath.search._frontier import BLOCKED, GOAL, LIMIT_REACHED, STATE, reconstruct_path
 from gridpath.search._records import grid_record
+from gridpath.search.algorithms import choose_runner
 from gridpath.search.find import _as_cost, checked_query, find_path, terrain_table
 from gridpath.search.options import (
     DEFAULT_OPTIONS,
@@ -49,8 +50,6 @@ from gridpath.search.options import (
     kernel_rules,
 )
 from gridpath.search.overlay import blocked_cells, stamp
-from gridpath.search.registry import plan as plan_search
-from gridpath.search.runners.jps import DEFAULT_JUMP_TABLE_MAX_CELLS
 from gridpath.search.scratch import SearchScratch, thread_scratch
 
 Cell = tuple[int, int]
@@ -85,7 +84,6 @@ class TablePlan:
     ends: tuple[Cell, ...]
     max_expanded: int  # a flood's cap: its origin's share, at most one search's cap
     pairwise: bool  # one jump point search per pair instead of one flood per origin
-    jump_table_max_cells: int
     blocked_sources: tuple[int, ...]
     blocked_targets: tuple[int, ...]
     # Pairwise lines: one search's cap (MAX_EXPANDED, at most the map), and what an origin's
@@ -148,7 +146,6 @@ def plan_table(
     blocked: Sequence[Cell] = (),
     max_expanded: int | None = None,
     max_expanded_total: int | None = None,
-    jump_table_max_cells: int = DEFAULT_JUMP_TABLE_MAX_CELLS,
 ) -> TablePlan:
     """Check a table request and decide its searches. A source or target outside the map
     raises :class:`OutOfBounds` naming its index; one where the unit cannot stand (a wall,
@@ -177,13 +174,11 @@ def plan_table(
         line_budget = min(line_budget, share)
     pairwise = False
     if origins and ends and len(ends) <= PAIRWISE_MAX_ENDS:
-        pair = checked_query(
-            grid, origins[0], ends[0], None, options, tuple(blocked_set), 0, jump_table_max_cells
-        )
-        pairwise = plan_search(pair).algorithm == Algorithm.JPS
+        pair = checked_query(grid, origins[0], ends[0], None, options, tuple(blocked_set), 0)
+        pairwise = choose_runner(pair).algorithm == Algorithm.JPS
     return TablePlan(
         grid, sources_t, targets_t, options, blocked_set, class_cost, uniform, reverse,
-        tuple(origins), tuple(ends), per_search, pairwise, jump_table_max_cells,
+        tuple(origins), tuple(ends), per_search, pairwise,
         tuple(i for i, c in enumerate(sources_t) if not _open(grid, c, blocked_set, unit)),
         tuple(j for j, c in enumerate(targets_t) if not _open(grid, c, blocked_set, unit)),
         search_cap, line_budget,
@@ -259,10 +254,7 @@ def _pairwise_line(plan: TablePlan, k: int, wanted, costs, kinds, scratch) -> Ta
             continue
         searches += 1
         options = replace(plan.options, max_expanded=min(left, plan.search_cap))
-        result = find_path(
-            plan.grid, plan.origins[k], plan.ends[i], options,
-            jump_table_max_cells=plan.jump_table_max_cells, scratch=scratch,
-        )  # fmt: skip
+        result = find_path(plan.grid, plan.origins[k], plan.ends[i], options, scratch=scratch)
         left -= result.expanded
         expanded += result.expanded
         search_us += result.search_us

@@ -10,9 +10,10 @@ import time
 import numpy as np
 
 from gridpath.grid.model import Grid, TerrainClass
+from gridpath.search.algorithms import RUNNERS
 from gridpath.search.find import find_path
 from gridpath.search.flowfield import flow_field
-from gridpath.search.registry import RUNNERS
+from gridpath.search.runner import Runner
 from gridpath.search.scratch import SearchScratch
 from gridpath.search.smooth import line_of_sight, smooth, turning_points
 from gridpath.search.table import cost_table
@@ -29,8 +30,8 @@ def warm_up() -> float:
     walkable[1, 2] = False
     grid = Grid.from_walkable("_warmup", walkable)
     scratch = SearchScratch()
-    for runner in RUNNERS:  # each runner compiles its own kernels
-        runner.warm_up(scratch)
+    for runner in RUNNERS:  # each runner's declared queries compile its kernels
+        _warm_runner(runner, scratch)
     result = find_path(grid, (0, 0), (4, 3), scratch=scratch, waypoints=True)
     smooth(grid, result.path)
     turning_points(result.path)
@@ -56,6 +57,22 @@ def warm_up() -> float:
         validate_path(grid, result.path, blocked=blocked, compare_optimal=True, scratch=scratch)
         validate_path(grid, result.path, mode="waypoints", blocked=blocked, scratch=scratch)
     return time.perf_counter() - began
+
+
+def _warm_runner(runner: Runner, scratch: SearchScratch) -> None:
+    """Send the runner's warm-up queries through ``find_path`` (the runner as the service
+    reaches it), then compile the kernels no query reaches."""
+    for query in runner.warm_ups:
+        grid = query.grid()
+        if query.prepare is not None:
+            query.prepare(grid)
+        find_path(
+            grid, query.start, query.goal, query.options, goals=query.goals,
+            blocked=query.blocked, explored_limit=query.explored_limit,
+            waypoints=query.waypoints, scratch=scratch,
+        )  # fmt: skip
+    if runner.warm_kernels is not None:
+        runner.warm_kernels()
 
 
 if __name__ == "__main__":

@@ -75,7 +75,7 @@ def test_the_library_imports_no_service_module_at_run_time():
 def test_routes_import_no_kernel_module():
     """Routes reach the search through its public modules: no kernel module (the
     underscore modules of gridpath/search, which hold the numba kernels) and no runner."""
-    for path in sorted((ROOT / "gridpath" / "api").rglob("*.py")):
+    for path in sorted((ROOT / "app" / "api").rglob("*.py")):
         for name in _imports(path):
             parts = name.split(".")
             if parts[:2] != ["gridpath", "search"]:
@@ -84,3 +84,105 @@ def test_routes_import_no_kernel_module():
                 f"{path.relative_to(ROOT)} imports the kernel module {name}"
             )
             assert "runners" not in parts, f"{path.relative_to(ROOT)} imports a runner: {name}"
+
+
+PACKAGES = ("gridpath", "app")
+
+
+def _modules() -> dict[str, object]:
+    """Every module of the two packages by dotted name (a package by its own name)."""
+    found = {}
+    for package in PACKAGES:
+        for path in sorted((ROOT / package).rglob("*.py")):
+            parts = list(path.relative_to(ROOT).with_suffix("").parts)
+            if parts[-1] == "__init__":
+                parts.pop()
+            found[".".join(parts)] = path
+    return found
+
+
+def _import_graph() -> dict[str, set[str]]:
+    """Module -> the modules of the two packages it imports, function-level imports
+    included: ``from a import b`` names the module ``a.b`` where there is one, else ``a``;
+    a name outside the packages' modules maps to its nearest enclosing module."""
+    import ast
+
+    modules = _modules()
+    graph: dict[str, set[str]] = {name: set() for name in modules}
+    for name, path in modules.items():
+        package = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                targets = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    up = package[: len(package) - (node.level - 1)]
+                    base = ".".join(up + ([base] if base else []))
+                targets = [
+                    f"{base}.{a.name}" if f"{base}.{a.name}" in modules else base
+                    for a in node.names
+                ]
+            else:
+                continue
+            for target in targets:
+                while target and target not in modules:
+                    target = target.rpartition(".")[0]
+                if target and target != name:
+                    graph[name].add(target)
+    return graph
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+    for root in graph:
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, edges = work[-1]
+            step = next(edges, None)
+            if step is not None:
+                if step not in index:
+                    index[step] = low[step] = len(index)
+                    stack.append(step)
+                    on_stack.add(step)
+                    work.append((step, iter(sorted(graph[step]))))
+                elif step in on_stack:
+                    low[node] = min(low[node], index[step])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                component = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.append(member)
+                    if member == node:
+                        break
+                if len(component) > 1:
+                    found.append(sorted(component))
+    return found
+
+
+def test_the_cycle_finder_finds_a_cycle():
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}, "e": set()}
+    assert _cycles(graph) == [["a", "b", "c"]]
+
+
+def test_no_import_cycles_between_modules():
+    """No module of gridpath/ or app/ reaches itself through imports, imports inside
+    functions included (they only hide a cycle from the interpreter, not from a reader)."""
+    graph = _import_graph()
+    assert "gridpath.search.find" in graph["gridpath.search.warmup"]  # the graph is real
+    assert _cycles(graph) == []

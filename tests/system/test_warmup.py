@@ -24,14 +24,14 @@ def compiled():
 
 warm_up()
 before = compiled()
-from gridpath.grid import MapStore
+from gridpath.maps import MapRegistry
 from gridpath.grid.edits import Edit, apply_edits
 from gridpath.search import Algorithm, SearchOptions, find_path, jump_table, smooth, subgoal_graph
 from gridpath.search.validate import validate_path
 from gridpath.search.flowfield import flow_field
 from gridpath.search.table import cost_table
 
-store = MapStore.from_dir("maps", max_cells=10**7, max_bytes=10**8)
+store = MapRegistry.from_dir("maps", max_cells=10**7, max_bytes=10**8)
 tables = set()
 for grid in [g for g in store.all() if g.kind == "grid"]:  # polygon maps: no kernels
     tables.add(jump_table(grid) is not None)  # built per revision, as the service does

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 from fastapi import APIRouter
 
-from app.api.deps import StoreDep
+from app.api.deps import RegistryDep
 from app.api.polygon import require_grid
 from app.api.routes.flowfield import _encode as encode_array
 from app.api.routes.maps import _check_name, map_info
@@ -21,7 +21,7 @@ router = APIRouter(tags=["maps"])
     response_model=MapCells,
     responses={404: {"model": ErrorResponse}, 422: {"model": ErrorResponse}},
 )
-def get_map_cells(name: str, store: StoreDep) -> MapCells:
+def get_map_cells(name: str, store: RegistryDep) -> MapCells:
     """The current revision's cells: 0 blocked, k >= 1 walkable of terrain class k - 1."""
     _check_name(name)
     grid = require_grid(store.get(name), "GET /maps/{name}/cells")

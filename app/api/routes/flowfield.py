@@ -10,7 +10,7 @@ import orjson
 from fastapi import APIRouter
 from fastapi.responses import Response
 
-from app.api.deps import StateDep, StoreDep, wait_for_revision
+from app.api.deps import RegistryDep, StateDep, wait_for_revision
 from app.api.echo import flow_field_options
 from app.api.polygon import require_grid
 from app.api.rules import search_options
@@ -23,7 +23,7 @@ from app.models import (
 from app.observability import metrics, note_map, record_search
 from app.state import ServiceState
 from gridpath.errors import InvalidField, require_revision
-from gridpath.grid import MapStore
+from gridpath.maps import MapRegistry
 from gridpath.picture import render_flow_field
 from gridpath.search.flowfield import DIRECTIONS, flow_field
 
@@ -50,7 +50,9 @@ def _encode(array: np.ndarray) -> dict:
         503: {"model": ErrorResponse, "description": "`not_ready` or `overloaded`."},
     },
 )
-async def post_flowfield(request: FlowFieldRequest, state: StateDep, store: StoreDep) -> Response:
+async def post_flowfield(
+    request: FlowFieldRequest, state: StateDep, store: RegistryDep
+) -> Response:
     """Cost to ``goal`` and the first step towards it for every cell (Dijkstra from the goal).
 
     Results are cached per (map revision, goal, options); ``X-Cache`` says hit or miss.
@@ -60,7 +62,7 @@ async def post_flowfield(request: FlowFieldRequest, state: StateDep, store: Stor
     return await state.run_search(_flowfield, request, state, store, cost=cost)
 
 
-def _flowfield(request: FlowFieldRequest, state: ServiceState, store: MapStore) -> Response:
+def _flowfield(request: FlowFieldRequest, state: ServiceState, store: MapRegistry) -> Response:
     grid = require_grid(store.get(request.map), "POST /flowfield")
     note_map(grid.name, grid.revision)
     require_revision(grid.name, grid.revision, request.revision)

@@ -28,7 +28,7 @@ async def health(state: StateDep) -> Response:
     ``async`` on purpose: it runs on the event loop, never queued behind searches.
     """
     ready = state.ready.is_set()
-    store = state.store
+    store = state.registry
     errors = [{"file": e.file, "reason": e.reason} for e in store.errors]
     if state.startup_error:
         errors.append({"file": "", "reason": state.startup_error})

@@ -10,7 +10,7 @@ from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import Response
 
 from app.api.auth import require_admin
-from app.api.deps import StateDep, StoreDep, wait_for_revision
+from app.api.deps import RegistryDep, StateDep, wait_for_revision
 from app.api.polygon import polygon_map_info, polygon_upload, require_grid
 from app.models import (
     STALE_REVISION_RESPONSE,
@@ -89,7 +89,7 @@ def _check_name(name: str) -> None:
     response_model=MapList,
     responses={503: {"model": ErrorResponse, "description": "Still starting."}},
 )
-def list_maps(store: StoreDep) -> MapList:
+def list_maps(store: RegistryDep) -> MapList:
     """Every loaded map, sorted by name."""
     return MapList(maps=[map_info(grid) for grid in store.all()])
 
@@ -105,7 +105,7 @@ def list_maps(store: StoreDep) -> MapList:
 async def get_map(
     name: str,
     state: StateDep,
-    store: StoreDep,
+    store: RegistryDep,
     revision: Annotated[
         int | None,
         Query(ge=1, description="Wait (up to REVISION_WAIT_MS) until this revision is served."),
@@ -146,7 +146,7 @@ def _cell_param(value: str | None, field: str) -> tuple[int, int] | None:
 def get_map_image(
     name: str,
     state: StateDep,
-    store: StoreDep,
+    store: RegistryDep,
     start: Annotated[str | None, Query(description="x,y")] = None,
     goal: Annotated[str | None, Query(description="x,y")] = None,
     scale: Annotated[int | None, Query(ge=1, le=16)] = None,
@@ -179,7 +179,7 @@ def get_map_image(
     dependencies=[Depends(require_admin)],
 )
 async def patch_map(
-    name: str, patch: MapPatch, state: StateDep, store: StoreDep
+    name: str, patch: MapPatch, state: StateDep, store: RegistryDep
 ) -> MapInfo | PolygonMapInfo:
     """Apply edits atomically: all of them, as one new revision, or none. Grid maps:
     ``set`` (cells, rectangles). Polygon maps: ``holes`` (add a ring, replace or remove
@@ -213,7 +213,7 @@ async def patch_map(
     openapi_extra={"requestBody": UPLOAD_BODY},
 )
 async def put_map(
-    name: str, request: Request, state: StateDep, store: StoreDep, if_revision: IfRevision = None
+    name: str, request: Request, state: StateDep, store: RegistryDep, if_revision: IfRevision = None
 ) -> Response:
     """Create or replace a map from a PNG (or another lossless image), a Moving AI ``.map``
     or a Tiled map, as the body or as a form with a ``sidecar`` (palette, costs, tiles); or
@@ -244,7 +244,7 @@ async def put_map(
 
     parsed = await run_in_threadpool(parse)
 
-    # A grid is stored in its canonical encoding (gridpath.grid.persist), the sidecar
+    # A grid is stored in its canonical encoding (gridpath.maps.persist), the sidecar
     # included; a polygon map as its bytes (gridpath.nav.snapshot).
     grid, replaced = await state.authority.replace(name, parsed, None, if_revision)
     body = map_info(grid).model_dump_json().encode()
@@ -258,7 +258,7 @@ async def put_map(
     dependencies=[Depends(require_admin)],
 )
 async def delete_map(
-    name: str, state: StateDep, store: StoreDep, if_revision: IfRevision = None
+    name: str, state: StateDep, store: RegistryDep, if_revision: IfRevision = None
 ) -> MapDeleted:
     """Remove a map (and, with MAPS_WRITABLE, its files)."""
     _check_name(name)
@@ -272,7 +272,7 @@ async def delete_map(
     responses={k: v for k, v in _ADMIN_ERRORS.items() if k in (401, 403, 503)},
     dependencies=[Depends(require_admin)],
 )
-async def reload_maps(state: StateDep, store: StoreDep) -> MapReload:
+async def reload_maps(state: StateDep, store: RegistryDep) -> MapReload:
     """Catch up with the map source now, as ``SIGHUP`` does: the folder store re-reads
     changed files of MAPS_DIR (a file that fails keeps its map's previous revision); the
     shared store reloads every revision this process is behind on."""

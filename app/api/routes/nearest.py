@@ -8,7 +8,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query
 
-from app.api.deps import StateDep, StoreDep
+from app.api.deps import RegistryDep, StateDep
 from app.api.polygon import require_grid
 from app.models import ErrorResponse, NearestCell
 from gridpath.errors import InvalidRequest, OutOfBounds
@@ -33,7 +33,7 @@ _ERRORS = {
 def get_nearest(
     name: str,
     state: StateDep,
-    store: StoreDep,
+    store: RegistryDep,
     x: Annotated[int, Query(description="Cell column.")],
     y: Annotated[int, Query(description="Cell row.")],
     clearance: Annotated[int, Query(ge=1, le=255, description="Unit size in cells.")] = 1,

@@ -10,7 +10,7 @@ from fastapi import APIRouter
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import Response
 
-from app.api.deps import StateDep, StoreDep, snapshot_at, wait_for_revision
+from app.api.deps import RegistryDep, StateDep, snapshot_at, wait_for_revision
 from app.api.errors import describe_errors, error_code_for
 from app.api.path_body import answer
 from app.api.polygon import map_name_of, parse_for_kind, polygon_path
@@ -32,7 +32,8 @@ from app.models import (
 from app.observability import note_map
 from app.state import ServiceState
 from gridpath.errors import BatchTooLarge, ServiceError
-from gridpath.grid import Grid, MapStore
+from gridpath.grid import Grid
+from gridpath.maps import MapRegistry
 from gridpath.nav.snapshot import PolygonMap
 
 router = APIRouter(tags=["paths"])
@@ -73,7 +74,7 @@ def _run_polygon(
 
 
 def _request_for(
-    raw: dict, store: MapStore, name: str | None
+    raw: dict, store: MapRegistry, name: str | None
 ) -> tuple[PathRequest | PolygonPathRequest, str]:
     """The body validated for the kind of the map it names (``name``: ``map_name_of(raw)``;
     a map not loaded: a grid's model, whose answer is then 404 map_not_found)."""
@@ -83,7 +84,7 @@ def _request_for(
 
 
 @router.post("/path", response_model=PathResponse | PolygonPathResponse, responses=_ERRORS)
-async def post_path(request: AnyPathRequest, state: StateDep, store: StoreDep) -> Response:
+async def post_path(request: AnyPathRequest, state: StateDep, store: RegistryDep) -> Response:
     """Path between two cells of a grid (A* by default: optimal, 8-connected, no corner
     cutting), or between two points of a polygon map (the shortest path, or the route over
     its waypoints with ``mode: waypoints``)."""
@@ -124,7 +125,7 @@ def _run_batch_entry(
 
 
 @router.post("/paths", response_model=BatchResponse, responses=_ERRORS)
-async def post_paths(request: BatchRequest, state: StateDep, store: StoreDep) -> Response:
+async def post_paths(request: BatchRequest, state: StateDep, store: RegistryDep) -> Response:
     """Many queries on one map in one call, run in parallel; one result per query, in order.
 
     A query that fails gets ``{"error": {...}}`` in its place; the others are answered.

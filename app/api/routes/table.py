@@ -7,7 +7,7 @@ from typing import Any
 from fastapi import APIRouter
 from fastapi.responses import Response
 
-from app.api.deps import StateDep, StoreDep, snapshot_at
+from app.api.deps import RegistryDep, StateDep, snapshot_at
 from app.api.echo import flow_field_options
 from app.api.polygon import require_grid
 from app.api.responses import json_response
@@ -44,7 +44,6 @@ def _plan(state: ServiceState, grid: Grid, request: TableRequest) -> TablePlan:
         max_expanded=settings.max_expanded,
         # The table's searches share the batch budget evenly, like a /paths batch.
         max_expanded_total=settings.max_batch_expanded,
-        jump_table_max_cells=settings.jump_table_max_cells,
     )
 
 
@@ -58,7 +57,7 @@ def _line(state: ServiceState, plan: TablePlan, k: int) -> TableLine:
 
 
 @router.post("/table", response_model=TableResponse, responses=_ERRORS)
-async def post_table(request: TableRequest, state: StateDep, store: StoreDep) -> Response:
+async def post_table(request: TableRequest, state: StateDep, store: RegistryDep) -> Response:
     """Optimal cost from every source to every target (`null`: no path): one Dijkstra flood
     per source, or per target when fewer, or one jump point search per pair where it
     applies (see the README)."""

@@ -7,7 +7,7 @@ import orjson
 from fastapi import APIRouter
 from fastapi.responses import Response
 
-from app.api.deps import StateDep, StoreDep, wait_for_revision
+from app.api.deps import RegistryDep, StateDep, wait_for_revision
 from app.api.polygon import map_name_of, parse_for_kind, polygon_validate, require_grid
 from app.api.responses import json_response, server_timing
 from app.api.rules import search_options
@@ -22,7 +22,7 @@ from app.models import (
 from app.observability import metrics, note_map
 from app.state import ServiceState
 from gridpath.errors import InvalidField
-from gridpath.grid import MapStore
+from gridpath.maps import MapRegistry
 from gridpath.search.validate import validate_path
 
 router = APIRouter(tags=["paths"])
@@ -60,7 +60,9 @@ _MODELS = {"grid": ValidateRequest, "polygon": PolygonValidateRequest}
         503: {"model": ErrorResponse, "description": "`not_ready` or `overloaded`."},
     },
 )
-async def post_validate(request: AnyValidateRequest, state: StateDep, store: StoreDep) -> Response:
+async def post_validate(
+    request: AnyValidateRequest, state: StateDep, store: RegistryDep
+) -> Response:
     """Grid maps: check every step (``cells``) or every sight line (``waypoints``) of a
     claimed ``path``, its cost against ``max_cost``, and its ends. Polygon maps: check that
     every segment of the polyline ``points`` stays in the walkable area (touching its
@@ -88,7 +90,7 @@ async def post_validate(request: AnyValidateRequest, state: StateDep, store: Sto
     return await state.run_search(_validate, query, state, store, cost=cost)
 
 
-def _validate(request: ValidateRequest, state: ServiceState, store: MapStore) -> Response:
+def _validate(request: ValidateRequest, state: ServiceState, store: MapRegistry) -> Response:
     settings = state.settings
     if len(request.path) > settings.max_validate_cells:
         raise InvalidField(

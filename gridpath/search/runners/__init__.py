@@ -1,2 +1,2 @@
 """The search runners, one module each (see :mod:`gridpath.search.runner` for the contract and
-:mod:`gridpath.search.registry` for which algorithm uses which)."""
+:mod:`gridpath.search.algorithms` for which algorithm uses which)."""

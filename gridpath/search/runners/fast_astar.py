@@ -12,7 +12,7 @@ from gridpath.search._astar import astar_octile
 from gridpath.search._frontier import COST_DIAG, COST_ORTH, FOUND, reconstruct_path
 from gridpath.search._records import grid_record, rules_record
 from gridpath.search.options import Algorithm, Diagonal, Heuristic, SearchOptions
-from gridpath.search.runner import Outcome, PairKernel, Query, Runner
+from gridpath.search.runner import Outcome, PairKernel, Query, Runner, WarmUp
 from gridpath.search.scratch import SearchScratch
 
 
@@ -61,17 +61,6 @@ def run(query: Query, scratch: SearchScratch) -> Outcome:
     return Outcome(status, expanded, search_us, path, pair_cost(query, scratch, goal), 0)
 
 
-def warm_up(scratch: SearchScratch) -> None:
-    from gridpath.search.find import find_path  # the runner as the service reaches it
-
-    walkable = np.ones((4, 5), dtype=bool)
-    walkable[1, 2] = False
-    grid = Grid.from_walkable("_warmup", walkable)
-    astar = SearchOptions(algorithm=Algorithm.ASTAR)
-    find_path(grid, (0, 0), (4, 3), astar, scratch=scratch)
-    find_path(grid, (0, 0), (4, 3), SearchOptions(max_expanded=1), scratch=scratch)
-
-
 _PAIR = PairKernel(astar_octile, (), jumps=False)
 
 
@@ -79,4 +68,14 @@ def pair(query: Query) -> PairKernel:
     return _PAIR  # as run: the kernel, the path rebuilt cell by cell
 
 
-RUNNER = Runner("fast_astar", refuses, run, warm_up, pair)
+def _warmup_grid() -> Grid:
+    walkable = np.ones((4, 5), dtype=bool)
+    walkable[1, 2] = False
+    return Grid.from_walkable("_warmup", walkable)
+
+
+WARM_UPS = (
+    WarmUp(_warmup_grid, (0, 0), (4, 3), SearchOptions(algorithm=Algorithm.ASTAR)),
+    WarmUp(_warmup_grid, (0, 0), (4, 3), SearchOptions(max_expanded=1)),
+)
+RUNNER = Runner("fast_astar", refuses, run, WARM_UPS, pair)

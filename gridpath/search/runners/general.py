@@ -21,7 +21,7 @@ from gridpath.search.options import (
     kernel_rules,
 )
 from gridpath.search.overlay import stamp
-from gridpath.search.runner import EMPTY_PATH, Outcome, Query, Runner
+from gridpath.search.runner import EMPTY_PATH, Outcome, Query, Runner, WarmUp
 from gridpath.search.scratch import SearchScratch
 
 
@@ -83,26 +83,27 @@ def _cells_to_xy(cells: np.ndarray, stride: int) -> np.ndarray:
     return np.stack([cells % stride - 1, cells // stride - 1], axis=1).astype(np.int32)
 
 
-def warm_up(scratch: SearchScratch) -> None:
-    from gridpath.search.find import find_path  # the runner as the service reaches it
-
+def _warmup_grid() -> Grid:
     walkable = np.ones((4, 5), dtype=bool)
     walkable[1, 2] = False
-    grid = Grid.from_walkable("_warmup", walkable)
-    options = SearchOptions(algorithm=Algorithm.DIJKSTRA, closest=True)
-    goals, blocked = [(4, 3), (3, 0)], [(1, 1)]
-    find_path(
-        grid, (0, 0), None, options, goals=goals, blocked=blocked, explored_limit=4,
-        scratch=scratch,
-    )  # fmt: skip
-    terrain = Grid.from_walkable(
+    return Grid.from_walkable("_warmup", walkable)
+
+
+def _warmup_terrain() -> Grid:
+    walkable = _warmup_grid().passable[1:-1, 1:-1] > 0
+    return Grid.from_walkable(
         "_warmup_terrain",
         walkable,
         terrain=(walkable * 1).astype(np.uint8),
         terrain_classes=(TerrainClass("ground", 1.0), TerrainClass("sand", 2.0)),
     )
-    sand = SearchOptions(terrain_costs=(("sand", 1.5),))
-    find_path(terrain, (0, 0), (4, 3), sand, scratch=scratch)
 
 
-RUNNER = Runner("general", refuses, run, warm_up)
+WARM_UPS = (
+    WarmUp(
+        _warmup_grid, (0, 0), None, SearchOptions(algorithm=Algorithm.DIJKSTRA, closest=True),
+        goals=((4, 3), (3, 0)), blocked=((1, 1),), explored_limit=4,
+    ),
+    WarmUp(_warmup_terrain, (0, 0), (4, 3), SearchOptions(terrain_costs=(("sand", 1.5),))),
+)  # fmt: skip
+RUNNER = Runner("general", refuses, run, WARM_UPS)

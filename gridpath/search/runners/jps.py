@@ -1,11 +1,10 @@
 """The JPS runner: jump point search (JPS+ with the map's jump table for units of size 1,
 scanning otherwise), for uniform cost, 8-connected movement without corner cutting.
 
-The jump table is built per map revision, like the component labels, and kept with the
+A jump table is built per map revision by :func:`jump_table` and kept with the
 :class:`~gridpath.grid.model.Grid` through its ``derived`` hook (the map layer never imports
-the search layer); the size limit comes from settings (``JUMP_TABLE_MAX_CELLS``) with
-each query. Block JPS (:mod:`.jps_blocks`, first in the registry) serves every map a
-table would serve, with the same answers and no table, so the service builds none
+the search layer). Block JPS (:mod:`.jps_blocks`, first in the algorithm table) serves every
+map a table would serve, with the same answers and no table, so the service builds none
 (``prepare_jps``); this runner scans the bytes (maps of short runs, larger units), and
 uses a table only where one was built by hand (the benchmarks' JPS+ column).
 """
@@ -19,16 +18,19 @@ from gridpath.search._frontier import FOUND
 from gridpath.search._jps import expand_jumps, jps
 from gridpath.search._jumps import jump_table_for
 from gridpath.search.options import Diagonal, Heuristic, SearchOptions
-from gridpath.search.runner import Outcome, PairKernel, Query, Runner
+from gridpath.search.runner import Outcome, PairKernel, Query, Runner, WarmUp
 from gridpath.search.runners.fast_astar import pair_cost, run_pair_kernel
 from gridpath.search.scratch import SearchScratch
 
-DEFAULT_JUMP_TABLE_MAX_CELLS = 4_194_304  # the JUMP_TABLE_MAX_CELLS default
+JUMP_TABLE = "jump_table"  # its key among a revision's derived tables
+DEFAULT_JUMP_TABLE_MAX_CELLS = 4_194_304  # the largest map given a table (16 bytes a cell)
 
 
 def jump_table(grid: Grid, max_cells: int = DEFAULT_JUMP_TABLE_MAX_CELLS) -> np.ndarray | None:
-    """The JPS+ table of this revision for units of size 1 (read-only), or None: terrain
-    with costs, a map over ``max_cells`` (0: never), or jumps too short to gain from one."""
+    """The JPS+ table of this revision for units of size 1 (read-only), built now if it
+    has none yet, or None: terrain with costs, a map over ``max_cells`` (0: never), or
+    jumps too short to gain from one. The service builds none (block JPS serves those
+    maps); the JPS runner reads one only where it was built (:meth:`Grid.built`)."""
     max_cells = max(0, int(max_cells))
 
     def build(grid: Grid) -> np.ndarray | None:
@@ -36,7 +38,7 @@ def jump_table(grid: Grid, max_cells: int = DEFAULT_JUMP_TABLE_MAX_CELLS) -> np.
             return None
         return jump_table_for(grid.flat, grid.stride, grid.width, grid.height, max_cells)
 
-    return grid.derived(("jump_table", max_cells), build)
+    return grid.derived((JUMP_TABLE, max_cells), build)
 
 
 def refuses(query: Query) -> str | None:
@@ -68,7 +70,7 @@ def run(query: Query, scratch: SearchScratch) -> Outcome:
 def _table(query: Query) -> np.ndarray | None:
     if query.options.clearance != 1:
         return None
-    return jump_table(query.grid, query.jump_table_max_cells)
+    return query.grid.built(JUMP_TABLE)
 
 
 def pair(query: Query) -> PairKernel:
@@ -86,14 +88,14 @@ def run_jump_kernel(query: Query, scratch: SearchScratch, kernel, source) -> Out
     return Outcome(status, expanded, search_us, path, pair_cost(query, scratch, goal), 0)
 
 
-def warm_up(scratch: SearchScratch) -> None:
-    from gridpath.search.find import find_path  # the runner as the service reaches it
+def _open_grid() -> Grid:
+    return Grid.from_walkable("_warmup_open", np.ones((8, 8), dtype=bool))
 
-    open_grid = Grid.from_walkable("_warmup_open", np.ones((8, 8), dtype=bool))
-    assert jump_table(open_grid) is not None  # runs long enough for JPS+
-    find_path(open_grid, (0, 0), (7, 5), scratch=scratch)  # JPS+: jumps by table lookup
+
+WARM_UPS = (
+    # JPS+: jumps by table lookup (runs long enough for a table on this grid)
+    WarmUp(_open_grid, (0, 0), (7, 5), prepare=jump_table),
     # JPS for units of size 2 scans the grid (the jump table is for size 1)
-    find_path(open_grid, (0, 0), (5, 3), SearchOptions(clearance=2), scratch=scratch)
-
-
-RUNNER = Runner("jps", refuses, run, warm_up, pair)
+    WarmUp(_open_grid, (0, 0), (5, 3), SearchOptions(clearance=2)),
+)
+RUNNER = Runner("jps", refuses, run, WARM_UPS, pair, late_tables=(JUMP_TABLE,))

@@ -3,7 +3,8 @@ bitsets 64 cells at a time (:mod:`gridpath.search._blocks`), for units of size 1
 uniform terrain. No table: the bitsets are part of each revision (about six bits per
 cell), and an edit updates them around the cells it changed.
 
-Which JPS serves a query (registry order: this runner, then :mod:`.jps`):
+Which JPS serves a query (in the order of :mod:`gridpath.search.algorithms`: this runner,
+then :mod:`.jps`):
 
 * a map whose straight runs are long (``_jumps.MIN_MEAN_RUN``): this runner. It offers
   the same nodes in the same order as JPS+ with its table, so it returns the same paths
@@ -23,7 +24,7 @@ import numpy as np
 from gridpath.grid.model import Grid
 from gridpath.search._blocks import block_bits, edit_block_bits, jps_blocks
 from gridpath.search._jumps import RunSums, edit_run_sums, run_sums
-from gridpath.search.runner import Outcome, PairKernel, Query, Runner
+from gridpath.search.runner import Outcome, PairKernel, Query, Runner, WarmUp
 from gridpath.search.runners import jps
 from gridpath.search.scratch import SearchScratch
 
@@ -78,13 +79,12 @@ def block_record(grid: Grid) -> tuple | None:
     return None if blocks is None else blocks.record
 
 
-def prepare_jps(grid: Grid, max_cells: int) -> None:
-    """Build what a revision's JPS queries read, before it is published: the block bitsets,
-    or where they do not apply, the JPS+ table (``max_cells``: ``JUMP_TABLE_MAX_CELLS``).
-    Both need a uniform map with long runs, so a revision gets one or neither; its edits
-    then update the bitsets (``Grid.derive_like``) and rebuild no table."""
-    if block_record(grid) is None:
-        jps.jump_table(grid, max_cells)
+def prepare_jps(grid: Grid) -> None:
+    """Build what a revision's JPS queries read, before it is published: the block bitsets
+    (where the map is uniform with long runs; its edits then update them through
+    ``Grid.derive_like``). No JPS+ table: block JPS serves every map one would serve (a
+    table needs the same long runs), with the same answers."""
+    block_record(grid)
 
 
 def refuses(query: Query) -> str | None:
@@ -111,14 +111,16 @@ def pair(query: Query) -> PairKernel:
     return PairKernel(jps_blocks, (block_record(query.grid),), jumps=True)  # as run
 
 
-def warm_up(scratch: SearchScratch) -> None:
-    from gridpath.search.find import find_path  # the runner as the service reaches it
-
-    open_grid = Grid.from_walkable("_warmup_blocks", np.ones((8, 70), dtype=bool))
-    assert block_record(open_grid) is not None
-    find_path(open_grid, (0, 0), (69, 5), scratch=scratch)
-    changed = np.array([open_grid.index(3, 3)], dtype=np.int64)
-    edit_block_bits(block_record(open_grid), open_grid.flat, open_grid.stride, changed)
+def _warm_edit() -> None:
+    """The bitsets' update after an edit (no query reaches it)."""
+    grid = _open_grid()
+    changed = np.array([grid.index(3, 3)], dtype=np.int64)
+    edit_block_bits(block_record(grid), grid.flat, grid.stride, changed)
 
 
-RUNNER = Runner("jps_blocks", refuses, run, warm_up, pair)
+def _open_grid() -> Grid:
+    return Grid.from_walkable("_warmup_blocks", np.ones((8, 70), dtype=bool))
+
+
+WARM_UPS = (WarmUp(_open_grid, (0, 0), (69, 5)),)
+RUNNER = Runner("jps_blocks", refuses, run, WARM_UPS, pair, warm_kernels=_warm_edit)

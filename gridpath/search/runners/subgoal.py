@@ -39,8 +39,8 @@ from gridpath.search._subgoal import (
     subgoal_path,
     subgoal_search,
 )
-from gridpath.search.options import CostModel, Diagonal, Heuristic
-from gridpath.search.runner import Outcome, Query, Runner
+from gridpath.search.options import Algorithm, CostModel, Diagonal, Heuristic, SearchOptions
+from gridpath.search.runner import Outcome, Query, Runner, WarmUp
 from gridpath.search.runners import jps_blocks
 from gridpath.search.scratch import SearchScratch
 
@@ -201,13 +201,10 @@ def run(query: Query, scratch: SearchScratch) -> Outcome:
     grid = query.grid
     mine = _scratch_for(scratch, graph)
     start, goal = grid.index(*query.start), grid.index(*query.goals[0])
-    generation = mine.begin()
+    hierarchy = (graph.bits, graph.sorted_ids, graph.first, graph.up_edges, graph.links)
+    arrays = (mine.nodes, mine.heap, mine.found, mine.begin())
     began = time.perf_counter_ns()
-    status, settled, meet = subgoal_search(
-        graph.bits, graph.sorted_ids, graph.first, graph.up_edges,
-        graph.links, mine.nodes, mine.heap, mine.found, generation, start, goal,
-        query.max_expanded,
-    )  # fmt: skip
+    status, settled, meet = subgoal_search(hierarchy, arrays, start, goal, query.max_expanded)
     search_us = (time.perf_counter_ns() - began) / 1000
     if status != FOUND:
         return Outcome(int(status), int(settled), search_us)
@@ -219,20 +216,18 @@ def run(query: Query, scratch: SearchScratch) -> Outcome:
     return Outcome(FOUND, int(settled), search_us, path, n_orth * orth_w + n_diag * diag_w, 0)
 
 
-def warm_up(scratch: SearchScratch) -> None:
-    from gridpath.search.find import find_path  # the runner as the service reaches it
-    from gridpath.search.options import Algorithm, SearchOptions
-
+def _warmup_grid() -> Grid:
     walkable = np.ones((9, 9), dtype=bool)
     walkable[2:7, 4] = False  # a wall with two convex corners on each side
-    grid = Grid.from_walkable("_warmup_subgoal", walkable)
-    assert subgoal_graph(grid) is not None
-    options = SearchOptions(algorithm=Algorithm.SUBGOAL)
-    find_path(grid, (0, 4), (8, 4), options, scratch=scratch)  # through the hierarchy
-    find_path(grid, (0, 0), (8, 1), options, scratch=scratch)  # a direct move
+    return Grid.from_walkable("_warmup_subgoal", walkable)
 
 
-RUNNER = Runner("subgoal", refuses, run, warm_up)
+_SUBGOAL = SearchOptions(algorithm=Algorithm.SUBGOAL)
+WARM_UPS = (
+    WarmUp(_warmup_grid, (0, 4), (8, 4), _SUBGOAL, prepare=subgoal_graph),  # the hierarchy
+    WarmUp(_warmup_grid, (0, 0), (8, 1), _SUBGOAL, prepare=subgoal_graph),  # a direct move
+)
+RUNNER = Runner("subgoal", refuses, run, WARM_UPS, late_tables=(TABLE,))
 
 
 def refuses_for_auto(query: Query) -> str | None:
@@ -242,9 +237,6 @@ def refuses_for_auto(query: Query) -> str | None:
     return refuses(query)
 
 
-def _warmed_as_runner(scratch: SearchScratch) -> None:
-    """Nothing: the same kernels as :data:`RUNNER`, which the warm-up runs."""
-
-
-# The tier as ``auto``'s first choice (reported as ``subgoal``).
-AUTO_RUNNER = Runner("subgoal_auto", refuses_for_auto, run, _warmed_as_runner)
+# The tier as ``auto``'s first choice (reported as ``subgoal``); its kernels are
+# :data:`RUNNER`'s, which the warm-up runs.
+AUTO_RUNNER = Runner("subgoal_auto", refuses_for_auto, run, late_tables=(TABLE,))

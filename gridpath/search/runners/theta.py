@@ -35,7 +35,7 @@ from gridpath.search.options import (
     SearchOptions,
 )
 from gridpath.search.overlay import stamp
-from gridpath.search.runner import Outcome, Query, Runner
+from gridpath.search.runner import Outcome, Query, Runner, WarmUp
 from gridpath.search.scratch import SearchScratch
 
 
@@ -84,17 +84,16 @@ def run(query: Query, scratch: SearchScratch) -> Outcome:
     return Outcome(int(status), int(expanded), search_us, path, cost, 0, waypoints=vertices)
 
 
-def warm_up(scratch: SearchScratch) -> None:
-    from gridpath.search.find import find_path  # the runner as the service reaches it
-
+def _warmup_grid() -> Grid:
     walkable = np.ones((4, 5), dtype=bool)
     walkable[1, 2] = False
-    grid = Grid.from_walkable("_warmup", walkable)
-    theta = SearchOptions(algorithm=Algorithm.THETA)
-    find_path(grid, (0, 0), (4, 3), theta, waypoints=True, scratch=scratch)
-    find_path(grid, (0, 0), (4, 3), theta, blocked=[(1, 1)], scratch=scratch)
-    four = SearchOptions(algorithm=Algorithm.THETA, connectivity=4)
-    find_path(grid, (0, 0), (4, 3), four, scratch=scratch)
+    return Grid.from_walkable("_warmup", walkable)
 
 
-RUNNER = Runner("theta", refuses, run, warm_up)
+_THETA = SearchOptions(algorithm=Algorithm.THETA)
+WARM_UPS = (
+    WarmUp(_warmup_grid, (0, 0), (4, 3), _THETA, waypoints=True),
+    WarmUp(_warmup_grid, (0, 0), (4, 3), _THETA, blocked=((1, 1),)),
+    WarmUp(_warmup_grid, (0, 0), (4, 3), SearchOptions(algorithm=Algorithm.THETA, connectivity=4)),
+)
+RUNNER = Runner("theta", refuses, run, WARM_UPS)

@@ -230,7 +230,7 @@ def test_persistence_survives_a_restart(tmp_path):
 
 
 def test_crash_between_write_and_rename_keeps_the_old_file(tmp_path, monkeypatch):
-    from gridpath.grid import persist
+    from gridpath.maps import persist
 
     client, maps = make_client(tmp_path, admin_token=TOKEN, maps_writable=True)
     original = (maps / "arena.png").read_bytes()

@@ -14,7 +14,7 @@ from tests.reference import reference_line_of_sight_rule
 
 @pytest.fixture(scope="module")
 def arena(client):
-    return client.app.state.service.store.get("arena")
+    return client.app.state.service.registry.get("arena")
 
 
 def blocked_and_open(grid):

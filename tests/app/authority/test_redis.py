@@ -24,8 +24,8 @@ from fastapi.testclient import TestClient
 from app.authority.redis_store import CHANNEL, INDEX, LAST, decode, encode, map_key
 from app.config import Settings
 from app.main import create_app
-from gridpath.grid import MapStore
 from gridpath.grid.edits import Edit, apply_edits
+from gridpath.maps import MapRegistry
 from tests.conftest import MAPS_DIR, ROOT, wait_ready
 from tests.redis_server import RedisServer
 
@@ -48,7 +48,7 @@ def services(count: int, config: Settings) -> Iterator[list[TestClient]]:
 
 def test_encoding_round_trips_every_kind_of_map():
     """What one process writes to Redis, another loads as the same content (hash, terrain)."""
-    folder = MapStore.from_dir(MAPS_DIR, max_cells=1 << 24, max_bytes=1 << 28)
+    folder = MapRegistry.from_dir(MAPS_DIR, max_cells=1 << 24, max_bytes=1 << 28)
     grids = folder.all()
     arena = folder.get("arena")
     edits = [Edit(value=3.5, rect=(0, 0, 4, 2)), Edit(value="blocked", cells=[(6, 6)])]
@@ -415,7 +415,7 @@ def test_a_process_that_cannot_reach_redis_at_start_is_not_ready_until_it_can(re
         redis_server.start()
         wait_ready(client)
         health = client.get("/health").json()
-        folder = MapStore.from_dir(MAPS_DIR, max_cells=1 << 24, max_bytes=1 << 28)
+        folder = MapRegistry.from_dir(MAPS_DIR, max_cells=1 << 24, max_bytes=1 << 28)
         assert (health["store"], health["errors"], health["maps"]) == ("ok", [], folder.names())
 
 

@@ -12,7 +12,7 @@ from PIL import Image
 from gridpath.cli.__main__ import main
 from gridpath.cli.convert import same_map
 from gridpath.grid import load_map
-from gridpath.grid.store import MapStore
+from gridpath.maps.registry import MapRegistry
 from tests.conftest import MAPS_DIR, MOVINGAI_DIR
 from tests.gridpath.grid.test_tiled import TMX, assert_example
 from tests.gridpath.grid.test_upload import COLOURS, PALETTE
@@ -40,7 +40,7 @@ def test_check_fails_with_the_servers_messages(tmp_path, capsys):
     (tmp_path / "inf.tmj").write_text('{"type": "map", "infinite": true}')
     assert main(["check", str(tmp_path)]) == 1
     out = capsys.readouterr().out
-    server = MapStore.from_dir(
+    server = MapRegistry.from_dir(
         tmp_path, max_cells=LIMITS["max_cells"], max_bytes=LIMITS["max_bytes"]
     )
     assert server.errors, "the server must refuse these too"

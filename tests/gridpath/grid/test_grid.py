@@ -1,4 +1,4 @@
-"""The Grid model and the MapStore registry."""
+"""The Grid model and the MapRegistry registry."""
 
 from __future__ import annotations
 
@@ -11,9 +11,10 @@ from hypothesis import strategies as st
 from PIL import Image
 
 from gridpath.errors import InvalidField, MapNotFound
-from gridpath.grid import Grid, MapStore, is_valid_map_name
-from gridpath.grid import store as store_module
+from gridpath.grid import Grid, is_valid_map_name
 from gridpath.grid.edits import Edit, apply_edits
+from gridpath.maps import MapRegistry
+from gridpath.maps import registry as registry_module
 from gridpath.search import Algorithm, SearchOptions, find_path
 
 
@@ -48,7 +49,7 @@ def test_map_names(name, ok):
     assert is_valid_map_name(name) is ok
 
 
-def test_store_loads_good_maps_and_lists_failures(tmp_path, caplog):
+def test_registry_loads_good_maps_and_lists_failures(tmp_path, caplog):
     Image.new("L", (4, 3), 255).save(tmp_path / "good.png")
     (tmp_path / "broken.png").write_bytes(b"not an image")
     (tmp_path / "empty.map").write_bytes(b"")
@@ -56,10 +57,10 @@ def test_store_loads_good_maps_and_lists_failures(tmp_path, caplog):
     (tmp_path / "bad name.png").write_bytes(b"")
     (tmp_path / "notes.txt").write_text("ignored")
     with caplog.at_level(logging.ERROR):
-        store = MapStore.from_dir(tmp_path, max_cells=1000, max_bytes=10_000)
-    assert store.names() == ["good"]
-    assert store.get("good").source == "good.map"  # files load in name order; first wins
-    failures = {e.file: e.reason for e in store.errors}
+        registry = MapRegistry.from_dir(tmp_path, max_cells=1000, max_bytes=10_000)
+    assert registry.names() == ["good"]
+    assert registry.get("good").source == "good.map"  # files load in name order; first wins
+    failures = {e.file: e.reason for e in registry.errors}
     assert set(failures) == {"bad name.png", "broken.png", "empty.map", "good.png"}
     assert "already taken" in failures["good.png"]
     assert "empty" in failures["empty.map"]
@@ -67,27 +68,27 @@ def test_store_loads_good_maps_and_lists_failures(tmp_path, caplog):
         assert name in caplog.text
 
 
-def test_store_lists_an_image_pillow_cannot_convert_and_loads_the_rest(tmp_path):
+def test_registry_lists_an_image_pillow_cannot_convert_and_loads_the_rest(tmp_path):
     Image.new("LAB", (4, 3)).save(tmp_path / "lab.tif")  # used to fail the whole start-up
     (tmp_path / "good.map").write_text("type octile\nheight 1\nwidth 1\nmap\n.\n")
-    store = MapStore.from_dir(tmp_path, max_cells=1000, max_bytes=10_000)
-    assert store.names() == ["good"]
-    [failure] = store.errors
+    registry = MapRegistry.from_dir(tmp_path, max_cells=1000, max_bytes=10_000)
+    assert registry.names() == ["good"]
+    [failure] = registry.errors
     assert failure.file == "lab.tif" and "unsupported image mode LAB" in failure.reason
 
 
-def test_store_missing_directory(tmp_path):
-    store = MapStore.from_dir(tmp_path / "nope", max_cells=10, max_bytes=10)
-    assert len(store) == 0 and "does not exist" in store.errors[0].reason
+def test_registry_missing_directory(tmp_path):
+    registry = MapRegistry.from_dir(tmp_path / "nope", max_cells=10, max_bytes=10)
+    assert len(registry) == 0 and "does not exist" in registry.errors[0].reason
 
 
-def test_store_get_and_put():
-    store = MapStore()
+def test_registry_get_and_put():
+    registry = MapRegistry()
     with pytest.raises(MapNotFound):
-        store.get("x")
+        registry.get("x")
     grid = Grid.from_walkable("x", np.ones((1, 1), dtype=bool))
-    store.put(grid)
-    assert store.get("x") is grid and "x" in store
+    registry.put(grid)
+    assert registry.get("x") is grid and "x" in registry
 
 
 def test_components_per_rule_and_unit():
@@ -177,20 +178,20 @@ def test_components_tell_cells_apart_exactly(seed, density, named, share, diagon
             assert (got[i] == got[j]) == (expected[i] == expected[j])
 
 
-def test_store_lists_an_unexpected_loader_error_and_loads_the_rest(tmp_path, monkeypatch):
-    real_load = store_module.load_map
+def test_registry_lists_an_unexpected_loader_error_and_loads_the_rest(tmp_path, monkeypatch):
+    real_load = registry_module.load_map
 
     def load(path, **kwargs):
         if path.stem == "bad":
             raise RuntimeError("boom")
         return real_load(path, **kwargs)
 
-    monkeypatch.setattr(store_module, "load_map", load)
+    monkeypatch.setattr(registry_module, "load_map", load)
     for stem in ("bad", "good"):
         (tmp_path / f"{stem}.map").write_text("type octile\nheight 1\nwidth 1\nmap\n.\n")
-    store = MapStore.from_dir(tmp_path, max_cells=1000, max_bytes=10_000)
-    assert store.names() == ["good"]
-    [failure] = store.errors
+    registry = MapRegistry.from_dir(tmp_path, max_cells=1000, max_bytes=10_000)
+    assert registry.names() == ["good"]
+    [failure] = registry.errors
     assert failure.file == "bad.map" and "RuntimeError: boom" in failure.reason
 
 

@@ -17,14 +17,14 @@ from gridpath.search._blocks import block_bits, edit_block_bits
 from gridpath.search._frontier import FOUND, UNREACHABLE
 from gridpath.search._jps import expand_jumps, jps
 from gridpath.search._jumps import build_jump_table, edit_run_sums, long_runs, run_sums
+from gridpath.search.algorithms import JPS, JPS_BLOCKS, choose_runner
 from gridpath.search.find import checked_query, find_path
-from gridpath.search.registry import JPS, JPS_BLOCKS, plan
 from gridpath.search.runners import jps_blocks
 from gridpath.search.runners.fast_astar import pair_cost, run_pair_kernel
+from gridpath.search.runners.jps import jump_table
 from tests.reference import path_cost, reference_costs, step_is_legal
 
 SIDES = (1, 2, 63, 64, 65, 130)
-TABLE_CELLS = 4_194_304  # the JUMP_TABLE_MAX_CELLS default
 
 
 @st.composite
@@ -45,7 +45,7 @@ def _open_cells(walkable, rng, n):
 
 def _query(grid, start, goal, clearance=1):
     options = SearchOptions(algorithm=Algorithm.JPS, clearance=clearance).resolved()
-    return checked_query(grid, start, goal, None, options, (), 0, TABLE_CELLS)
+    return checked_query(grid, start, goal, None, options, (), 0)
 
 
 def _jps_plus(query, scratch):
@@ -115,14 +115,16 @@ def _hall(width=200, height=40):
     return walkable
 
 
-def test_the_plan_picks_block_jps_for_long_runs_with_or_without_a_table():
+def test_the_choice_is_block_jps_for_long_runs_with_or_without_a_table():
     grid = Grid.from_walkable("hall", _hall())
-    for table_cells in (TABLE_CELLS, 0):
+    for with_table in (False, True):
+        if with_table:
+            assert jump_table(grid) is not None
         options = SearchOptions(algorithm=Algorithm.JPS).resolved()
-        query = checked_query(grid, (0, 0), (199, 39), None, options, (), 0, table_cells)
-        assert plan(query).runner is JPS_BLOCKS
-        auto = checked_query(grid, (0, 0), (199, 39), None, SearchOptions().resolved(), (), 0, 0)
-        assert plan(auto).runner is JPS_BLOCKS
+        query = checked_query(grid, (0, 0), (199, 39), None, options, (), 0)
+        assert choose_runner(query).runner is JPS_BLOCKS
+        auto = checked_query(grid, (0, 0), (199, 39), None, SearchOptions().resolved(), (), 0)
+        assert choose_runner(auto).runner is JPS_BLOCKS
 
 
 def test_block_jps_refuses_short_runs_and_large_units():
@@ -131,16 +133,17 @@ def test_block_jps_refuses_short_runs_and_large_units():
     grid = Grid.from_walkable("rows", maze)
     query = _query(grid, (0, 0), (63, 62))
     assert "short" in JPS_BLOCKS.refuses(query)
-    assert plan(query).runner is JPS  # the byte scan, which gives those maps' paths
+    assert choose_runner(query).runner is JPS  # the byte scan, which gives those maps' paths
     hall = Grid.from_walkable("hall", _hall())
     assert "size 1" in JPS_BLOCKS.refuses(_query(hall, (0, 0), (150, 30), clearance=2))
 
 
-def test_the_answer_does_not_depend_on_the_table_limit():
-    """Block JPS answers as JPS+ does, so a map's JPS paths are the same whether or not
-    it is under JUMP_TABLE_MAX_CELLS."""
+def test_block_jps_answers_as_jps_plus():
+    """Block JPS answers as JPS+ with its table does, so a map's JPS paths do not depend on
+    whether a table was built."""
     grid = Grid.from_walkable("hall", _hall())
-    served = find_path(grid, (0, 39), (199, 0), jump_table_max_cells=0)
+    served = find_path(grid, (0, 39), (199, 0))
+    jump_table(grid)
     table = JPS.run(_query(grid, (0, 39), (199, 0)), SearchScratch())
     assert np.array_equal(served.path, table.path) and served.cost == table.cost
     assert served.expanded == table.expanded
@@ -161,7 +164,7 @@ def test_an_edits_revision_gets_its_bits_from_the_earlier_revision():
     assert not _same_record(after, before) and not before[0].flags.writeable
     # about six bits per padded cell, counted in the revision's memory
     assert edited.nbytes >= Grid.from_walkable("hall", edited.walkable).nbytes + 202 * 42 * 6 // 8
-    path = find_path(edited, (0, 0 + 1), (199, 0), jump_table_max_cells=0)
+    path = find_path(edited, (0, 0 + 1), (199, 0))
     assert path.found and (150, 10) not in {tuple(c) for c in path.path.tolist()}
 
 

@@ -14,7 +14,6 @@ from gridpath.search import SearchOptions
 from gridpath.search.find import checked_query, common_query, find_path, general_query
 from gridpath.search.options import Algorithm, CostModel
 from gridpath.search.runners import jps
-from gridpath.search.runners.jps import DEFAULT_JUMP_TABLE_MAX_CELLS
 from gridpath.search.scratch import SearchScratch
 from tests.conftest import MAPS_DIR
 
@@ -54,7 +53,7 @@ def _open_cells(grid: Grid, rng: np.random.Generator, n: int) -> list[tuple[int,
 
 
 def _general(grid: Grid, start, goal, options: SearchOptions, waypoints: bool):
-    query = checked_query(grid, start, goal, None, options, (), 0, DEFAULT_JUMP_TABLE_MAX_CELLS)
+    query = checked_query(grid, start, goal, None, options, (), 0)
     return general_query(query, waypoints)
 
 

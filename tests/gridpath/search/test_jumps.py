@@ -168,10 +168,10 @@ def test_no_table_for_costly_terrain_or_big_maps_and_the_same_answers():
     with_table = Grid.from_walkable("t", walkable)
     without = Grid.from_walkable("t", walkable)
     assert jump_table(with_table) is not None
-    assert jump_table(without, walkable.size - 1) is None  # over JUMP_TABLE_MAX_CELLS
+    assert jump_table(without, walkable.size - 1) is None  # over its max_cells
     options = SearchOptions(algorithm=Algorithm.JPS)
     a = find_path(with_table, (0, 11), (15, 0), options)
-    b = find_path(without, (0, 11), (15, 0), options, jump_table_max_cells=walkable.size - 1)
+    b = find_path(without, (0, 11), (15, 0), options)
     # block JPS serves both (long runs), as JPS+ would with the table: the same answer
     assert a.cost == b.cost and a.expanded == b.expanded and np.array_equal(a.path, b.path)
 

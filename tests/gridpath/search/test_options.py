@@ -21,6 +21,7 @@ from gridpath.search import (
     line_of_sight,
     smooth,
 )
+from gridpath.search.algorithms import is_bounded_suboptimal, is_optimal
 from tests.conftest import make_grid
 from tests.reference import (
     SQRT2,
@@ -85,7 +86,7 @@ def test_optimal_algorithms_match_scipy(algorithm, connectivity, diagonal, cost_
     )
     result = find_path(Grid.from_walkable("p", walkable), start, goal, options)
     expected = reference_costs(walkable, start, rule, weights)[goal[1], goal[0]]
-    assert options.optimal
+    assert is_optimal(options)
     if math.isinf(expected):
         assert not result.found and result.reason == "unreachable"
         return
@@ -122,7 +123,7 @@ def test_heuristics(heuristic, cost_model, case):
     if not result.found:
         return
     check_path(walkable, result, start, goal, "no_corner_cut")
-    if options.optimal:  # every admissible heuristic gives the optimal cost
+    if is_optimal(options):  # every admissible heuristic gives the optimal cost
         assert abs(result.cost - expected) <= 1e-9
     else:  # manhattan with diagonals overestimates: legal, flagged not optimal
         assert heuristic == Heuristic.MANHATTAN and result.cost >= expected - 1e-9
@@ -142,7 +143,7 @@ def test_bfs_finds_fewest_steps(connectivity, diagonal, case):
         cells = check_path(walkable, result, start, goal, rule)
         assert len(cells) - 1 == steps
         assert abs(result.cost - path_cost(cells)) <= 1e-9  # cost is reported in real units
-    assert options.optimal == (rule == "never")
+    assert is_optimal(options) == (rule == "never")
 
 
 @pytest.mark.parametrize("connectivity,diagonal", RULES)
@@ -156,7 +157,7 @@ def test_greedy_paths_are_legal(connectivity, diagonal, case):
     )
     result = find_path(Grid.from_walkable("g", walkable), start, goal, options)
     reachable = not math.isinf(reference_costs(walkable, start, rule)[goal[1], goal[0]])
-    assert result.found == reachable and not options.optimal
+    assert result.found == reachable and not is_optimal(options)
     if result.found:
         check_path(walkable, result, start, goal, rule)
 
@@ -169,7 +170,7 @@ def test_weighted_astar_within_bound(weight, case):
     options = SearchOptions(heuristic_weight=weight)
     result = find_path(Grid.from_walkable("w", walkable), start, goal, options)
     expected = reference_costs(walkable, start)[goal[1], goal[0]]
-    assert options.bounded_suboptimal and not options.optimal
+    assert is_bounded_suboptimal(options) and not is_optimal(options)
     if result.found:
         check_path(walkable, result, start, goal, "no_corner_cut")
         assert result.cost <= weight * expected + 1e-9
@@ -347,7 +348,6 @@ def test_resolved_defaults():
     assert SearchOptions().resolved().heuristic == Heuristic.OCTILE
     four = SearchOptions(connectivity=4).resolved()
     assert four.heuristic == Heuristic.MANHATTAN and four.diagonal == Diagonal.NEVER
-    assert (
-        SearchOptions(connectivity=4).optimal
-        and not SearchOptions(heuristic=Heuristic.MANHATTAN).optimal
+    assert is_optimal(SearchOptions(connectivity=4)) and not is_optimal(
+        SearchOptions(heuristic=Heuristic.MANHATTAN)
     )

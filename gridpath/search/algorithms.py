@@ -1,4 +1,4 @@
-"""The algorithms ``find_path`` offers, the runners that serve each, and the plan.
+"""The algorithms ``find_path`` offers and the runners that serve each (:func:`choose_runner`).
 
 One line per algorithm in :data:`ALGORITHMS`: what it is (the text the API's request
 schema shows), its runners in order of preference (the first that does not refuse a
@@ -71,19 +71,29 @@ ALGORITHMS: dict[Algorithm, AlgorithmSpec] = {
                              _weighted_astar),
 }
 # fmt: on
-# Every runner once, in registry order: what the warm-up compiles.
+# Every runner once, in table order: what the warm-up compiles.
 RUNNERS: tuple[Runner, ...] = tuple(
     dict.fromkeys(r for spec in ALGORITHMS.values() for r, _ in spec.runners)
 )
 
 
+def is_optimal(options: SearchOptions) -> bool:
+    """The returned cost is the minimum under the cost model (on uniform terrain)."""
+    return ALGORITHMS[options.algorithm].optimal(options)
+
+
+def is_bounded_suboptimal(options: SearchOptions) -> bool:
+    """Weighted A* with an admissible heuristic: cost <= heuristic_weight x optimal."""
+    return ALGORITHMS[options.algorithm].bounded_suboptimal(options)
+
+
 def algorithm_description() -> str:
-    """The request schema's description of ``algorithm``, from the registry."""
+    """The request schema's description of ``algorithm``, from the table."""
     return ", ".join(spec.description for spec in ALGORITHMS.values()) + "."
 
 
 @dataclass(frozen=True)
-class Plan:
+class RunnerChoice:
     """Which runner serves a query and which algorithm it reports, or why none can."""
 
     runner: Runner | None
@@ -91,12 +101,12 @@ class Plan:
     reason: str | None = None
 
 
-def plan(query: Query) -> Plan:
+def choose_runner(query: Query) -> RunnerChoice:
     """The first runner of the query's algorithm that does not refuse it (else the last
     runner's reason)."""
     reason = None
     for runner, reports in ALGORITHMS[query.options.algorithm].runners:
         reason = runner.refuses(query)
         if reason is None:
-            return Plan(runner, reports)
-    return Plan(None, query.options.algorithm, reason)
+            return RunnerChoice(runner, reports)
+    return RunnerChoice(None, query.options.algorithm, reason)

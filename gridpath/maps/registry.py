@@ -39,7 +39,7 @@ class LoadFailure:
     reason: str
 
 
-class MapStore:
+class MapRegistry:
     """Named maps, safe to read from any thread."""
 
     def __init__(
@@ -58,7 +58,7 @@ class MapStore:
         self.prepare: Callable[[Grid], object] | None = None
 
     @classmethod
-    def from_dir(cls, directory: Path | str, *, max_cells: int, max_bytes: int) -> MapStore:
+    def from_dir(cls, directory: Path | str, *, max_cells: int, max_bytes: int) -> MapRegistry:
         """Load every map file in ``directory`` (not recursive), in file-name order.
 
         A file that cannot be read is logged and recorded in ``errors``; the others load.

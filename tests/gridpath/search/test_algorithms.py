@@ -15,16 +15,18 @@ from gridpath.errors import AlgorithmUnsupported
 from gridpath.grid import Grid
 from gridpath.search import Algorithm, SearchOptions, SearchScratch, find_path
 from gridpath.search._frontier import FOUND, UNREACHABLE
-from gridpath.search.find import checked_query
-from gridpath.search.registry import (
+from gridpath.search.algorithms import (
     ALGORITHMS,
     FAST,
     GENERAL,
     JPS,
     AlgorithmSpec,
     algorithm_description,
-    plan,
+    choose_runner,
+    is_bounded_suboptimal,
+    is_optimal,
 )
+from gridpath.search.find import checked_query
 from gridpath.search.runner import Outcome, Query, Runner
 from gridpath.search.scratch import SearchScratch as Scratch
 from tests.conftest import make_grid
@@ -34,7 +36,7 @@ ROOM = make_grid(".......\n..##...\n.......\n.......\n.......")
 
 
 def query(options: SearchOptions, blocked=()) -> Query:
-    return checked_query(ROOM, (0, 0), (4, 2), None, options, blocked, 0, 10**7)
+    return checked_query(ROOM, (0, 0), (4, 2), None, options, blocked, 0)
 
 
 @pytest.mark.parametrize(
@@ -50,12 +52,12 @@ def query(options: SearchOptions, blocked=()) -> Query:
     ],
 )
 def test_the_plan_names_the_runner(options, blocked, runner, reports):
-    chosen = plan(query(options, blocked=blocked))
+    chosen = choose_runner(query(options, blocked=blocked))
     assert (chosen.runner, chosen.algorithm, chosen.reason) == (runner, reports, None)
 
 
 def test_the_plan_says_why_no_runner_can():
-    chosen = plan(query(SearchOptions(algorithm=Algorithm.JPS, connectivity=4)))
+    chosen = choose_runner(query(SearchOptions(algorithm=Algorithm.JPS, connectivity=4)))
     assert chosen.runner is None and "8-connected" in chosen.reason
     with pytest.raises(AlgorithmUnsupported, match="algorithm jps does not apply here"):
         find_path(ROOM, (0, 0), (4, 2), SearchOptions(algorithm=Algorithm.JPS, connectivity=4))
@@ -70,11 +72,11 @@ def test_every_algorithm_has_one_registry_line_and_the_schema_follows_it():
 
 
 def test_the_flags_follow_the_registry():
-    assert SearchOptions().optimal and not SearchOptions().bounded_suboptimal
+    assert is_optimal(SearchOptions()) and not is_bounded_suboptimal(SearchOptions())
     weighted = SearchOptions(heuristic_weight=2.0)
-    assert weighted.bounded_suboptimal and not weighted.optimal
-    assert not SearchOptions(algorithm=Algorithm.GREEDY).optimal
-    assert SearchOptions(algorithm=Algorithm.BFS, connectivity=4).optimal
+    assert is_bounded_suboptimal(weighted) and not is_optimal(weighted)
+    assert not is_optimal(SearchOptions(algorithm=Algorithm.GREEDY))
+    assert is_optimal(SearchOptions(algorithm=Algorithm.BFS, connectivity=4))
 
 
 # --- What adding a runner takes: this module, and one registry line (added for the test
@@ -118,7 +120,7 @@ def _run(query: Query, scratch: Scratch) -> Outcome:
     return Outcome(FOUND, expanded, search_us, np.array(path[::-1], np.int32), cost, 0)
 
 
-PYTHON_BFS = Runner("python_bfs", _refuses, _run, warm_up=lambda scratch: None)
+PYTHON_BFS = Runner("python_bfs", _refuses, _run)
 
 
 def test_a_new_runner_is_one_module_and_one_registry_line(monkeypatch):
@@ -127,7 +129,7 @@ def test_a_new_runner_is_one_module_and_one_registry_line(monkeypatch):
     monkeypatch.setitem(ALGORITHMS, Algorithm.BFS, line)
     assert isinstance(line, AlgorithmSpec)
     options = SearchOptions(algorithm=Algorithm.BFS, connectivity=4)
-    assert plan(query(options)).runner is PYTHON_BFS
+    assert choose_runner(query(options)).runner is PYTHON_BFS
     result = find_path(ROOM, (0, 0), (4, 2), options, scratch=SearchScratch())
     assert result.found and result.cost == 6 and result.optimal
     assert run_scenarios(Algorithm.BFS, PYTHON_BFS, Algorithm.BFS) > 0  # the shared scenarios
