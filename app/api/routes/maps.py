@@ -5,11 +5,11 @@ from __future__ import annotations
 import re
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, Query, Request
+from fastapi import APIRouter, Query, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import Response
 
-from app.api.auth import require_admin
+from app.api.auth import ADMIN_TOKEN
 from app.api.deps import StateDep, StoreDep, wait_for_revision
 from app.api.polygon import polygon_map_info, polygon_upload, require_grid
 from app.models import (
@@ -169,7 +169,7 @@ def get_map_image(
     "/maps/{name}",
     response_model=AnyMapInfo,
     responses=_ADMIN_ERRORS,
-    dependencies=[Depends(require_admin)],
+    dependencies=[ADMIN_TOKEN],
 )
 async def patch_map(
     name: str, patch: MapPatch, state: StateDep, store: StoreDep
@@ -202,7 +202,7 @@ async def patch_map(
     response_model=AnyMapInfo,
     status_code=200,
     responses={**_ADMIN_ERRORS, 201: {"model": AnyMapInfo, "description": "Created."}},
-    dependencies=[Depends(require_admin)],
+    dependencies=[ADMIN_TOKEN],
     openapi_extra={"requestBody": UPLOAD_BODY},
 )
 async def put_map(
@@ -245,7 +245,7 @@ async def put_map(
     "/maps/{name}",
     response_model=MapDeleted,
     responses=_ADMIN_ERRORS,
-    dependencies=[Depends(require_admin)],
+    dependencies=[ADMIN_TOKEN],
 )
 async def delete_map(
     name: str, state: StateDep, store: StoreDep, if_revision: int | None = None
@@ -260,7 +260,7 @@ async def delete_map(
     "/maps/reload",
     response_model=MapReload,
     responses={k: v for k, v in _ADMIN_ERRORS.items() if k in (401, 403, 503)},
-    dependencies=[Depends(require_admin)],
+    dependencies=[ADMIN_TOKEN],
 )
 async def reload_maps(state: StateDep, store: StoreDep) -> MapReload:
     """Catch up with the map source now, as ``SIGHUP`` does: the folder store re-reads
