@@ -82,7 +82,9 @@ class SearchScheduler:
             threading.Thread(target=self._serve, args=(False,), name=f"{name}-{i}", daemon=True)
             for i in range(threads)
         ] + [
-            threading.Thread(target=self._serve, args=(True,), name=f"{name}-short-{i}", daemon=True)
+            threading.Thread(
+                target=self._serve, args=(True,), name=f"{name}-short-{i}", daemon=True
+            )
             for i in range(self.short_threads)
         ]
         for worker in self._workers:

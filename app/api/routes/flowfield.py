@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import base64
 import time
 
-import numpy as np
 import orjson
 from fastapi import APIRouter
 from fastapi.responses import Response
@@ -13,6 +11,7 @@ from fastapi.responses import Response
 from app.api.deps import StateDep, StoreDep, wait_for_revision
 from app.api.echo import flow_field_options
 from app.api.polygon import require_grid
+from app.api.responses import encode_array
 from app.api.rules import search_options
 from app.models import (
     STALE_REVISION_RESPONSE,
@@ -28,15 +27,6 @@ from gridpath.picture import render_flow_field
 from gridpath.search.flowfield import DIRECTIONS, flow_field
 
 router = APIRouter(tags=["paths"])
-
-
-def _encode(array: np.ndarray) -> dict:
-    array = np.ascontiguousarray(array, dtype=array.dtype.newbyteorder("<"))
-    return {
-        "dtype": array.dtype.str,
-        "shape": list(array.shape),
-        "data": base64.b64encode(array.tobytes()).decode("ascii"),
-    }
 
 
 @router.post(
@@ -100,8 +90,8 @@ def _flowfield(request: FlowFieldRequest, state: ServiceState, store: MapStore) 
                 "height": grid.height,
                 "reachable": field.reachable,
                 "expanded": field.expanded,
-                "cost": _encode(field.cost),
-                "next": _encode(field.next),
+                "cost": encode_array(field.cost),
+                "next": encode_array(field.next),
                 "directions": list(DIRECTIONS),
                 "options": flow_field_options(grid, options.resolved(), blocked),
             }

@@ -10,9 +10,13 @@ from __future__ import annotations
 from typing import Any
 
 from fastapi import APIRouter
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import Response
+from pydantic import TypeAdapter, ValidationError
+from starlette.requests import Request
 
 from app.api.deps import StateDep, StoreDep, snapshot_at
+from app.api.json_body import MISSING, json_body
 from app.api.path_request import batch_requests, path_request, path_snapshot
 from app.api.responses import json_response
 from app.models import (
@@ -24,6 +28,7 @@ from app.models import (
     PathResponse,
     PolygonPathResponse,
 )
+from app.state import ServiceState
 from gridpath.errors import BatchTooLarge
 
 router = APIRouter(tags=["paths"])
@@ -52,10 +57,41 @@ async def post_path(request: AnyPathRequest, state: StateDep, store: StoreDep) -
     """Path between two cells of a grid (A* by default: optimal, 8-connected, no corner
     cutting), or between two points of a polygon map (the shortest path, or the route over
     its waypoints with ``mode: waypoints``)."""
-    snapshot = await path_snapshot(state, request)  # a JSON object, judged for its map's kind
-    search = path_request(request, snapshot, state.settings)
+    return await find_path_answer(state, request)
+
+
+async def find_path_answer(state: ServiceState, raw: dict) -> Response:
+    """``POST /path`` in its four steps (``raw``: a JSON object, judged for its map's kind)."""
+    snapshot = await path_snapshot(state, raw)
+    search = path_request(raw, snapshot, state.settings)
     body, search_us = await state.search(snapshot, search)
     return json_response(body, search_us)
+
+
+_PATH_BODY: TypeAdapter[dict] = TypeAdapter(AnyPathRequest)
+
+
+async def serve_path(request: Request) -> Response:
+    """``POST /path`` as a plain Starlette endpoint: the route that serves it (``main.py``
+    puts it ahead of the others). ``post_path`` above declares it to FastAPI (the OpenAPI
+    document's ``findPath``, its token, its body and answers) and would answer the same
+    bytes (``tests/api/test_lean_path.py``), at several times the cost per request:
+    FastAPI's dependency resolution and body handling cost more than a short search
+    (bench/README.md, 'bench-http'). Here the body is decoded as FastAPI decodes it
+    (:mod:`app.api.json_body`) and validated with the declared body type; the token was
+    checked before the body (``TokenGate``) and the service is the app's."""
+    body = await json_body(request)  # a body that is not JSON: 422 before anything else
+    state: ServiceState = request.app.state.service
+    state.require_ready()  # FastAPI solves the dependencies before it validates the body
+    if body is MISSING:
+        missing = {"type": "missing", "loc": ("body",), "msg": "Field required", "input": None}
+        raise RequestValidationError([missing])
+    try:
+        raw = _PATH_BODY.validate_python(body)
+    except ValidationError as exc:
+        errors = [{**e, "loc": ("body", *e["loc"])} for e in exc.errors()]
+        raise RequestValidationError(errors, body=body) from None
+    return await find_path_answer(state, raw)
 
 
 @router.post("/paths", response_model=BatchResponse, responses=_ERRORS)
