@@ -67,7 +67,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         routers.append(metrics_route.router)
     routers += [cells.router, nearest.router]
     # POST /path: the lean route, matched before the one that declares it (paths.py).
-    app.add_route("/path", paths.serve_path, methods=["POST"], include_in_schema=False)
+    app.router.routes.append(paths.LEAN_PATH_ROUTE)
     for router in routers:
         include_guarded(app, router)
     install_web(app, settings)  # GET /, /static, /docs (open), CORS

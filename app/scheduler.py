@@ -55,6 +55,14 @@ class _Job:
 
 
 GAUGE_INTERVAL = 1.0
+_thread = threading.local()
+
+
+def on_short_lane() -> bool:
+    """Whether the calling thread is one of the short lane's. Its searches are bounded
+    (``SHORT_SEARCH_EXPANSIONS``), so it keeps the event loop's CPU priority: a niced
+    lane would wait behind every busy process of the machine."""
+    return getattr(_thread, "short_lane", False)
 
 
 class SearchScheduler:
@@ -193,6 +201,7 @@ class SearchScheduler:
             self.sample_gauges()
 
     def _serve(self, short_only: bool) -> None:
+        _thread.short_lane = short_only
         while True:
             with self._cond:
                 while not self._may_start(short_only):

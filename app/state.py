@@ -25,7 +25,7 @@ from app.authority import MapAuthority, open_authority
 from app.cache import LRUCache
 from app.config import Settings
 from app.observability import metrics
-from app.scheduler import SearchScheduler
+from app.scheduler import SearchScheduler, on_short_lane
 from gridpath.errors import NotReady
 from gridpath.grid import MapStore
 from gridpath.search import ScratchPool, SearchScratch, prepare_jps, subgoal_graph
@@ -137,8 +137,8 @@ class ServiceState:
 
     def search_scratch(self) -> contextlib.AbstractContextManager[SearchScratch]:
         """A scratch for one search, on a thread whose CPU priority is ``SEARCH_NICE`` below
-        the event loop's; in an inline search (``run_search``), the scratch it borrowed (a
-        plain context, no generator)."""
+        the event loop's (but the short lane's); in an inline search (``run_search``), the
+        scratch it borrowed (a plain context, no generator)."""
         inline = _inline_scratch.get()
         if inline is not None:
             return contextlib.nullcontext(inline)
@@ -146,7 +146,8 @@ class ServiceState:
 
     @contextlib.contextmanager
     def _pooled_scratch(self) -> Iterator[SearchScratch]:
-        lower_thread_priority(self.settings.search_nice)
+        if not on_short_lane():
+            lower_thread_priority(self.settings.search_nice)
         with self.pool.borrow() as scratch:
             yield scratch
 

@@ -29,8 +29,11 @@ PATH_MODELS = {"grid": PathRequest, "polygon": PolygonPathRequest}
 QUERY_MODELS = {"grid": PathQuery, "polygon": PolygonPathQuery}
 
 
-async def path_snapshot(state: ServiceState, raw: dict) -> Snapshot:
-    """Step 1 of ``POST /path``: the snapshot the body names, looked up once, after waiting
+async def path_snapshot(
+    state: ServiceState, raw: dict, models: dict[str, type] = PATH_MODELS
+) -> Snapshot:
+    """Step 1 of ``POST /path`` (and ``/validate``, with its ``models``): the snapshot the
+    body names, looked up once, after waiting
     for the ``revision`` it names (a map created elsewhere may be coming). A map that is
     not loaded: the body is judged as a grid's first (422 before 404), then 404."""
     store = state.require_ready()
@@ -39,7 +42,7 @@ async def path_snapshot(state: ServiceState, raw: dict) -> Snapshot:
         await wait_for_revision(state, name, revision)
     snapshot = store.find(name) if name is not None else None
     if snapshot is None:
-        parse_for_kind(raw, "grid", PATH_MODELS, name or "")
+        parse_for_kind(raw, "grid", models, name or "")
         snapshot = store.get(raw["map"])  # 404 map_not_found
     note_map(snapshot.name, snapshot.revision)
     return snapshot

@@ -169,9 +169,16 @@ def test_path_takes_the_lean_route(pair):
     assert len(lean) == 1 and lean[0].path == "/path" and lean[0].methods == {"POST"}
     assert not [r for r in routed.app.router.routes if getattr(r, "endpoint", None) is serve_path]
     # The metrics label the request by its route, as when the router matched it.
-    direct.post("/path", json=GOOD, headers={"authorization": f"Bearer {TOKEN}"})
-    metrics = direct.get("/metrics", headers={"authorization": f"Bearer {TOKEN}"}).text
-    assert 'gridpath_http_requests_total{method="POST",route="/path",status="200"}' in metrics
+    auth = {"authorization": f"Bearer {TOKEN}"}
+    label = 'gridpath_http_requests_total{method="POST",route="/path",status="200"} '
+
+    def served() -> float:
+        lines = direct.get("/metrics", headers=auth).text.splitlines()
+        return sum(float(x[len(label) :]) for x in lines if x.startswith(label))
+
+    before = served()
+    assert direct.post("/path", json=GOOD, headers=auth).status_code == 200
+    assert served() == before + 1
 
 
 def test_same_answers_for_a_body_in_chunks(pair):

@@ -14,6 +14,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import Response
 from pydantic import TypeAdapter, ValidationError
 from starlette.requests import Request
+from starlette.routing import Route
 
 from app.api.deps import StateDep, StoreDep, snapshot_at
 from app.api.json_body import MISSING, json_body
@@ -80,6 +81,7 @@ async def serve_path(request: Request) -> Response:
     (bench/README.md, 'bench-http'). Here the body is decoded as FastAPI decodes it
     (:mod:`app.api.json_body`) and validated with the declared body type; the token was
     checked before the body (``TokenGate``) and the service is the app's."""
+    request.scope["route"] = LEAN_PATH_ROUTE  # as a router sets it: the metrics' route label
     body = await json_body(request)  # a body that is not JSON: 422 before anything else
     state: ServiceState = request.app.state.service
     state.require_ready()  # FastAPI solves the dependencies before it validates the body
@@ -109,3 +111,7 @@ async def post_paths(request: BatchRequest, state: StateDep, store: StoreDep) ->
     answers = await state.search_all(snapshot, searches)
     results = [body for body, _ in answers]
     return json_response({"map": snapshot.name, "results": results}, sum(us for _, us in answers))
+
+
+# The route that serves POST /path (main.py puts it ahead of the routers).
+LEAN_PATH_ROUTE = Route("/path", serve_path, methods=["POST"], include_in_schema=False)
