@@ -104,7 +104,7 @@ class MapAuthority(Protocol):
 def open_authority(settings, registry: MapStore) -> MapAuthority:
     """The authority ``MAP_STORE`` names: unset, the folder; ``redis://...``, Redis."""
     if settings.map_store:
-        from app.authority.redis_store import RedisAuthority
+        from app.authority.redis import RedisAuthority
 
         return RedisAuthority(settings, registry)
     from app.authority.folder import FolderAuthority

@@ -16,7 +16,7 @@ import sys
 
 import redis
 
-from app.authority.redis_store import COMMIT, commit_args, encode, map_key, parse_reply, redacted
+from app.authority.redis import COMMIT, commit_args, encode, map_key, parse_reply, redacted
 from app.config import get_settings
 from gridpath.errors import MapLoadError
 from gridpath.grid.store import load_logged, scan_folder
