@@ -154,7 +154,11 @@ def map_picture(
         200: {"content": {"image/png": {}}},
         404: {"model": ErrorResponse},
         422: {"model": ErrorResponse},
-        503: {"model": ErrorResponse, "description": "`not_ready` or `overloaded`."},
+        503: {
+            "model": ErrorResponse,
+            "description": "Still starting (`not_ready`), or the search threads busy past "
+            "SEARCH_QUEUE_WAIT_MS (`overloaded`, with `Retry-After`).",
+        },
     },
 )
 async def get_map_image(
