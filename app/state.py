@@ -187,8 +187,15 @@ class ServiceState:
         self, work: Callable[..., T], calls: Sequence[tuple], cost: int = 0
     ) -> list[T]:
         """``work(*args)`` for each ``args`` of ``calls``, spread over the search threads;
-        admitted as one request (``SearchScheduler.submit_all``)."""
-        return await self._awaited(self.scheduler.submit_all(work, calls, cost))
+        admitted as one request (``SearchScheduler.submit_all``). The calls run in at most
+        ``2 x SEARCH_THREADS`` chunks, each one scheduled job of its calls' summed cost: a
+        job per call would cost the event loop a wake-up per call, more than a short
+        search (bench/README.md, 'bench-http')."""
+        chunks = _chunks(list(calls), 2 * self.scheduler.threads)
+        jobs = [(work, chunk) for chunk in chunks]  # admitted together, or refused together
+        futures = self.scheduler.submit_all(_run_chunk, jobs, cost * len(chunks[0]))
+        results = await self._awaited(futures)
+        return [result for chunk in results for result in chunk]
 
     async def _awaited(self, futures: list[Future]) -> list[Any]:
         """The results of ``futures``; if none has started after ``SEARCH_QUEUE_WAIT_MS``,
@@ -237,6 +244,18 @@ class ServiceState:
         if not self.ready.is_set():
             raise NotReady("the service is starting: maps are loading and kernels compiling")
         return self.store
+
+
+def _chunks(calls: list[tuple], count: int) -> list[list[tuple]]:
+    """``calls`` in at most ``count`` contiguous chunks of near-equal length, in order."""
+    count = max(1, min(count, len(calls)))
+    size, extra = divmod(len(calls), count)
+    bounds = [i * size + min(i, extra) for i in range(count + 1)]
+    return [calls[bounds[i] : bounds[i + 1]] for i in range(count)]
+
+
+def _run_chunk(work: Callable[..., T], chunk: list[tuple]) -> list[T]:
+    return [work(*args) for args in chunk]
 
 
 def reload_on_sighup(state: ServiceState) -> None:
