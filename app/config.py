@@ -60,6 +60,12 @@ class Settings(BaseSettings):
     # Observability and overload (README: "Observability", "Overload fails fast").
     search_queue: int = Field(64, ge=0)
     short_search_expansions: int = Field(65_536, ge=0)
+    # The short lane: threads that run only searches of at most SHORT_SEARCH_EXPANSIONS.
+    short_search_threads: int = Field(1, ge=0, le=64)
+    # The longest a search waits for a thread before its request gets 503 overloaded.
+    search_queue_wait_ms: int = Field(2_000, ge=1, le=600_000)
+    # GET /maps/{name}/image: the largest picture (width x height, after scale).
+    max_image_pixels: int = Field(64_000_000, ge=1)
     max_search_ms: int = Field(10_000, ge=1)
     search_expansions_per_ms: int = Field(2_000, ge=1)
     metrics_enabled: bool = True

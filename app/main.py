@@ -6,12 +6,10 @@ import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
-from fastapi import Depends, FastAPI
+from fastapi import FastAPI
 
-from app.api.auth import require_api_token
-from app.api.direct import DirectRoutes
+from app.api.auth import TokenGate, include_guarded
 from app.api.errors import install_error_handlers, internal_error, shutting_down
-from app.api.guards import TokensBeforeBody
 from app.api.limits import BodySizeLimit, RequestHeadLimits
 from app.api.openapi import install_openapi, operation_id
 from app.api.routes import cells, flowfield, health, maps, nearest, paths, table, validate
@@ -23,6 +21,7 @@ from app.observability.logs import configure_logging
 from app.observability.requests import RequestObservation
 from app.state import ServiceState, reload_on_sighup
 from app.web import install_web
+from app.web import router as web_router
 from gridpath import __version__
 
 
@@ -55,32 +54,31 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         # providers on every request, for nothing.
         telemetry={"tracing": False, "metrics": False, "logs": False},
     )
-    # Innermost: POST /path and the like without FastAPI's per-request machinery (its
-    # docstring says what is kept); inside the size limit and the token checks.
-    app.add_middleware(DirectRoutes)
     app.add_middleware(
         BodySizeLimit, max_bytes=settings.max_body_bytes, upload_bytes=settings.max_upload_bytes
     )
-    app.add_middleware(TokensBeforeBody)  # outside the size limit: 401 before 413 or 422
+    app.add_middleware(TokenGate)  # outside the size limit: 401 before 413 or 422
     install_error_handlers(app)
+    # POST /path: the lean route, matched first (before the route that declares it and
+    # before the others: each miss costs a match; app/api/routes/paths.py says why).
+    app.router.routes.insert(0, paths.LEAN_PATH_ROUTE)
     app.include_router(health.router)  # always open: orchestrators probe it
-    guarded = [Depends(require_api_token)]
-    # Routes are matched in order: the hot ones first (each miss costs a pattern match).
-    app.include_router(paths.router, dependencies=guarded)
-    app.include_router(validate.router, dependencies=guarded)
-    app.include_router(flowfield.router, dependencies=guarded)
-    app.include_router(table.router, dependencies=guarded)
-    app.include_router(maps.router, dependencies=guarded)
+    # Every other router needs API_TOKEN (when set). Routes are matched in order: the hot
+    # ones first (each miss costs a pattern match).
+    routers = [paths.router, validate.router, flowfield.router, table.router, maps.router]
     if settings.metrics_enabled:
-        app.include_router(metrics_route.router, dependencies=guarded)
-    app.include_router(cells.router, dependencies=guarded)
-    app.include_router(nearest.router, dependencies=guarded)
+        routers.append(metrics_route.router)
+    routers += [cells.router, nearest.router]
+    for router in routers:
+        include_guarded(app, router)
     install_web(app, settings)  # GET /, /static, /docs (open), CORS
     app.add_middleware(
         RequestHeadLimits,
         max_url_bytes=settings.max_url_bytes,
         max_header_bytes=settings.max_header_bytes,
     )
+    # The routers included (the OpenAPI document and the 405's Allow read their routes).
+    app.state.routers = [health.router, *routers, web_router]
     # Added last, so outermost: every response (CORS preflights and refusals by the size
     # limit included) gets X-Request-ID and is counted.
     app.add_middleware(

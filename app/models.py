@@ -268,7 +268,7 @@ class PolygonPathResponse(BaseModel):
 def any_object(value: Any, handler: object) -> dict:
     # Never calls the handler: each query is validated on its own when the batch runs, so
     # a bad one gets its error in its place and the others are answered. A JSON object is
-    # returned as it is (app.api.direct skips the call for one).
+    # returned as it is.
     if not isinstance(value, dict):
         raise PydanticCustomError("dict_type", "Input should be a valid dictionary")
     return value

@@ -14,9 +14,16 @@ can expand at most a few cells (a small map, a small ``max_expanded`` or
 ``time_budget_ms``) is cheap whatever the map.
 
 A running search cannot be interrupted, so a cheap search that finds every thread busy with
-long ones would wait for one of them to end. With two threads or more, one is therefore kept
-for *short* searches (cost at most ``SHORT_SEARCH_EXPANSIONS``): long searches run on at most
-``SEARCH_THREADS - 1`` threads at once. ``SHORT_SEARCH_EXPANSIONS=0`` turns that off.
+long ones would wait for one of them to end. The *short lane* takes that wait away:
+``SHORT_SEARCH_THREADS`` more threads (1 by default) run only *short* searches (cost at most
+``SHORT_SEARCH_EXPANSIONS``), so a short search waits only for the short searches ahead of
+it, whatever the long ones do (``SEARCH_THREADS`` threads still run any search, cheapest
+first). The lane's work is bounded by construction: each of its searches expands at most
+``SHORT_SEARCH_EXPANSIONS`` states.
+
+No search waits without a bound: the caller gives up on a search still waiting after
+``SEARCH_QUEUE_WAIT_MS`` (:meth:`SearchScheduler.expire`), and its request gets 503
+``overloaded`` with ``Retry-After`` (``app.state.ServiceState.search``).
 """
 
 from __future__ import annotations
@@ -48,19 +55,31 @@ class _Job:
 
 
 GAUGE_INTERVAL = 1.0
+_thread = threading.local()
+
+
+def on_short_lane() -> bool:
+    """Whether the calling thread is one of the short lane's. Its searches are bounded
+    (``SHORT_SEARCH_EXPANSIONS``), so it keeps the event loop's CPU priority: a niced
+    lane would wait behind every busy process of the machine."""
+    return getattr(_thread, "short_lane", False)
 
 
 class SearchScheduler:
     def __init__(
-        self, threads: int, queue_size: int, short_cost: int = 0, name: str = "search"
+        self,
+        threads: int,
+        queue_size: int,
+        short_cost: int = 0,
+        name: str = "search",
+        short_threads: int = 0,
     ) -> None:
         self.threads = threads
         self.queue_size = queue_size
         self.short_cost = short_cost
-        self._long_limit = threads - 1 if threads > 1 and short_cost > 0 else threads
+        self.short_threads = short_threads if short_cost > 0 else 0
         self._waiting: list[_Job] = []
         self._running = 0
-        self._long_running = 0
         self._closed = False
         self._cond = threading.Condition()
         self._seq = itertools.count()
@@ -68,8 +87,13 @@ class SearchScheduler:
         # a search still running belongs to a request that was given up on; it must not
         # hold the process's exit.
         self._workers = [
-            threading.Thread(target=self._serve, name=f"{name}-{i}", daemon=True)
+            threading.Thread(target=self._serve, args=(False,), name=f"{name}-{i}", daemon=True)
             for i in range(threads)
+        ] + [
+            threading.Thread(
+                target=self._serve, args=(True,), name=f"{name}-short-{i}", daemon=True
+            )
+            for i in range(self.short_threads)
         ]
         for worker in self._workers:
             worker.start()
@@ -94,7 +118,8 @@ class SearchScheduler:
         return self._running < self.threads and not self._waiting and not self._closed
 
     def _full(self) -> bool:
-        return len(self._waiting) + self._running >= self.threads + self.queue_size
+        capacity = self.threads + self.short_threads + self.queue_size
+        return len(self._waiting) + self._running >= capacity
 
     def _job(self, work: Callable[..., Any], args: tuple, cost: int, evictable: bool) -> _Job:
         return _Job(
@@ -121,7 +146,7 @@ class SearchScheduler:
                 self._waiting.remove(victim)
                 heapq.heapify(self._waiting)
             heapq.heappush(self._waiting, job)
-            self._cond.notify()
+            self._cond.notify_all()  # a lane thread woken for a long search would keep it
         if victim is not None:
             victim.future.set_exception(self._overloaded("a cheaper search took its place"))
         return job.future
@@ -138,8 +163,23 @@ class SearchScheduler:
                 raise self._overloaded()
             for job in jobs:
                 heapq.heappush(self._waiting, job)
-            self._cond.notify(len(jobs))
+            self._cond.notify_all()
         return [job.future for job in jobs]
+
+    def expire(self, futures: Sequence[Future], why: str) -> bool:
+        """Take the searches of ``futures`` out of the queue, each failing with
+        :class:`Overloaded` (``why``), if none of them has started; False (nothing done)
+        once one has: the caller then waits for them all."""
+        with self._cond:
+            ids = {id(f) for f in futures}
+            jobs = [j for j in self._waiting if id(j.future) in ids]
+            if len(jobs) < len(futures):
+                return False
+            self._waiting = [j for j in self._waiting if id(j.future) not in ids]
+            heapq.heapify(self._waiting)
+        for job in jobs:
+            job.future.set_exception(self._overloaded(why))
+        return True
 
     def _refuse_if_closed(self) -> None:
         if self._closed:
@@ -160,17 +200,16 @@ class SearchScheduler:
         while not self._closing.wait(GAUGE_INTERVAL):
             self.sample_gauges()
 
-    def _serve(self) -> None:
+    def _serve(self, short_only: bool) -> None:
+        _thread.short_lane = short_only
         while True:
             with self._cond:
-                while not self._may_start():
+                while not self._may_start(short_only):
                     if self._closed and not self._waiting:
                         return
                     self._cond.wait()
                 job = heapq.heappop(self._waiting)
-                long = job.cost > self.short_cost
                 self._running += 1
-                self._long_running += long
             try:
                 if job.future.set_running_or_notify_cancel():
                     metrics.observe_queue_wait(time.perf_counter() - job.queued_at)
@@ -183,15 +222,12 @@ class SearchScheduler:
             finally:
                 with self._cond:
                     self._running -= 1
-                    self._long_running -= long
-                    if long:  # a thread waiting with a long search at the head may go
-                        self._cond.notify_all()
 
-    def _may_start(self) -> bool:  # holding the lock
+    def _may_start(self, short_only: bool) -> bool:  # holding the lock
         if not self._waiting:
             return False
         # The cheapest waiting search is at the head: if it is long, all are.
-        return self._waiting[0].cost <= self.short_cost or self._long_running < self._long_limit
+        return not short_only or self._waiting[0].cost <= self.short_cost
 
     def close(self) -> None:
         """Refuse new searches and cancel the waiting ones; running ones finish."""

@@ -18,13 +18,14 @@ import signal
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any, TypeVar
+from concurrent.futures import Future
+from typing import Any, Protocol, TypeVar
 
 from app.authority import MapAuthority, open_authority
 from app.cache import LRUCache
 from app.config import Settings
 from app.observability import metrics
-from app.scheduler import SearchScheduler
+from app.scheduler import SearchScheduler, on_short_lane
 from gridpath.errors import NotReady
 from gridpath.maps import MapRegistry
 from gridpath.search import ScratchPool, SearchScratch, prepare_jps, subgoal_graph
@@ -32,18 +33,33 @@ from gridpath.search.warmup import warm_up
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
+T_co = TypeVar("T_co", covariant=True)
+
+
+class SearchRequest(Protocol[T_co]):
+    """One request's work on one map snapshot, parsed and capped before it is scheduled:
+    ``cost`` is its worst case in expansions (its place in the queue and its lane), ``run``
+    does it with a search scratch (on a search thread, or inline)."""
+
+    cost: int
+
+    def run(self, snapshot: Any, scratch: SearchScratch) -> T_co: ...
 
 
 class ServiceState:
     def __init__(self, settings: Settings) -> None:
         release_large_frees()
         self.settings = settings
-        self.pool = ScratchPool(settings.search_threads)
-        # SEARCH_THREADS threads run the searches (in parallel: the kernels release the GIL);
-        # at most SEARCH_QUEUE wait, past that requests are refused (app/scheduler.py).
+        # SEARCH_THREADS threads run the searches (in parallel: the kernels release the GIL),
+        # SHORT_SEARCH_THREADS more the short ones only; at most SEARCH_QUEUE wait, past that
+        # (or past SEARCH_QUEUE_WAIT_MS) requests are refused (app/scheduler.py).
         self.scheduler = SearchScheduler(
-            settings.search_threads, settings.search_queue, settings.short_search_expansions
+            settings.search_threads,
+            settings.search_queue,
+            settings.short_search_expansions,
+            short_threads=settings.short_search_threads,
         )
+        self.pool = ScratchPool(settings.search_threads + self.scheduler.short_threads)
         self.flowfields = LRUCache(settings.flowfield_cache, settings.flowfield_cache_bytes)
         self.registry = MapRegistry()  # the registry: the snapshots searches read, never I/O
         # Who loads and changes the maps: the MAPS_DIR folder, or MAP_STORE (app/authority).
@@ -103,10 +119,26 @@ class ServiceState:
             prepare_jps(snapshot)
             subgoal_graph(snapshot, self.settings.subgoal_max_cells)
 
+    async def search(self, snapshot: Any, request: SearchRequest[T]) -> T:
+        """``request`` run on ``snapshot``: admitted by the scheduler at its cost, with a
+        scratch of the pool (the one way every route runs a search)."""
+        return await self.run_search(self._with_scratch, request, snapshot, cost=request.cost)
+
+    async def search_all(self, snapshot: Any, requests: Sequence[SearchRequest[T]]) -> list[T]:
+        """A batch's requests on one snapshot, admitted as one request (all share the cost
+        of the first: a batch's queries have the same caps)."""
+        cost = requests[0].cost if requests else 0
+        calls = [(request, snapshot) for request in requests]
+        return await self.run_batch(self._with_scratch, calls, cost)
+
+    def _with_scratch(self, request: SearchRequest[T], snapshot: Any) -> T:
+        with self.search_scratch() as scratch:
+            return request.run(snapshot, scratch)
+
     def search_scratch(self) -> contextlib.AbstractContextManager[SearchScratch]:
-        """A scratch for one search (waits while ``SEARCH_THREADS`` searches run), on a
-        thread whose CPU priority is ``SEARCH_NICE`` below the event loop's; in an inline
-        search (``run_search``), the scratch it borrowed (a plain context, no generator)."""
+        """A scratch for one search, on a thread whose CPU priority is ``SEARCH_NICE`` below
+        the event loop's (but the short lane's); in an inline search (``run_search``), the
+        scratch it borrowed (a plain context, no generator)."""
         inline = _inline_scratch.get()
         if inline is not None:
             return contextlib.nullcontext(inline)
@@ -114,7 +146,8 @@ class ServiceState:
 
     @contextlib.contextmanager
     def _pooled_scratch(self) -> Iterator[SearchScratch]:
-        lower_thread_priority(self.settings.search_nice)
+        if not on_short_lane():
+            lower_thread_priority(self.settings.search_nice)
         with self.pool.borrow() as scratch:
             yield scratch
 
@@ -124,7 +157,7 @@ class ServiceState:
         with a scratch to borrow), and the hop costs less than ``anyio.to_thread`` (see
         bench/README.md, 'bench-http'). ``cost`` is the search's worst case in expansions
         (cheapest waits least; None: not known, scheduled as 0); raises ``Overloaded`` at
-        once when the queue is full.
+        once when the queue is full, or after ``SEARCH_QUEUE_WAIT_MS`` without a thread.
 
         A search whose worst case is at most ``INLINE_SEARCH_EXPANSIONS`` runs right here, on
         the event loop, when it would have started at once on a thread (one idle, none
@@ -146,15 +179,38 @@ class ServiceState:
                         return work(*args)
                     finally:
                         _inline_scratch.reset(token)
-        return await asyncio.wrap_future(self.scheduler.submit(work, *args, cost=cost or 0))
+        future = self.scheduler.submit(work, *args, cost=cost or 0)
+        (result,) = await self._awaited([future])
+        return result
 
     async def run_batch(
         self, work: Callable[..., T], calls: Sequence[tuple], cost: int = 0
     ) -> list[T]:
         """``work(*args)`` for each ``args`` of ``calls``, spread over the search threads;
-        admitted as one request (``SearchScheduler.submit_all``)."""
-        futures = self.scheduler.submit_all(work, calls, cost)
-        return list(await asyncio.gather(*(asyncio.wrap_future(f) for f in futures)))
+        admitted as one request (``SearchScheduler.submit_all``). The calls run in at most
+        ``2 x SEARCH_THREADS`` chunks, each one scheduled job of its calls' summed cost: a
+        job per call would cost the event loop a wake-up per call, more than a short
+        search (bench/README.md, 'bench-http')."""
+        chunks = _chunks(list(calls), 2 * self.scheduler.threads)
+        jobs = [(work, chunk) for chunk in chunks]  # admitted together, or refused together
+        futures = self.scheduler.submit_all(_run_chunk, jobs, cost * len(chunks[0]))
+        results = await self._awaited(futures)
+        return [result for chunk in results for result in chunk]
+
+    async def _awaited(self, futures: list[Future]) -> list[Any]:
+        """The results of ``futures``; if none has started after ``SEARCH_QUEUE_WAIT_MS``,
+        they leave the queue and the request gets 503 ``overloaded`` (``Retry-After``)."""
+        wait_ms = self.settings.search_queue_wait_ms
+        why = f"it waited over SEARCH_QUEUE_WAIT_MS={wait_ms} ms for a search thread"
+        timer = asyncio.get_running_loop().call_later(
+            wait_ms / 1000, self.scheduler.expire, futures, why
+        )
+        try:
+            if len(futures) == 1:
+                return [await asyncio.wrap_future(futures[0])]
+            return list(await asyncio.gather(*(asyncio.wrap_future(f) for f in futures)))
+        finally:
+            timer.cancel()
 
     def readiness(self) -> dict[str, str]:
         """Why the service is not ready to serve, by check; empty when it is."""
@@ -188,6 +244,18 @@ class ServiceState:
         if not self.ready.is_set():
             raise NotReady("the service is starting: maps are loading and kernels compiling")
         return self.registry
+
+
+def _chunks(calls: list[tuple], count: int) -> list[list[tuple]]:
+    """``calls`` in at most ``count`` contiguous chunks of near-equal length, in order."""
+    count = max(1, min(count, len(calls)))
+    size, extra = divmod(len(calls), count)
+    bounds = [i * size + min(i, extra) for i in range(count + 1)]
+    return [calls[bounds[i] : bounds[i + 1]] for i in range(count)]
+
+
+def _run_chunk(work: Callable[..., T], chunk: list[tuple]) -> list[T]:
+    return [work(*args) for args in chunk]
 
 
 def reload_on_sighup(state: ServiceState) -> None:

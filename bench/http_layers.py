@@ -36,20 +36,20 @@ HEADERS = [
 LAYERS = (
     ("fastapi.applications", "FastAPI.__call__", "FastAPI's and Starlette's outer middlewares"),
     ("app.observability.requests", "RequestObservation.__call__", "RequestObservation"),
-    ("app.api.guards", "TokensBeforeBody.__call__", "TokensBeforeBody"),
+    ("app.api.auth", "TokenGate.__call__", "TokenGate"),
     ("app.api.limits", "BodySizeLimit.__call__", "BodySizeLimit"),
-    ("app.api.direct", "DirectRoutes.__call__", "DirectRoutes: dispatch, sending"),
-    ("app.api.direct", "DirectRoutes._call", "DirectRoutes: body, dependencies, validation"),
-    ("app.api.routes.paths", "post_path", "endpoint post_path (revision, snapshot, cost)"),
+    ("app.state", "ServiceState.search", "state.search (FastAPI's routing, body, deps above)"),
     ("app.state", "ServiceState.run_search", "run_search: inline admission, scratch"),
-    ("app.api.routes.paths", "answer", "answer(): options, checks, body"),
+    ("app.api.path_request", "GridPath.run", "GridPath.run: the search and its body"),
     ("app.api.path_body", "find_path", "find_path (gridpath.search, kernel included)"),
 )
 # Called by the layers above but not nested in one another: inclusive times only.
 PARTS = (
     ("app.api.routes.paths", "json_response", "json_response: orjson, headers"),
+    ("app.api.routes.paths", "path_snapshot", "path_snapshot: step 1"),
+    ("app.api.routes.paths", "path_request", "path_request: step 2 (parse, caps, cost)"),
     ("app.api.path_body", "path_body", "path_body: hash, echo"),
-    ("app.api.path_body", "query_options", "query_options"),
+    ("app.api.path_request", "query_options", "query_options"),
     ("app.api.path_body", "record_search", "record_search: metrics, request record"),
 )
 
@@ -203,14 +203,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     bare = asyncio.run(measure(bare_app, args.requests, args.rounds, {}))
     spent: dict[str, int] = {}
     instrument(spent)
-    from fastapi.routing import iter_route_contexts
-
-    from app.api.routes import paths
     from app.main import app
 
-    for context in iter_route_contexts(app.routes):  # the route keeps its own reference
-        if context.path == "/path":
-            context.dependant.call = paths.post_path
     ours = asyncio.run(measure(app, args.requests, args.rounds, spent))
     print(
         f"POST /path {BODY.decode()} in-process (thread CPU µs per request, best of "

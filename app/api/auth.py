@@ -1,24 +1,32 @@
 """Bearer tokens: ``ADMIN_TOKEN`` for changing maps, ``API_TOKEN`` (optional) for everything
-else but ``/health``. Tokens are compared in constant time. The checks are ``async def``:
-they never block, and so they run on the event loop instead of a pool thread.
+else but ``/health``. Tokens are compared in constant time.
 
-The two ``HTTPBearer`` schemes only declare the tokens in the OpenAPI document (Swagger UI's
-Authorize button, generated clients); the header is read and compared here, so the error
-codes (``unauthorized``, ``admin_disabled``) stay the service's own. ``app.api.guards`` runs
-the same checks before a request body is read, so a request without its token gets 401
-whatever its body holds.
+One place for the token check: a route declares the token it needs once, as a security
+dependency (``API_TOKEN`` on every router ``include_guarded`` adds, ``ADMIN_TOKEN`` on the
+routes that change maps). The two ``HTTPBearer`` schemes behind them only declare the
+tokens in the OpenAPI document (Swagger UI's Authorize button, generated clients) and never
+refuse anything (``auto_error=False``). ``TokenGate``, a pure ASGI middleware outside the
+body-size limit, runs the check each declaration stands for, before anything else: a
+request without its token gets 401 (or 403 ``admin_disabled``) whatever its body holds,
+never 413 or 422. It finds the route in the routers ``include_guarded`` registered (their
+own ``APIRoute`` objects, matched with Starlette's public ``Route.matches``), not in
+FastAPI's route tree, so it reads no framework internals.
 """
 
 from __future__ import annotations
 
 import hmac
-from typing import Annotated
+from collections.abc import Callable
+from typing import Any
 
-from fastapi import Request, Security
-from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from fastapi import APIRouter, FastAPI, Request, Security
+from fastapi.security import HTTPBearer
+from starlette.routing import Match
+from starlette.types import ASGIApp, Receive, Scope, Send
 
+from app.api.errors import error_response
 from app.state import ServiceState
-from gridpath.errors import AdminDisabled, Unauthorized
+from gridpath.errors import AdminDisabled, ServiceError, Unauthorized
 
 api_bearer = HTTPBearer(
     scheme_name="apiToken",
@@ -31,7 +39,11 @@ admin_bearer = HTTPBearer(
     description="`Authorization: Bearer <ADMIN_TOKEN>`: map changes.",
     auto_error=False,
 )
-Credentials = HTTPAuthorizationCredentials | None
+# The declarations a route or router carries (``dependencies=[ADMIN_TOKEN]``).
+API_TOKEN = Security(api_bearer)
+ADMIN_TOKEN = Security(admin_bearer)
+
+Check = Callable[[Request], None]
 
 
 def _bearer(request: Request) -> str | None:
@@ -67,17 +79,63 @@ def check_admin_token(request: Request) -> None:
         raise Unauthorized("map changes need 'Authorization: Bearer <ADMIN_TOKEN>'")
 
 
-async def require_api_token(
-    request: Request, _: Annotated[Credentials, Security(api_bearer)]
-) -> None:
-    check_api_token(request)
+# The scheme a declaration names -> the check it stands for.
+CHECKS: dict[Any, Check] = {api_bearer: check_api_token, admin_bearer: check_admin_token}
 
 
-async def require_admin(
-    request: Request, _: Annotated[Credentials, Security(admin_bearer)]
-) -> None:
-    check_admin_token(request)
+def declared_checks(dependencies: list[Any]) -> tuple[Check, ...]:
+    """The checks a list of declared dependencies stands for, in FastAPI's order."""
+    found = (CHECKS.get(getattr(d, "dependency", None)) for d in dependencies)
+    return tuple(check for check in found if check is not None)
 
 
-# Dependency -> the check the guard runs before the body (app.api.guards).
-GUARDS = {require_api_token: check_api_token, require_admin: check_admin_token}
+# The guarded routes of each app: (route, its checks), in the order the routers were added.
+Guarded = list[tuple[Any, tuple[Check, ...]]]
+
+
+def include_guarded(app: FastAPI, router: APIRouter) -> None:
+    """Include ``router`` with ``API_TOKEN`` declared, and have ``TokenGate`` check it (and
+    each route's own declarations, ``ADMIN_TOKEN``) before the body."""
+    app.include_router(router, dependencies=[API_TOKEN])
+    if not hasattr(app.state, "guarded_routes"):
+        app.state.guarded_routes = []
+    guarded: Guarded = app.state.guarded_routes
+    for route in router.routes:
+        checks = declared_checks([API_TOKEN, *getattr(route, "dependencies", ())])
+        guarded.append((route, checks))
+
+
+class TokenGate:
+    """Pure ASGI middleware: the token checks of the route a request goes to, first."""
+
+    # Remembered decisions, for the paths of routes without parameters only (bounded by
+    # the routes; a path with parameters is matched each time).
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+        self.static: dict[tuple[str, str], tuple[Check, ...]] = {}
+
+    def checks_for(self, scope: Scope) -> tuple[Check, ...]:
+        key = (scope["method"], scope["path"])
+        found = self.static.get(key)
+        if found is not None:
+            return found
+        for route, checks in getattr(scope["app"].state, "guarded_routes", ()):
+            if route.matches(scope)[0] is Match.FULL:
+                if not route.param_convertors:
+                    self.static[key] = checks
+                return checks
+        return ()  # an open route, a 404 or a 405: no token is asked
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            checks = self.checks_for(scope)
+            if checks:
+                request = Request(scope)
+                try:
+                    for check in checks:
+                        check(request)
+                except ServiceError as exc:
+                    response = error_response(exc.status, exc.code, exc.message, exc.headers)
+                    await response(scope, receive, send)
+                    return
+        await self.app(scope, receive, send)

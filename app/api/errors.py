@@ -8,7 +8,6 @@ import orjson
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import Response
-from fastapi.routing import iter_route_contexts
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from app.observability import note_error
@@ -129,7 +128,9 @@ def allowed_methods(request: Request) -> str:
     concrete: set[str] = set()
     templated: set[str] = set()
     path = request.scope["path"]
-    for route in iter_route_contexts(request.app.routes):
+    app = request.app  # its own routes, and those of the routers it included (main.py)
+    routers = getattr(app.state, "routers", ())
+    for route in [*app.routes, *(r for router in routers for r in router.routes)]:
         path_regex = getattr(route, "path_regex", None)
         if path_regex is not None and path_regex.match(path):
             methods = set(getattr(route, "methods", None) or ())

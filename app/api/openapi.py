@@ -22,12 +22,11 @@ import re
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from fastapi import FastAPI
-from fastapi.dependencies.models import Dependant
-from fastapi.routing import APIRoute, iter_route_contexts
+from fastapi import APIRouter, FastAPI
+from fastapi.routing import APIRoute
 from fastapi.utils import generate_unique_id
 
-from app.api.auth import admin_bearer, api_bearer, require_admin, require_api_token
+from app.api.auth import admin_bearer, api_bearer
 from app.api.deps import get_registry
 from app.config import Settings
 from gridpath.grid.model import MAP_NAME_PATTERN
@@ -198,7 +197,7 @@ def _sentence(operation: str) -> str:
     return re.sub(r"(?<!^)([A-Z])", lambda m: " " + m[1].lower(), operation).capitalize()
 
 
-def _calls(dependant: Dependant) -> Iterator[Callable[..., Any]]:
+def _calls(dependant: Any) -> Iterator[Callable[..., Any]]:
     for dependency in dependant.dependencies:
         if dependency.call is not None:
             yield dependency.call
@@ -226,16 +225,15 @@ def complete(document: dict, app: FastAPI, settings: Settings) -> dict:
     schemas = document.setdefault("components", {}).setdefault("schemas", {})
     schemas.pop("HTTPValidationError", None)
     schemas.pop("ValidationError", None)
-    for route in iter_route_contexts(app.routes):
-        if not isinstance(route.original_route, APIRoute) or not route.include_in_schema:
-            continue
+    for route in _schema_routes(app.state.routers):
         calls = set(_calls(route.dependant))
         has_input = bool(route.dependant.path_params or route.dependant.query_params)
         for method in route.methods:
             op = document["paths"][route.path_format][method.lower()]
-            if route.body_field is not None or "requestBody" in op:
+            security = {name for option in op.get("security", ()) for name in option}
+            if "requestBody" in op:
                 _declare(op, 413, "payload_too_large", "The body is over MAX_BODY_BYTES")
-            if has_input or route.body_field is not None or "requestBody" in op:
+            if has_input or "requestBody" in op:
                 _declare(op, 422, "invalid_request", "Bad input; `error.code` says which")
             if get_registry in calls:
                 _declare(op, 503, "not_ready", "Still starting")
@@ -244,12 +242,12 @@ def complete(document: dict, app: FastAPI, settings: Settings) -> dict:
             _declare(op, 503, "shutting_down", "Cut off by the shutdown", _RETRY_AFTER)
             _declare(op, 414, "uri_too_long", "The request target is over MAX_URL_BYTES")
             _declare(op, 431, "headers_too_large", "The headers are over MAX_HEADER_BYTES")
-            if require_admin in calls:
+            if admin_bearer.scheme_name in security:
                 # The admin token passes the API_TOKEN check too: it alone is the way in.
                 op["security"] = [{admin_bearer.scheme_name: []}]
                 _declare(op, 401, "unauthorized", "Missing or wrong token", _WWW_AUTHENTICATE)
                 _declare(op, 403, "admin_disabled", "The server has no ADMIN_TOKEN")
-            elif require_api_token in calls:
+            elif api_bearer.scheme_name in security:
                 if settings.api_token is not None:
                     _declare(op, 401, "unauthorized", "Missing or wrong token", _WWW_AUTHENTICATE)
                 else:  # the scheme is accepted, not needed: say so (Swagger UI keeps Authorize)
@@ -277,6 +275,15 @@ def complete(document: dict, app: FastAPI, settings: Settings) -> dict:
                 content.setdefault("examples", {})[name] = examples
     assert admin_bearer.scheme_name in document["components"].get("securitySchemes", {})
     return document
+
+
+def _schema_routes(routers: list[APIRouter]) -> Iterator[APIRoute]:
+    """The documented routes of the app's routers (their own route objects: the security
+    the app adds when it includes them is read from the document itself)."""
+    for router in routers:
+        for route in router.routes:
+            if isinstance(route, APIRoute) and route.include_in_schema:
+                yield route
 
 
 def _add_pattern(schema: dict, pattern: str) -> None:

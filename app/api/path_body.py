@@ -105,6 +105,13 @@ def answer(
     """Run one query on one map snapshot; the response body and the kernel time in µs."""
     require_revision(grid.name, grid.revision, query.revision)
     options = query_options(query, grid, settings, expansion_cap)
+    return answer_with(grid, query, options, settings, scratch)
+
+
+def answer_with(
+    grid: Grid, query: PathQuery, options: SearchOptions, settings: Settings, scratch: SearchScratch
+) -> tuple[dict, float]:
+    """:func:`answer` with the query's options (its caps applied) made already."""
     include = set(query.include)
     blocked = [tuple(c) for c in query.blocked]
     start, goal, goals, snapped = query.start, query.goal, query.goals, None

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import base64
 from typing import Any
 
+import numpy as np
 import orjson
 from fastapi.responses import Response
 
@@ -36,3 +38,13 @@ def json_response(body: Any, search_us: float) -> Response:
     shapes are the declared response models. The kernel time goes in a header, so the
     body stays byte-for-byte deterministic."""
     return SearchResponse(orjson.dumps(body, option=orjson.OPT_SERIALIZE_NUMPY), search_us)
+
+
+def encode_array(array: np.ndarray) -> dict:
+    """A numpy array as JSON: little-endian bytes in base64, with its dtype and shape."""
+    array = np.ascontiguousarray(array, dtype=array.dtype.newbyteorder("<"))
+    return {
+        "dtype": array.dtype.str,
+        "shape": list(array.shape),
+        "data": base64.b64encode(array.tobytes()).decode("ascii"),
+    }

@@ -5,7 +5,7 @@
 
 from app.authority.base import MapAuthority, ReloadReport, StoreStatus, Upload
 from app.authority.folder import FolderAuthority
-from app.authority.redis_store import RedisAuthority
+from app.authority.redis import RedisAuthority
 from gridpath.maps import MapRegistry
 
 __all__ = ["MapAuthority", "ReloadReport", "StoreStatus", "Upload", "open_authority"]

@@ -18,9 +18,11 @@ def scheduler_factory():
     gates: list[threading.Event] = []
 
     def make(
-        threads: int, queue: int, short_cost: int = 0
+        threads: int, queue: int, short_cost: int = 0, short_threads: int = 0
     ) -> tuple[SearchScheduler, threading.Event]:
-        scheduler = SearchScheduler(threads, queue, short_cost, name="test-search")
+        scheduler = SearchScheduler(
+            threads, queue, short_cost, name="test-search", short_threads=short_threads
+        )
         gate = threading.Event()
         made.append(scheduler)
         gates.append(gate)
@@ -150,23 +152,59 @@ def test_close_cancels_the_waiting_and_refuses_new(scheduler_factory):
     assert running.result(10) is None  # the running one finishes
 
 
-def test_one_thread_is_kept_for_short_searches(scheduler_factory):
-    scheduler, gate = scheduler_factory(2, 10, short_cost=100)
-    long_started = threading.Event()
-
-    def long_search() -> str:
-        long_started.set()
-        gate.wait(10)
-        return "long"
-
-    first = scheduler.submit(long_search, cost=1_000_000)
-    assert long_started.wait(5)
-    second = scheduler.submit(lambda: "long too", cost=1_000_000)
+def test_the_short_lane_serves_short_searches_while_long_ones_hold_every_thread(
+    scheduler_factory,
+):
+    scheduler, gate = scheduler_factory(1, 10, short_cost=100, short_threads=1)
+    running = occupy(scheduler, gate, 1)  # the one search thread, held by a long search
+    waiting = scheduler.submit(lambda: "long too", cost=1_000_000)
+    began = time.perf_counter()
+    assert scheduler.submit(lambda: "short", cost=50).result(5) == "short"  # the lane
+    assert time.perf_counter() - began < 1.0
     time.sleep(0.05)
-    assert not second.done() and scheduler.running == 1  # waits: the other thread is kept
-    assert scheduler.submit(lambda: "short", cost=50).result(5) == "short"  # served at once
+    assert not waiting.done()  # the lane never takes a long search
     gate.set()
-    assert first.result(10) == "long" and second.result(10) == "long too"
+    assert running[0].result(10) is None and waiting.result(10) == "long too"
+
+
+def test_without_a_lane_a_short_search_waits_for_a_thread(scheduler_factory):
+    scheduler, gate = scheduler_factory(1, 10, short_cost=100, short_threads=0)
+    occupy(scheduler, gate, 1)
+    short = scheduler.submit(lambda: "short", cost=50)
+    time.sleep(0.1)
+    assert not short.done()
+    gate.set()
+    assert short.result(5) == "short"
+
+
+def test_a_search_still_waiting_expires_with_overloaded(scheduler_factory):
+    scheduler, gate = scheduler_factory(1, 10)
+    running = occupy(scheduler, gate, 1)
+    waiting = scheduler.submit(lambda: "late", cost=5)
+    assert scheduler.expire([waiting], "waited too long")
+    with pytest.raises(Overloaded, match="waited too long"):
+        waiting.result(1)
+    assert scheduler.depth == 0
+    assert not scheduler.expire(running, "too late: it runs")  # a running one stays
+    gate.set()
+    assert running[0].result(10) is None
+
+
+def test_a_batch_expires_only_while_none_of_it_has_started(scheduler_factory):
+    scheduler, gate = scheduler_factory(1, 10)
+    started = threading.Event()
+
+    def first() -> str:
+        started.set()
+        gate.wait(10)
+        return "first"
+
+    batch = scheduler.submit_all(lambda: "next", [()], 5)
+    batch = [scheduler.submit(first, cost=0)] + batch
+    assert started.wait(5)
+    assert not scheduler.expire(batch, "one has started")
+    gate.set()
+    assert [f.result(10) for f in batch] == ["first", "next"]
 
 
 def test_one_thread_serves_everything(scheduler_factory):

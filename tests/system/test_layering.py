@@ -75,7 +75,9 @@ def test_the_library_imports_no_service_module_at_run_time():
 def test_routes_import_no_kernel_module():
     """Routes reach the search through its public modules: no kernel module (the
     underscore modules of gridpath/search, which hold the numba kernels) and no runner."""
-    for path in sorted((ROOT / "app" / "api").rglob("*.py")):
+    paths = sorted((ROOT / "app" / "api").rglob("*.py"))
+    assert paths, "no route modules found"
+    for path in paths:
         for name in _imports(path):
             parts = name.split(".")
             if parts[:2] != ["gridpath", "search"]:
@@ -186,3 +188,31 @@ def test_no_import_cycles_between_modules():
     graph = _import_graph()
     assert "gridpath.search.find" in graph["gridpath.search.warmup"]  # the graph is real
     assert _cycles(graph) == []
+
+
+# Framework internals the service once read (gone: tests/system/test_layering.py keeps them
+# out): FastAPI's own request handling, its route tree walker, its placeholders.
+FRAMEWORK_INTERNALS = frozenset(
+    {"request_body_to_args", "iter_route_contexts", "DefaultPlaceholder", "solve_dependencies"}
+)
+
+
+def test_nothing_imports_a_private_framework_name():
+    """No module under app/ or gridpath/ imports a private (underscore) name or module of
+    FastAPI or Starlette, nor one of the internals above: a FastAPI release may change them
+    (and an older one, which pyproject.toml allows, may not have them)."""
+    for path in sorted([*(ROOT / "app").rglob("*.py"), *(ROOT / "gridpath").rglob("*.py")]):
+        for name in _imports(path):
+            parts = name.split(".")
+            if parts[0] not in ("fastapi", "starlette"):
+                continue
+            where = f"{path.relative_to(ROOT)} imports {name}"
+            assert not any(p.startswith("_") for p in parts[1:]), where
+            assert parts[-1] not in FRAMEWORK_INTERNALS, where
+
+
+def test_a_route_module_imports_no_other_route_module():
+    for path in sorted((ROOT / "app" / "api" / "routes").glob("*.py")):
+        for name in _imports(path):
+            if name.startswith("app.api.routes."):
+                assert name.split(".")[3] == path.stem, f"{path.name} imports {name}"

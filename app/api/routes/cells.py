@@ -8,9 +8,9 @@ import numpy as np
 from fastapi import APIRouter
 
 from app.api.deps import RegistryDep
+from app.api.map_info import check_map_name, map_info
 from app.api.polygon import require_grid
-from app.api.routes.flowfield import _encode as encode_array
-from app.api.routes.maps import _check_name, map_info
+from app.api.responses import encode_array
 from app.models import ErrorResponse, MapCells
 
 router = APIRouter(tags=["maps"])
@@ -23,7 +23,7 @@ router = APIRouter(tags=["maps"])
 )
 def get_map_cells(name: str, store: RegistryDep) -> MapCells:
     """The current revision's cells: 0 blocked, k >= 1 walkable of terrain class k - 1."""
-    _check_name(name)
+    check_map_name(name)
     grid = require_grid(store.get(name), "GET /maps/{name}/cells")
     # A map holds at most 256 classes, so class + 1 fits uint8 unless all 256 are used.
     dtype = np.uint8 if len(grid.terrain_classes) < 256 else np.dtype("<u2")

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import base64
 import time
+from dataclasses import dataclass
 
-import numpy as np
 import orjson
 from fastapi import APIRouter
 from fastapi.responses import Response
@@ -13,7 +12,9 @@ from fastapi.responses import Response
 from app.api.deps import RegistryDep, StateDep, wait_for_revision
 from app.api.echo import flow_field_options
 from app.api.polygon import require_grid
+from app.api.responses import encode_array
 from app.api.rules import search_options
+from app.cache import LRUCache
 from app.models import (
     STALE_REVISION_RESPONSE,
     ErrorResponse,
@@ -23,20 +24,13 @@ from app.models import (
 from app.observability import metrics, note_map, record_search
 from app.state import ServiceState
 from gridpath.errors import InvalidField, require_revision
-from gridpath.maps import MapRegistry
+from gridpath.grid import Grid
 from gridpath.picture import render_flow_field
+from gridpath.search import SearchOptions
 from gridpath.search.flowfield import DIRECTIONS, flow_field
+from gridpath.search.scratch import SearchScratch
 
 router = APIRouter(tags=["paths"])
-
-
-def _encode(array: np.ndarray) -> dict:
-    array = np.ascontiguousarray(array, dtype=array.dtype.newbyteorder("<"))
-    return {
-        "dtype": array.dtype.str,
-        "shape": list(array.shape),
-        "data": base64.b64encode(array.tobytes()).decode("ascii"),
-    }
 
 
 @router.post(
@@ -58,39 +52,38 @@ async def post_flowfield(
     Results are cached per (map revision, goal, options); ``X-Cache`` says hit or miss.
     """
     await wait_for_revision(state, request.map, request.revision)
-    cost = require_grid(store.get(request.map), "POST /flowfield").cell_count
-    return await state.run_search(_flowfield, request, state, store, cost=cost)
-
-
-def _flowfield(request: FlowFieldRequest, state: ServiceState, store: MapRegistry) -> Response:
     grid = require_grid(store.get(request.map), "POST /flowfield")
     note_map(grid.name, grid.revision)
-    require_revision(grid.name, grid.revision, request.revision)
-    settings = state.settings
-    if grid.cell_count > settings.max_flowfield_cells:
-        raise InvalidField(
-            "map",
-            f"map {grid.name!r} has {grid.cell_count} cells, over the "
-            f"flow-field limit of {settings.max_flowfield_cells}",
-        )
-    options = search_options(request, settings)
-    blocked = tuple(sorted({tuple(c) for c in request.blocked}))
-    key = (
-        grid.name,
-        grid.revision,
-        grid.sha256,
-        tuple(request.goal),
-        options,
-        blocked,
-        request.format,
-    )
+    field = flow_field_request(request, grid, state)
+    body, hit = await state.search(grid, field)
+    metrics.observe_flowfield_cache(hit)
+    media = "image/png" if request.format == "png" else "application/json"
+    return Response(body, media_type=media, headers={"X-Cache": "hit" if hit else "miss"})
 
-    def compute() -> bytes:
-        with state.search_scratch() as scratch:
-            began = time.perf_counter_ns()
-            field = flow_field(grid, tuple(request.goal), options, blocked=blocked, scratch=scratch)
-            search_us = (time.perf_counter_ns() - began) / 1000
-            record_search("flowfield", field.expanded, search_us, None)
+
+@dataclass(frozen=True)
+class FlowFieldSearch:
+    """One flow field, served from the cache (per revision, goal, options) or computed."""
+
+    request: FlowFieldRequest
+    options: SearchOptions
+    blocked: tuple[tuple[int, ...], ...]
+    cache: LRUCache
+    cost: int  # a flow field expands every reachable cell
+
+    def run(self, grid: Grid, scratch: SearchScratch) -> tuple[bytes, bool]:
+        request, options, blocked = self.request, self.options, self.blocked
+        key = (grid.name, grid.revision, grid.sha256, tuple(request.goal), options, blocked)
+        return self.cache.get_or_compute(
+            (*key, request.format), lambda: self._compute(grid, scratch)
+        )
+
+    def _compute(self, grid: Grid, scratch: SearchScratch) -> bytes:
+        request, options, blocked = self.request, self.options, self.blocked
+        began = time.perf_counter_ns()
+        field = flow_field(grid, tuple(request.goal), options, blocked=blocked, scratch=scratch)
+        search_us = (time.perf_counter_ns() - began) / 1000
+        record_search("flowfield", field.expanded, search_us, None)
         if request.format == "png":
             return render_flow_field(grid, field)
         return orjson.dumps(
@@ -102,14 +95,26 @@ def _flowfield(request: FlowFieldRequest, state: ServiceState, store: MapRegistr
                 "height": grid.height,
                 "reachable": field.reachable,
                 "expanded": field.expanded,
-                "cost": _encode(field.cost),
-                "next": _encode(field.next),
+                "cost": encode_array(field.cost),
+                "next": encode_array(field.next),
                 "directions": list(DIRECTIONS),
                 "options": flow_field_options(grid, options.resolved(), blocked),
             }
         )
 
-    body, hit = state.flowfields.get_or_compute(key, compute)
-    metrics.observe_flowfield_cache(hit)
-    media = "image/png" if request.format == "png" else "application/json"
-    return Response(body, media_type=media, headers={"X-Cache": "hit" if hit else "miss"})
+
+def flow_field_request(
+    request: FlowFieldRequest, grid: Grid, state: ServiceState
+) -> FlowFieldSearch:
+    """The flow field a request asks for, checked against the revision and the caps."""
+    require_revision(grid.name, grid.revision, request.revision)
+    settings = state.settings
+    if grid.cell_count > settings.max_flowfield_cells:
+        raise InvalidField(
+            "map",
+            f"map {grid.name!r} has {grid.cell_count} cells, over the "
+            f"flow-field limit of {settings.max_flowfield_cells}",
+        )
+    options = search_options(request, settings)
+    blocked = tuple(sorted({tuple(c) for c in request.blocked}))
+    return FlowFieldSearch(request, options, blocked, state.flowfields, grid.cell_count)

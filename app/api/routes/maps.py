@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, Query, Request
+from fastapi import APIRouter, Query, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import Response
 
-from app.api.auth import require_admin
+from app.api.auth import ADMIN_TOKEN
 from app.api.deps import RegistryDep, StateDep, wait_for_revision
-from app.api.polygon import polygon_map_info, polygon_upload, require_grid
+from app.api.map_info import check_map_name, map_info
+from app.api.polygon import polygon_upload, require_grid
+from app.config import Settings
 from app.models import (
     STALE_REVISION_RESPONSE,
     UPLOAD_BODY,
@@ -25,10 +28,9 @@ from app.models import (
     MapReload,
     PolygonMapInfo,
     ReloadedMap,
-    TerrainInfo,
 )
 from gridpath.errors import InvalidField, InvalidRequest, MapLoadError, TerrainCostOutOfRange
-from gridpath.grid import Grid, is_valid_map_name
+from gridpath.grid import Grid
 from gridpath.grid.edits import Edit
 from gridpath.grid.upload import load_upload
 from gridpath.nav.model import NAV_SUFFIX
@@ -39,7 +41,8 @@ from gridpath.nav.snapshot import (
     polygon_map,
 )
 from gridpath.picture import render_map
-from gridpath.search import SearchOptions, find_path, tiers
+from gridpath.search import SearchOptions, find_path
+from gridpath.search.scratch import SearchScratch
 
 router = APIRouter(tags=["maps"])
 
@@ -59,29 +62,6 @@ _ADMIN_ERRORS = {
         "set), `storage_error` (MAPS_WRITABLE could not write), `not_ready`.",
     },
 }
-
-
-def map_info(grid: Grid | PolygonMap) -> MapInfo | PolygonMapInfo:
-    if grid.kind == "polygon":
-        return polygon_map_info(grid)
-    return MapInfo(
-        name=grid.name,
-        width=grid.width,
-        height=grid.height,
-        walkable=grid.walkable_count,
-        terrain=[TerrainInfo(name=tc.name, cost=tc.cost) for tc in grid.terrain_classes],
-        revision=grid.revision,
-        sha256=grid.sha256,
-        source=grid.source,
-        jump_table=grid.jump_table is not None,
-        memory_bytes=grid.nbytes,
-        tiers=tiers(grid),
-    )
-
-
-def _check_name(name: str) -> None:
-    if not is_valid_map_name(name):
-        raise InvalidRequest(f"map name {name!r} is not 1-64 characters of [A-Za-z0-9_-]")
 
 
 @router.get(
@@ -112,7 +92,7 @@ async def get_map(
     ] = None,
 ) -> MapInfo | PolygonMapInfo:
     """One map's metadata, with its current revision and content hash."""
-    _check_name(name)
+    check_map_name(name)
     await wait_for_revision(state, name, revision)
     return map_info(store.get(name))
 
@@ -134,6 +114,44 @@ def _cell_param(value: str | None, field: str) -> tuple[int, int] | None:
     return int(match[1]), int(match[2])
 
 
+@dataclass(frozen=True)
+class MapPicture:
+    """A map drawn as PNG, with the default ``/path`` result between two cells if given:
+    run by the search scheduler as any search (bounded by MAX_IMAGE_PIXELS and
+    MAX_EXPANDED, at most SEARCH_THREADS at once), never on the framework's thread pool."""
+
+    ends: tuple[tuple[int, int], tuple[int, int]] | None
+    scale: int
+    max_expanded: int
+    cost: int  # its worst case: the pixels drawn, and the cells a path search may expand
+
+    def run(self, grid: Grid, scratch: SearchScratch) -> bytes:
+        path = waypoints = None
+        if self.ends is not None:
+            # smooth=True: the waypoints find_path gives, never dearer than the path on terrain
+            options = SearchOptions(max_expanded=self.max_expanded, smooth=True)
+            result = find_path(grid, *self.ends, options, waypoints=True, scratch=scratch)
+            path, waypoints = result.path, result.waypoints
+        return render_map(grid, path, waypoints, self.scale)
+
+
+def map_picture(
+    grid: Grid, settings: Settings, start: str | None, goal: str | None, scale: int | None
+) -> MapPicture:
+    """The picture a ``GET /maps/{name}/image`` asks for, checked against the caps."""
+    if scale is None:
+        scale = max(1, min(8, 512 // max(grid.width, grid.height)))
+    pixels = grid.cell_count * scale * scale
+    if pixels > settings.max_image_pixels:
+        raise InvalidField("scale", f"scale {scale} makes the image too large")
+    start_cell, goal_cell = _cell_param(start, "start"), _cell_param(goal, "goal")
+    if (start_cell is None) != (goal_cell is None):
+        raise InvalidRequest("give both start and goal, or neither")
+    ends = (start_cell, goal_cell) if start_cell is not None and goal_cell is not None else None
+    max_expanded = min(settings.max_expanded, grid.cell_count)
+    return MapPicture(ends, scale, max_expanded, pixels + (max_expanded if ends else 0))
+
+
 @router.get(
     "/maps/{name}/image",
     response_class=Response,
@@ -141,9 +159,14 @@ def _cell_param(value: str | None, field: str) -> tuple[int, int] | None:
         200: {"content": {"image/png": {}}},
         404: {"model": ErrorResponse},
         422: {"model": ErrorResponse},
+        503: {
+            "model": ErrorResponse,
+            "description": "Still starting (`not_ready`), or the search threads busy past "
+            "SEARCH_QUEUE_WAIT_MS (`overloaded`, with `Retry-After`).",
+        },
     },
 )
-def get_map_image(
+async def get_map_image(
     name: str,
     state: StateDep,
     store: RegistryDep,
@@ -152,31 +175,17 @@ def get_map_image(
     scale: Annotated[int | None, Query(ge=1, le=16)] = None,
 ) -> Response:
     """The map as PNG; with ``start`` and ``goal``, the default ``/path`` result drawn on it."""
-    _check_name(name)
+    check_map_name(name)
     grid = require_grid(store.get(name), "GET /maps/{name}/image")
-    if scale is None:
-        scale = max(1, min(8, 512 // max(grid.width, grid.height)))
-    if grid.cell_count * scale * scale > 64_000_000:
-        raise InvalidField("scale", f"scale {scale} makes the image too large")
-    start_cell, goal_cell = _cell_param(start, "start"), _cell_param(goal, "goal")
-    path = waypoints = None
-    if (start_cell is None) != (goal_cell is None):
-        raise InvalidRequest("give both start and goal, or neither")
-    if start_cell is not None and goal_cell is not None:
-        with state.search_scratch() as scratch:
-            smoothed = SearchOptions(smooth=True)  # never dearer than the path on terrain
-            result = find_path(
-                grid, start_cell, goal_cell, smoothed, waypoints=True, scratch=scratch
-            )
-            path, waypoints = result.path, result.waypoints
-    return Response(render_map(grid, path, waypoints, scale), media_type="image/png")
+    picture = map_picture(grid, state.settings, start, goal, scale)
+    return Response(await state.search(grid, picture), media_type="image/png")
 
 
 @router.patch(
     "/maps/{name}",
     response_model=AnyMapInfo,
     responses=_ADMIN_ERRORS,
-    dependencies=[Depends(require_admin)],
+    dependencies=[ADMIN_TOKEN],
 )
 async def patch_map(
     name: str, patch: MapPatch, state: StateDep, store: RegistryDep
@@ -186,7 +195,7 @@ async def patch_map(
     hole ``index``) and ``waypoints`` (all of them); the result is validated as a file is.
     The answer's ``revision`` is served by this process already; pass it as ``revision``
     to read it from any process."""
-    _check_name(name)
+    check_map_name(name)
     edits: list[Edit] | PolygonEdit
     if patch.set is not None:
         if patch.holes is not None or patch.waypoints is not None:
@@ -209,7 +218,7 @@ async def patch_map(
     response_model=AnyMapInfo,
     status_code=200,
     responses={**_ADMIN_ERRORS, 201: {"model": AnyMapInfo, "description": "Created."}},
-    dependencies=[Depends(require_admin)],
+    dependencies=[ADMIN_TOKEN],
     openapi_extra={"requestBody": UPLOAD_BODY},
 )
 async def put_map(
@@ -219,7 +228,7 @@ async def put_map(
     or a Tiled map, as the body or as a form with a ``sidecar`` (palette, costs, tiles); or
     a polygon map: a ``.nav.json`` document (outline, holes, waypoints) as the body.
     The same size limits as at start-up apply; a bad file changes nothing."""
-    _check_name(name)
+    check_map_name(name)
     data = await request.body()  # the size limit is enforced before this is read
     settings = state.settings
     content_type = request.headers.get("content-type", "")
@@ -255,13 +264,13 @@ async def put_map(
     "/maps/{name}",
     response_model=MapDeleted,
     responses=_ADMIN_ERRORS,
-    dependencies=[Depends(require_admin)],
+    dependencies=[ADMIN_TOKEN],
 )
 async def delete_map(
     name: str, state: StateDep, store: RegistryDep, if_revision: IfRevision = None
 ) -> MapDeleted:
     """Remove a map (and, with MAPS_WRITABLE, its files)."""
-    _check_name(name)
+    check_map_name(name)
     grid = await state.authority.delete(name, if_revision)
     return MapDeleted(name=name, deleted=True, revision=grid.revision)
 
@@ -270,7 +279,7 @@ async def delete_map(
     "/maps/reload",
     response_model=MapReload,
     responses={k: v for k, v in _ADMIN_ERRORS.items() if k in (401, 403, 503)},
-    dependencies=[Depends(require_admin)],
+    dependencies=[ADMIN_TOKEN],
 )
 async def reload_maps(state: StateDep, store: RegistryDep) -> MapReload:
     """Catch up with the map source now, as ``SIGHUP`` does: the folder store re-reads

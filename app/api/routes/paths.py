@@ -1,6 +1,9 @@
 """POST /path and POST /paths: searches with every option.
 
-The bodies are built in :mod:`app.api.path_body`."""
+Each route takes four steps: the snapshot (looked up once), the domain request (parsed for
+the map's kind, caps and cost applied: :mod:`app.api.path_request`), the search
+(``ServiceState.search``: the scheduler admits it and lends it a scratch), the answer
+(bodies built in :mod:`app.api.path_body`)."""
 
 from __future__ import annotations
 
@@ -9,32 +12,25 @@ from typing import Any
 from fastapi import APIRouter
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import Response
+from pydantic import TypeAdapter, ValidationError
+from starlette.requests import Request
+from starlette.routing import Route
 
-from app.api.deps import RegistryDep, StateDep, snapshot_at, wait_for_revision
-from app.api.errors import describe_errors, error_code_for
-from app.api.path_body import answer
-from app.api.polygon import map_name_of, parse_for_kind, polygon_path
+from app.api.deps import RegistryDep, StateDep, snapshot_at
+from app.api.json_body import MISSING, json_body
+from app.api.path_request import batch_requests, path_request, path_snapshot
 from app.api.responses import json_response
-from app.api.rules import worst_case_expansions
 from app.models import (
     STALE_REVISION_RESPONSE,
     AnyPathRequest,
     BatchRequest,
     BatchResponse,
     ErrorResponse,
-    PathQuery,
-    PathRequest,
     PathResponse,
-    PolygonPathQuery,
-    PolygonPathRequest,
     PolygonPathResponse,
 )
-from app.observability import note_map
 from app.state import ServiceState
-from gridpath.errors import BatchTooLarge, ServiceError
-from gridpath.grid import Grid
-from gridpath.maps import MapRegistry
-from gridpath.nav.snapshot import PolygonMap
+from gridpath.errors import BatchTooLarge
 
 router = APIRouter(tags=["paths"])
 
@@ -51,36 +47,10 @@ _ERRORS: dict[int | str, dict[str, Any]] = {
     503: {
         "model": ErrorResponse,
         "description": "Still starting (`not_ready`), or every search thread busy and the "
-        "queue full (`overloaded`, with `Retry-After`).",
+        "queue full, or no thread within SEARCH_QUEUE_WAIT_MS (`overloaded`, with "
+        "`Retry-After`).",
     },
 }
-
-
-def _run(
-    state: ServiceState, grid: Grid, query: PathQuery, expansion_cap: int | None = None
-) -> tuple[dict, float]:
-    with state.search_scratch() as scratch:
-        return answer(grid, query, state.settings, scratch, expansion_cap)
-
-
-_PATH_MODELS = {"grid": PathRequest, "polygon": PolygonPathRequest}
-_QUERY_MODELS = {"grid": PathQuery, "polygon": PolygonPathQuery}
-
-
-def _run_polygon(
-    state: ServiceState, pmap: PolygonMap, query: PolygonPathQuery, expansion_cap: int | None = None
-) -> tuple[dict, float]:
-    return polygon_path(pmap, query, state.settings, expansion_cap)
-
-
-def _request_for(
-    raw: dict, store: MapRegistry, name: str | None
-) -> tuple[PathRequest | PolygonPathRequest, str]:
-    """The body validated for the kind of the map it names (``name``: ``map_name_of(raw)``;
-    a map not loaded: a grid's model, whose answer is then 404 map_not_found)."""
-    snapshot = store.find(name) if name is not None else None
-    kind = snapshot.kind if snapshot is not None else "grid"
-    return parse_for_kind(raw, kind, _PATH_MODELS, name or ""), kind
 
 
 @router.post("/path", response_model=PathResponse | PolygonPathResponse, responses=_ERRORS)
@@ -88,40 +58,42 @@ async def post_path(request: AnyPathRequest, state: StateDep, store: RegistryDep
     """Path between two cells of a grid (A* by default: optimal, 8-connected, no corner
     cutting), or between two points of a polygon map (the shortest path, or the route over
     its waypoints with ``mode: waypoints``)."""
-    raw: dict = request  # a JSON object, validated below for the map's kind
-    name, revision = map_name_of(raw), raw.get("revision")
-    if name is not None and type(revision) is int:  # a map created elsewhere may be coming
-        await wait_for_revision(state, name, revision)
-    query, kind = _request_for(raw, store, name)
-    snapshot = store.get(query.map)
-    if snapshot.kind != kind:  # replaced by a map of the other kind meanwhile
-        query = parse_for_kind(raw, snapshot.kind, _PATH_MODELS, snapshot.name)
-    note_map(snapshot.name, snapshot.revision)
-    if snapshot.kind == "polygon":
-        cost = state.settings.max_polygon_expanded  # its worst case, for the scheduler
-        return json_response(
-            *await state.run_search(_run_polygon, state, snapshot, query, cost=cost)
-        )
-    cost = worst_case_expansions(
-        snapshot.cell_count, state.settings, query.max_expanded, query.time_budget_ms
-    )
-    return json_response(*await state.run_search(_run, state, snapshot, query, cost=cost))
+    return await find_path_answer(state, request)
 
 
-def _run_batch_entry(
-    state: ServiceState, snapshot: Grid | PolygonMap, raw: Any, expansion_cap: int
-) -> tuple[dict, float]:
+async def find_path_answer(state: ServiceState, raw: dict) -> Response:
+    """``POST /path`` in its four steps (``raw``: a JSON object, judged for its map's kind)."""
+    snapshot = await path_snapshot(state, raw)
+    search = path_request(raw, snapshot, state.settings)
+    body, search_us = await state.search(snapshot, search)
+    return json_response(body, search_us)
+
+
+_PATH_BODY: TypeAdapter[dict] = TypeAdapter(AnyPathRequest)
+
+
+async def serve_path(request: Request) -> Response:
+    """``POST /path`` as a plain Starlette endpoint: the route that serves it (``main.py``
+    puts it ahead of the others). ``post_path`` above declares it to FastAPI (the OpenAPI
+    document's ``findPath``, its token, its body and answers) and would answer the same
+    bytes (``tests/api/test_lean_path.py``), at several times the cost per request:
+    FastAPI's dependency resolution and body handling cost more than a short search
+    (bench/README.md, 'bench-http'). Here the body is decoded as FastAPI decodes it
+    (:mod:`app.api.json_body`) and validated with the declared body type; the token was
+    checked before the body (``TokenGate``) and the service is the app's."""
+    request.scope["route"] = LEAN_PATH_ROUTE  # as a router sets it: the metrics' route label
+    body = await json_body(request)  # a body that is not JSON: 422 before anything else
+    state: ServiceState = request.app.state.service
+    state.require_ready()  # FastAPI solves the dependencies before it validates the body
+    if body is MISSING:
+        missing = {"type": "missing", "loc": ("body",), "msg": "Field required", "input": None}
+        raise RequestValidationError([missing])
     try:
-        if snapshot.kind == "polygon":
-            query = parse_for_kind(raw, "polygon", _QUERY_MODELS, snapshot.name)
-            return _run_polygon(state, snapshot, query, expansion_cap)
-        query = parse_for_kind(raw, "grid", _QUERY_MODELS, snapshot.name)
-        return _run(state, snapshot, query, expansion_cap)
-    except RequestValidationError as exc:
-        errors = list(exc.errors())
-        return {"error": {"code": error_code_for(errors), "message": describe_errors(errors)}}, 0.0
-    except ServiceError as exc:
-        return {"error": {"code": exc.code, "message": exc.message}}, 0.0
+        raw = _PATH_BODY.validate_python(body)
+    except ValidationError as exc:
+        errors = [{**e, "loc": ("body", *e["loc"])} for e in exc.errors()]
+        raise RequestValidationError(errors, body=body) from None
+    return await find_path_answer(state, raw)
 
 
 @router.post("/paths", response_model=BatchResponse, responses=_ERRORS)
@@ -134,18 +106,12 @@ async def post_paths(request: BatchRequest, state: StateDep, store: RegistryDep)
         raise BatchTooLarge(
             f"{len(request.queries)} queries, over the limit of {state.settings.max_batch}"
         )
-    grid = await snapshot_at(state, store, request.map, request.revision)  # one for the whole batch
-    # The whole batch shares MAX_BATCH_EXPANDED, so one request cannot tie the server up.
-    share = max(1, state.settings.max_batch_expanded // max(1, len(request.queries)))
-    if grid.kind == "polygon":  # a polygon batch shares 4 x MAX_POLYGON_EXPANDED, as a grid
-        # batch's MAX_BATCH_EXPANDED is 4 x MAX_EXPANDED by default
-        polygon_budget = 4 * state.settings.max_polygon_expanded
-        share = max(1, polygon_budget // max(1, len(request.queries)))
-        cost = min(share, state.settings.max_polygon_expanded)
-    else:
-        cost = worst_case_expansions(grid.cell_count, state.settings, share, None)
-    answers = await state.run_batch(
-        _run_batch_entry, [(state, grid, raw, share) for raw in request.queries], cost
-    )
+    snapshot = await snapshot_at(state, store, request.map, request.revision)
+    searches = batch_requests(request.queries, snapshot, state.settings)
+    answers = await state.search_all(snapshot, searches)
     results = [body for body, _ in answers]
-    return json_response({"map": grid.name, "results": results}, sum(us for _, us in answers))
+    return json_response({"map": snapshot.name, "results": results}, sum(us for _, us in answers))
+
+
+# The route that serves POST /path (main.py puts it ahead of the routers).
+LEAN_PATH_ROUTE = Route("/path", serve_path, methods=["POST"], include_in_schema=False)

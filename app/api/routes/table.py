@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from fastapi import APIRouter
@@ -12,11 +13,12 @@ from app.api.echo import flow_field_options
 from app.api.polygon import require_grid
 from app.api.responses import json_response
 from app.api.rules import search_options, worst_case_expansions
+from app.config import Settings
 from app.models import STALE_REVISION_RESPONSE, ErrorResponse, TableRequest, TableResponse
 from app.observability import record_search
-from app.state import ServiceState
 from gridpath.errors import TableTooLarge
 from gridpath.grid import Grid
+from gridpath.search.scratch import SearchScratch
 from gridpath.search.table import TableLine, TablePlan, assemble, plan_table, search_line
 
 router = APIRouter(tags=["paths"])
@@ -33,27 +35,51 @@ _ERRORS: dict[int | str, dict[str, Any]] = {
 }
 
 
-def _plan(state: ServiceState, grid: Grid, request: TableRequest) -> TablePlan:
-    settings = state.settings
-    return plan_table(
-        grid,
-        request.sources,
-        request.targets,
-        search_options(request, settings),
-        blocked=[tuple(c) for c in request.blocked],
-        max_expanded=settings.max_expanded,
-        # The table's searches share the batch budget evenly, like a /paths batch.
-        max_expanded_total=settings.max_batch_expanded,
-    )
+@dataclass(frozen=True)
+class TablePlanning:
+    """Which searches a table needs (the sources and targets checked, the budget shared)."""
+
+    request: TableRequest
+    settings: Settings
+    cost: int  # the sources and targets
+
+    def run(self, grid: Grid, scratch: SearchScratch) -> TablePlan:
+        request, settings = self.request, self.settings
+        return plan_table(
+            grid,
+            request.sources,
+            request.targets,
+            search_options(request, settings),
+            blocked=[tuple(c) for c in request.blocked],
+            max_expanded=settings.max_expanded,
+            # The table's searches share the batch budget evenly, like a /paths batch.
+            max_expanded_total=settings.max_batch_expanded,
+        )
 
 
-def _line(state: ServiceState, plan: TablePlan, k: int) -> TableLine:
-    with state.search_scratch() as scratch:
-        line = search_line(plan, k, scratch)
-    record_search(
-        "table_jps" if plan.pairwise else "table_flood", line.expanded, line.search_us, None
-    )
-    return line
+@dataclass(frozen=True)
+class TableLineSearch:
+    """The searches of one line of the table (one source, or one target)."""
+
+    index: int
+    cost: int  # its share of the budget, capped by the map
+
+    def run(self, plan: TablePlan, scratch: SearchScratch) -> TableLine:
+        line = search_line(plan, self.index, scratch)
+        kind = "table_jps" if plan.pairwise else "table_flood"
+        record_search(kind, line.expanded, line.search_us, None)
+        return line
+
+
+@dataclass(frozen=True)
+class TableAssembly:
+    """The lines as one table: O(entries), so off the event loop."""
+
+    lines: list[TableLine]
+    cost: int  # the entries
+
+    def run(self, plan: TablePlan, scratch: SearchScratch) -> Any:
+        return assemble(plan, self.lines)
 
 
 @router.post("/table", response_model=TableResponse, responses=_ERRORS)
@@ -69,11 +95,14 @@ async def post_table(request: TableRequest, state: StateDep, store: RegistryDep)
         )
     grid = await snapshot_at(state, store, request.map, request.revision)  # one for the whole table
     require_grid(grid, "POST /table")
-    plan = await state.run_search(_plan, state, grid, request)
+    settings = state.settings
+    planning = TablePlanning(request, settings, len(request.sources) + len(request.targets))
+    plan = await state.search(grid, planning)
     # Admitted as one request, like a /paths batch: each search's worst case is its share.
-    cost = worst_case_expansions(grid.cell_count, state.settings, plan.max_expanded, None)
-    lines = await state.run_batch(_line, [(state, plan, k) for k in range(len(plan.origins))], cost)
-    table = await state.run_search(assemble, plan, lines)  # O(entries): off the event loop
+    cost = worst_case_expansions(grid.cell_count, settings, plan.max_expanded, None)
+    searches = [TableLineSearch(k, cost) for k in range(len(plan.origins))]
+    lines = await state.search_all(plan, searches)
+    table = await state.search(plan, TableAssembly(lines, cells))
     body = {
         "map": grid.name,
         "revision": grid.revision,

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
-import orjson
 from fastapi import APIRouter
 from fastapi.responses import Response
 
-from app.api.deps import RegistryDep, StateDep, wait_for_revision
-from app.api.polygon import map_name_of, parse_for_kind, polygon_validate, require_grid
-from app.api.responses import json_response, server_timing
+from app.api.deps import RegistryDep, StateDep
+from app.api.path_request import path_snapshot
+from app.api.polygon import parse_for_kind, polygon_validate
+from app.api.responses import json_response
 from app.api.rules import search_options
+from app.config import Settings
 from app.models import (
     STALE_REVISION_RESPONSE,
     AnyValidateRequest,
@@ -19,10 +22,12 @@ from app.models import (
     ValidateRequest,
     ValidateResponse,
 )
-from app.observability import metrics, note_map
-from app.state import ServiceState
+from app.observability import metrics
 from gridpath.errors import InvalidField
-from gridpath.maps import MapRegistry
+from gridpath.grid import Grid
+from gridpath.nav.snapshot import PolygonMap
+from gridpath.search import SearchOptions
+from gridpath.search.scratch import SearchScratch
 from gridpath.search.validate import validate_path
 
 router = APIRouter(tags=["paths"])
@@ -68,47 +73,36 @@ async def post_validate(
     every segment of the polyline ``points`` stays in the walkable area (touching its
     boundary allowed) and its length against ``max_cost``. ``valid`` is false with the
     violations listed (at least the first of each kind) when anything is wrong."""
-    raw: dict = request  # a JSON object, validated below for the map's kind
-    name = map_name_of(raw)
-    if name is not None and type(raw.get("revision")) is int:
-        await wait_for_revision(state, name, raw["revision"])
-    snapshot = store.find(name) if name is not None else None
-    kind = snapshot.kind if snapshot is not None else "grid"
-    query = parse_for_kind(raw, kind, _MODELS, name or "")
-    if kind == "polygon":
-        pmap = store.get(query.map)
-        if pmap.kind == "polygon":  # (not replaced by a grid meanwhile)
-            note_map(pmap.name, pmap.revision)
-            body, us = await state.run_search(
-                polygon_validate, pmap, query, state.settings, cost=len(query.points)
-            )
-            metrics.observe_verdict(v["code"] for v in body["violations"])
-            return json_response(body, us)
-        query = parse_for_kind(raw, "grid", _MODELS, name or "")
-    grid = require_grid(store.get(query.map), "a cell path")
-    cost = len(query.path) + (grid.cell_count if query.compare_optimal else 0)
-    return await state.run_search(_validate, query, state, store, cost=cost)
+    snapshot = await path_snapshot(state, request, _MODELS)  # judged for its map's kind
+    check = validation_request(request, snapshot, state.settings)
+    body, search_us = await state.search(snapshot, check)
+    metrics.observe_verdict(v["code"] for v in body["violations"])
+    return json_response(body, search_us)
 
 
-def _validate(request: ValidateRequest, state: ServiceState, store: MapRegistry) -> Response:
-    settings = state.settings
-    if len(request.path) > settings.max_validate_cells:
-        raise InvalidField(
-            "path",
-            f"path has {len(request.path)} entries, over the limit of "
-            f"{settings.max_validate_cells}",
-        )
-    # the snapshot this validation runs on, start to end
-    grid = require_grid(store.get(request.map), "a cell path")
-    note_map(grid.name, grid.revision)
-    options = search_options(request, settings)
-    path = as_cells(request.path)
-    with state.search_scratch() as scratch:
+@dataclass(frozen=True)
+class PolygonValidation:
+    query: PolygonValidateRequest
+    settings: Settings
+    cost: int  # the polyline's points
+
+    def run(self, pmap: PolygonMap, scratch: SearchScratch) -> tuple[dict, float]:
+        return polygon_validate(pmap, self.query, self.settings)
+
+
+@dataclass(frozen=True)
+class GridValidation:
+    query: ValidateRequest
+    options: SearchOptions
+    cost: int  # the path's cells, and the map's if the optimal cost is searched for
+
+    def run(self, grid: Grid, scratch: SearchScratch) -> tuple[dict, float]:
+        request = self.query
         result = validate_path(
             grid,
-            path,
+            as_cells(request.path),
             mode=request.mode,
-            options=options,
+            options=self.options,
             blocked=[tuple(c) for c in request.blocked],
             max_cost=request.max_cost,
             start=tuple(request.start) if request.start else None,
@@ -116,32 +110,46 @@ def _validate(request: ValidateRequest, state: ServiceState, store: MapRegistry)
             compare_optimal=request.compare_optimal,
             scratch=scratch,
         )
-    violations = [
-        {"index": v.index, "code": v.code, "message": v.message} for v in result.violations
-    ]
-    if request.revision is not None and request.revision != grid.revision:
-        violations.insert(
-            0,
-            {
-                "index": -1,
-                "code": "stale_revision",
-                "message": f"the path was made on revision {request.revision}; "
-                f"map {grid.name!r} is at revision {grid.revision}",
-            },
+        violations = [
+            {"index": v.index, "code": v.code, "message": v.message} for v in result.violations
+        ]
+        if request.revision is not None and request.revision != grid.revision:
+            violations.insert(
+                0,
+                {
+                    "index": -1,
+                    "code": "stale_revision",
+                    "message": f"the path was made on revision {request.revision}; "
+                    f"map {grid.name!r} is at revision {grid.revision}",
+                },
+            )
+        body = {
+            "map": grid.name,
+            "revision": grid.revision,
+            "valid": not violations,
+            "cost": result.cost,
+            "checked": result.checked,
+            "violations": violations,
+        }
+        if request.compare_optimal:
+            body["optimal_cost"] = result.optimal_cost
+        if request.timing:
+            body["search_us"] = round(result.search_us, 1)
+        return body, result.search_us
+
+
+def validation_request(
+    raw: dict, snapshot: Grid | PolygonMap, settings: Settings
+) -> GridValidation | PolygonValidation:
+    """The body parsed for the snapshot's kind, checked against the caps, with its cost."""
+    query = parse_for_kind(raw, snapshot.kind, _MODELS, snapshot.name)
+    if snapshot.kind == "polygon":
+        return PolygonValidation(query, settings, len(query.points))
+    if len(query.path) > settings.max_validate_cells:
+        raise InvalidField(
+            "path",
+            f"path has {len(query.path)} entries, over the limit of {settings.max_validate_cells}",
         )
-    metrics.observe_verdict(v["code"] for v in violations)
-    body = {
-        "map": grid.name,
-        "revision": grid.revision,
-        "valid": not violations,
-        "cost": result.cost,
-        "checked": result.checked,
-        "violations": violations,
-    }
-    if request.compare_optimal:
-        body["optimal_cost"] = result.optimal_cost
-    if request.timing:
-        body["search_us"] = round(result.search_us, 1)
-    return Response(
-        orjson.dumps(body), media_type="application/json", headers=server_timing(result.search_us)
-    )
+    options = search_options(query, settings)
+    cost = len(query.path) + (snapshot.cell_count if query.compare_optimal else 0)
+    return GridValidation(query, options, cost)

@@ -21,7 +21,7 @@ import pytest
 import redis
 from fastapi.testclient import TestClient
 
-from app.authority.redis_store import CHANNEL, INDEX, LAST, decode, encode, map_key
+from app.authority.redis import CHANNEL, INDEX, LAST, decode, encode, map_key
 from app.config import Settings
 from app.main import create_app
 from gridpath.grid.edits import Edit, apply_edits
@@ -305,7 +305,7 @@ def test_first_start_uploads_the_folder_once(redis_server, caplog):
     client = redis.Redis.from_url(redis_server.url)
     pubsub = client.pubsub(ignore_subscribe_messages=True)
     pubsub.subscribe(CHANNEL)
-    with caplog.at_level("INFO", logger="app.authority.redis_store"):
+    with caplog.at_level("INFO", logger="app.authority.redis"):
         with services(3, settings(redis_server)) as clients:
             maps = [
                 sorted(

@@ -6,6 +6,7 @@ import io
 import json
 import logging
 import threading
+import time
 
 import pytest
 from fastapi.testclient import TestClient
@@ -286,7 +287,7 @@ def test_bad_time_budget(app_client, budget):
 
 
 def test_overloaded_is_503_with_retry_after_at_once():
-    with served(search_threads=1, search_queue=0) as client:
+    with served(search_threads=1, search_queue=0, short_search_threads=0) as client:
         wait_ready(client)
         state = client.app.state.service
         started, release = threading.Event(), threading.Event()
@@ -317,6 +318,54 @@ def test_overloaded_is_503_with_retry_after_at_once():
             release.set()
             holder.result(10)
         assert client.post("/path", json=PATH).status_code == 200
+
+
+def _held(state) -> tuple[threading.Event, object]:
+    """The one search thread held by a long search until the returned event is set."""
+    started, release = threading.Event(), threading.Event()
+
+    def hold() -> None:
+        started.set()
+        release.wait(30)
+
+    holder = state.scheduler.submit(hold, cost=10**9)
+    assert started.wait(30)
+    return release, holder
+
+
+def test_a_search_waiting_past_the_queue_wait_limit_gets_503_overloaded():
+    settings = {"search_threads": 1, "short_search_threads": 0, "search_queue_wait_ms": 200}
+    with served(**settings) as client:
+        wait_ready(client)
+        release, holder = _held(client.app.state.service)
+        try:
+            began = time.perf_counter()
+            response = client.post("/path", json=PATH)
+            waited = time.perf_counter() - began
+            assert response.status_code == 503 and response.headers["retry-after"] == "1"
+            error = response.json()["error"]
+            assert error["code"] == "overloaded" and "SEARCH_QUEUE_WAIT_MS=200" in error["message"]
+            assert 0.2 <= waited < 5, waited
+            assert client.app.state.service.scheduler.depth == 0  # it left the queue
+        finally:
+            release.set()
+            holder.result(10)
+        assert client.post("/path", json=PATH).status_code == 200
+
+
+def test_the_short_lane_answers_while_every_search_thread_is_busy():
+    settings = {"search_threads": 1, "short_search_threads": 1, "search_queue_wait_ms": 200}
+    with served(**settings, short_search_expansions=10_000) as client:
+        wait_ready(client)
+        release, holder = _held(client.app.state.service)
+        try:
+            short = {"map": "arena", "start": [2, 2], "goal": [24, 9]}  # 4,096 cells
+            assert client.post("/path", json=short).status_code == 200  # on the lane
+            long = {"map": "field", "start": [1, 1], "goal": [250, 250]}  # 65,536 cells
+            assert client.post("/path", json=long).status_code == 503  # never on the lane
+        finally:
+            release.set()
+            holder.result(10)
 
 
 def test_lines_logged_during_a_request_carry_its_id(app_client, caplog, monkeypatch):

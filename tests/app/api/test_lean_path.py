@@ -1,9 +1,10 @@
-"""The direct lane (app/api/direct.py) answers exactly what FastAPI answers.
+"""The lean ``POST /path`` route (app/api/routes/paths.py, ``serve_path``) answers exactly
+what the FastAPI route that declares it (``post_path``) answers.
 
-Two apps on the same maps: the service as built, and the same service with the lane taken
-out (FastAPI serves every route). Each request below goes to both; status, headers (but the
-request id) and body bytes must be equal, for good requests, every kind of bad one, and the
-service's refusals (token, not ready, stale revision).
+Two apps on the same maps: the service as built, and the same service without the lean
+route (FastAPI's declared route then serves ``/path``). Each request below goes to both;
+status, headers (but the request id) and body bytes must be equal, for good requests, every
+kind of bad one, and the service's refusals (token, not ready, stale revision).
 """
 
 from __future__ import annotations
@@ -12,23 +13,22 @@ import json
 from collections.abc import Iterator
 
 import pytest
-from fastapi import Depends, FastAPI
-from fastapi.routing import iter_route_contexts
+from fastapi import FastAPI
 from fastapi.testclient import TestClient
-from pydantic import BaseModel
 
-from app.api.deps import StateDep
-from app.api.direct import DirectRoutes, direct_plans, plan_for
+from app.api.routes.paths import serve_path
 from app.config import Settings
 from app.main import create_app
 from tests.conftest import MAPS_DIR, wait_ready
 
-TOKEN = "direct-lane-token"
+TOKEN = "lean-route-token"
 GOOD = {"map": "arena", "start": [2, 2], "goal": [24, 9]}
 
 
-def _without_lane(app: FastAPI) -> FastAPI:
-    app.user_middleware = [m for m in app.user_middleware if m.cls is not DirectRoutes]
+def _without_lean_route(app: FastAPI) -> FastAPI:
+    app.router.routes = [
+        r for r in app.router.routes if getattr(r, "endpoint", None) is not serve_path
+    ]
     return app
 
 
@@ -37,7 +37,7 @@ def pair() -> Iterator[tuple[TestClient, TestClient]]:
     settings = Settings(maps_dir=MAPS_DIR, api_token=TOKEN)
     with (
         TestClient(create_app(settings)) as direct,
-        TestClient(_without_lane(create_app(settings))) as routed,
+        TestClient(_without_lean_route(create_app(settings))) as routed,
     ):
         wait_ready(direct)
         wait_ready(routed)
@@ -113,7 +113,7 @@ def test_same_answers_as_fastapi(pair, body):
         (b'{"map": "arena", "start": [2, 2], "goal": [24, NaN]}', JSON),
         (b'{"map": "arena", "map": "field", "start": [2, 2], "goal": [24, 9]}', JSON),
         (b"[" * 5000 + b"]" * 5000, JSON),
-        # orjson decodes these differently or not at all: the lane's decoding must not show
+        # orjson decodes these differently or not at all: the lean route's decoding must not show
         (b'{"map": "arena", "start": [2, 2], "goal": [24, 1e400]}', JSON),
         (b'{"map": "ar\\ud800ena", "start": [2, 2], "goal": [24, 9]}', JSON),
         (b'{"map": "arena", "start": [2, 2], "goal": [24, 18446744073709551616]}', JSON),
@@ -163,43 +163,22 @@ def test_other_methods_and_paths_stay_with_fastapi(pair):
         assert one.status_code in (307, 405)
 
 
-def test_path_takes_the_lane(pair):
-    direct, _ = pair
-    plans = direct_plans(direct.app)
-    assert set(plans) == {("POST", "/path")}
-    plan = plans[("POST", "/path")]
-    assert plan.route.path == "/path" and plan.endpoint.__name__ == "post_path"
-    assert plan.takes_any_object  # a JSON object body is not run through any_object
+def test_path_takes_the_lean_route(pair):
+    direct, routed = pair
+    lean = [r for r in direct.app.router.routes if getattr(r, "endpoint", None) is serve_path]
+    assert len(lean) == 1 and lean[0].path == "/path" and lean[0].methods == {"POST"}
+    assert not [r for r in routed.app.router.routes if getattr(r, "endpoint", None) is serve_path]
     # The metrics label the request by its route, as when the router matched it.
-    direct.post("/path", json=GOOD, headers={"authorization": f"Bearer {TOKEN}"})
-    metrics = direct.get("/metrics", headers={"authorization": f"Bearer {TOKEN}"}).text
-    assert 'gridpath_http_requests_total{method="POST",route="/path",status="200"}' in metrics
+    auth = {"authorization": f"Bearer {TOKEN}"}
+    label = 'gridpath_http_requests_total{method="POST",route="/path",status="200"} '
 
+    def served() -> float:
+        lines = direct.get("/metrics", headers=auth).text.splitlines()
+        return sum(float(x[len(label) :]) for x in lines if x.startswith(label))
 
-class Body(BaseModel):
-    x: int
-
-
-async def extra() -> int:
-    return 1
-
-
-def test_a_route_with_an_unknown_dependency_is_left_to_fastapi():
-    app = FastAPI()
-
-    @app.post("/known")
-    async def known(body: Body, state: StateDep) -> None: ...
-
-    @app.post("/unknown")
-    async def unknown(body: Body, n: int = Depends(extra)) -> None: ...
-
-    @app.post("/query")
-    async def query(body: Body, limit: int = 3) -> None: ...
-
-    contexts = {c.path: c for c in iter_route_contexts(app.routes)}
-    assert plan_for(contexts["/known"]) is not None
-    assert plan_for(contexts["/unknown"]) is None
-    assert plan_for(contexts["/query"]) is None
+    before = served()
+    assert direct.post("/path", json=GOOD, headers=auth).status_code == 200
+    assert served() == before + 1
 
 
 def test_same_answers_for_a_body_in_chunks(pair):

@@ -1,0 +1,129 @@
+"""``POST /path`` and ``/paths`` queries as domain requests: parsed for the kind of the map
+they run on, checked against its revision, their caps applied once, and their worst-case
+cost known before they are scheduled (``ServiceState.search`` runs them)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from fastapi.exceptions import RequestValidationError
+
+from app.api.deps import wait_for_revision
+from app.api.errors import describe_errors, error_code_for
+from app.api.path_body import answer_with, query_options
+from app.api.polygon import map_name_of, parse_for_kind, polygon_path
+from app.api.rules import expansion_budget
+from app.config import Settings
+from app.models import PathQuery, PathRequest, PolygonPathQuery, PolygonPathRequest
+from app.observability import note_map
+from app.state import ServiceState
+from gridpath.errors import ServiceError, require_revision
+from gridpath.grid import Grid
+from gridpath.nav.snapshot import PolygonMap
+from gridpath.search.scratch import SearchScratch
+
+Snapshot = Grid | PolygonMap
+# The models of a /path body and of a /paths query, by kind of map.
+PATH_MODELS = {"grid": PathRequest, "polygon": PolygonPathRequest}
+QUERY_MODELS = {"grid": PathQuery, "polygon": PolygonPathQuery}
+
+
+async def path_snapshot(
+    state: ServiceState, raw: dict, models: dict[str, type] = PATH_MODELS
+) -> Snapshot:
+    """Step 1 of ``POST /path`` (and ``/validate``, with its ``models``): the snapshot the
+    body names, looked up once, after waiting
+    for the ``revision`` it names (a map created elsewhere may be coming). A map that is
+    not loaded: the body is judged as a grid's first (422 before 404), then 404."""
+    store = state.require_ready()
+    name, revision = map_name_of(raw), raw.get("revision")
+    if name is not None and type(revision) is int:
+        await wait_for_revision(state, name, revision)
+    snapshot = store.find(name) if name is not None else None
+    if snapshot is None:
+        parse_for_kind(raw, "grid", models, name or "")
+        snapshot = store.get(raw["map"])  # 404 map_not_found
+    note_map(snapshot.name, snapshot.revision)
+    return snapshot
+
+
+@dataclass(frozen=True)
+class GridPath:
+    """One grid query with its options (the server's caps applied)."""
+
+    query: PathQuery
+    options: Any  # SearchOptions
+    settings: Settings
+    cost: int  # its worst case in expansions: the map's states, capped
+
+    def run(self, grid: Grid, scratch: SearchScratch) -> tuple[dict, float]:
+        return answer_with(grid, self.query, self.options, self.settings, scratch)
+
+
+@dataclass(frozen=True)
+class PolygonPath:
+    """One polygon-map query with its expansion cap."""
+
+    query: PolygonPathQuery
+    settings: Settings
+    cap: int
+    cost: int
+
+    def run(self, pmap: PolygonMap, scratch: SearchScratch) -> tuple[dict, float]:
+        return polygon_path(pmap, self.query, self.settings, self.cap)
+
+
+def path_request(
+    raw: Any,
+    snapshot: Snapshot,
+    settings: Settings,
+    models: dict[str, type] = PATH_MODELS,
+    expansion_cap: int | None = None,
+) -> GridPath | PolygonPath:
+    """Step 2: ``raw`` parsed for ``snapshot``'s kind into one request that carries its caps
+    (``expansion_cap``: a batch query's share) and its cost. Raises the answer's 422 or
+    409 (a ``revision`` that is not the snapshot's)."""
+    query = parse_for_kind(raw, snapshot.kind, models, snapshot.name)
+    require_revision(snapshot.name, snapshot.revision, query.revision)
+    if snapshot.kind == "polygon":
+        cap = min(settings.max_polygon_expanded, expansion_cap or settings.max_polygon_expanded)
+        return PolygonPath(query, settings, cap, min(query.max_expanded or cap, cap))
+    options = query_options(query, snapshot, settings, expansion_cap)
+    return GridPath(query, options, settings, min(snapshot.cell_count, options.max_expanded))
+
+
+@dataclass(frozen=True)
+class BatchQuery:
+    """One query of a ``/paths`` batch, parsed where it runs: a query that fails gets
+    ``{"error": {...}}`` in its place, the others are answered."""
+
+    raw: Any
+    settings: Settings
+    share: int  # its share of the batch's expansion budget
+    cost: int
+
+    def run(self, snapshot: Snapshot, scratch: SearchScratch) -> tuple[dict, float]:
+        try:
+            request = path_request(self.raw, snapshot, self.settings, QUERY_MODELS, self.share)
+            return request.run(snapshot, scratch)
+        except RequestValidationError as exc:
+            errors = list(exc.errors())
+            code, message = error_code_for(errors), describe_errors(errors)
+            return {"error": {"code": code, "message": message}}, 0.0
+        except ServiceError as exc:
+            return {"error": {"code": exc.code, "message": exc.message}}, 0.0
+
+
+def batch_requests(queries: list[Any], snapshot: Snapshot, settings: Settings) -> list[BatchQuery]:
+    """A ``/paths`` batch's queries, sharing ``MAX_BATCH_EXPANDED`` (a polygon batch:
+    4 x ``MAX_POLYGON_EXPANDED``, as a grid batch's budget is 4 x ``MAX_EXPANDED`` by
+    default), so one request cannot tie the server up."""
+    count = max(1, len(queries))
+    if snapshot.kind == "polygon":
+        share = max(1, 4 * settings.max_polygon_expanded // count)
+        cost = min(share, settings.max_polygon_expanded)
+    else:
+        share = max(1, settings.max_batch_expanded // count)
+        cost = min(snapshot.cell_count, settings.max_expanded, expansion_budget(settings), share)
+    return [BatchQuery(raw, settings, share, cost) for raw in queries]
