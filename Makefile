@@ -21,13 +21,10 @@ test: $(VENV)/.installed-dev
 test-quick: $(VENV)/.installed-dev
 	$(BIN)/python -m pytest -m "not system"
 
-## bench: Moving AI scenarios, algorithms, authority, serialisation, memory, JPS+ and the subgoal tier (needs ../shared/benchmarks/movingai)
+## bench: Moving AI scenarios, Theta*, memory, JPS+ and the subgoal tier (needs ../shared/benchmarks/movingai)
 bench: $(VENV)/.installed
 	$(BIN)/python -m bench.movingai
-	$(BIN)/python -m bench.algorithms
 	$(BIN)/python -m bench.anyangle
-	$(BIN)/python -m bench.authority
-	$(BIN)/python -m bench.serialize
 	$(BIN)/python -m bench.memory
 	$(BIN)/python -m bench.tiers --check
 

@@ -26,6 +26,7 @@ import numpy as np
 
 if TYPE_CHECKING:
     from gridpath.grid import Grid
+    from gridpath.search import SearchScratch
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_DATA = REPO_ROOT.parent / "shared" / "benchmarks" / "movingai"
@@ -441,3 +442,12 @@ def percentile(sorted_values: Sequence[float], p: float) -> float:
         return 0.0
     rank = max(1, math.ceil(p / 100 * len(sorted_values)))
     return float(sorted_values[rank - 1])
+
+
+def ready_scratch(scratch: SearchScratch, cells: int) -> None:
+    """Grow ``scratch`` to ``cells`` nodes and touch every page before anything is timed."""
+    if scratch.capacity >= cells:
+        return
+    scratch.begin(cells)
+    for array in (scratch.nodes, scratch.frontier, scratch.g_cost, scratch.marks):
+        array.fill(0)  # state 0 and mark 0 never equal a live generation's stamps

@@ -69,7 +69,6 @@ from typing import Any
 import numpy as np
 
 from app.state import release_large_frees
-from bench.algorithms import ready_scratch
 from bench.common import (
     Progress,
     Scenario,
@@ -79,6 +78,7 @@ from bench.common import (
     load_scenarios,
     machine_line,
     path_problem,
+    ready_scratch,
     scenario_parser,
 )
 from gridpath.errors import MapLoadError
