@@ -213,6 +213,11 @@ class Failure:
     got: float | None
     problem: str
 
+    @classmethod
+    def at(cls, map_name: str, scenario: Scenario, got: float | None, problem: str) -> Failure:
+        s = scenario
+        return cls(map_name, s.line, s.start, s.goal, s.optimal, got, problem)
+
 
 def report_failures(failures: Sequence[Failure]) -> None:
     """Every failed scenario, on stderr."""

@@ -104,15 +104,7 @@ def check(grid: Grid, scenario: Scenario, result: PathResult) -> Failure | None:
         problem = path_problem(grid, result.path, scenario, result.cost)
     if problem is None:
         return None
-    return Failure(
-        grid.name,
-        scenario.line,
-        scenario.start,
-        scenario.goal,
-        scenario.optimal,
-        result.cost,
-        problem,
-    )
+    return Failure.at(grid.name, scenario, result.cost, problem)
 
 
 def run_map(

@@ -266,23 +266,18 @@ class Server:
         line = next(x for x in status.splitlines() if x.startswith("VmRSS:"))
         return int(line.split()[1]) * 1024
 
-    def connection_split(self) -> list[int]:
-        """Established client connections held by each worker process, largest first.
-
-        uvicorn's workers share one listening socket and each accepted connection stays with
-        the worker that accepted it, so keep-alive clients are balanced per connection, not
-        per request: this shows how the connections fell.
-        """
-        from bench.procs import count_sockets, established_inodes, proc_table
-
-        if self.process is None:
-            return []
-        table = proc_table()
-        workers = [pid for pid, proc in table.items() if proc.ppid == self.process.pid]
-        holders = [pid for pid in workers if "resource_tracker" not in table[pid].command]
-        established = established_inodes(self.port)
-        counts = [count_sockets(pid, established) for pid in holders or [self.process.pid]]
-        return sorted(counts, reverse=True)
+    def cpu_seconds(self) -> float:
+        """CPU time used so far by the live processes of the server's group (the uvicorn
+        process and its workers: each server runs in its own process group)."""
+        ticks = 0
+        for stat in Path("/proc").glob("[0-9]*/stat"):
+            try:
+                fields = stat.read_text().rsplit(")", 1)[1].split()
+            except (OSError, IndexError):
+                continue  # the process ended meanwhile
+            if int(fields[2]) == self.pid:  # pgrp; utime and stime are fields 14 and 15
+                ticks += int(fields[11]) + int(fields[12])
+        return ticks / os.sysconf("SC_CLK_TCK")
 
 
 def start_all(servers: Sequence[Server], timeout: float = READY_TIMEOUT) -> None:

@@ -99,7 +99,7 @@ def check(grid, scenarios, name: str) -> tuple[list[float], list[int], list[Fail
         else:
             problem = path_problem(grid, result.path, s, cost)
         if problem is not None:
-            failures.append(Failure(name, s.line, s.start, s.goal, s.optimal, cost, problem))
+            failures.append(Failure.at(name, s, cost, problem))
         kernel_us.append(result.search_us)
         settled.append(result.expanded)
     return kernel_us, settled, failures
