@@ -1,52 +1,11 @@
-"""Memory per map and per search thread, and what the JPS+ jump table buys on the Moving AI maps.
+"""Memory per map and per search thread, and the JPS+ jump table per Moving AI map.
 
-Run from the repository root::
-
-    python -m bench.memory                          # 4096x4096 map, 13 maps, 100 queries each
-    python -m bench.memory --maps arena --limit 20  # a quick check
-    python -m bench.memory --size 1024              # a smaller random map for (a) and (b)
-
-(a) **One loaded map.** Each measurement runs in a fresh child process, so the resident
-set size (VmRSS, from ``/proc/self/status``) grows only by what is measured. The child
-imports the project and runs ``warm_up()`` first (compiled code is not counted), reads
-VmRSS, builds a seeded ``SIZE x SIZE`` walkable array (20 % of the cells blocked), reads
-VmRSS again, then runs ``Grid.from_walkable``, deletes the walkable array, collects
-garbage and reads VmRSS a third time. The growth reported is from the first reading (the
-walkable array is gone by the third, so growth from the second would leave its bytes
-out). The grid's arrays are listed with their ``nbytes`` and their resident bytes
-(``mincore``): ``terrain`` is zero-filled and never written on a one-class map, so it
-should take no memory. Two children: the default jump-table limit
-(``JUMP_TABLE_MAX_CELLS``, below 4096², so no table), and a limit of ``1 << 25``
-first with ``jumps.MIN_MEAN_RUN`` set to 0 (table built and kept: the random map's runs
-are too short for the service to keep one); the latter also times ``build_jump_table``
-alone (median of 3).
-
-Like the service (``app.state.release_large_frees``), each child first has glibc give
-blocks of 1 MiB or more mappings of their own, so that the map's freed temporaries leave
-the process instead of staying in its heap.
-
-(b) **Per-thread scratch.** ``SearchScratch(cells)`` for the padded cells of the same
-map: its ``nbytes``, and in a child process the VmRSS growth right after allocating it
-and after one long A* search (``find_path`` with ``Algorithm.ASTAR``, corner to corner,
-the two corners opened): the arrays are allocated untouched, so only the pages a search
-writes become resident. numpy asks for transparent huge pages on large arrays
-(``madvise``), so a page the search writes may bring 2 MiB in: the growth held in huge
-pages (``AnonHugePages``) is reported, and the 4 KiB pages of ``nodes`` holding a cell
-the search wrote (what would be resident with base pages only).
-
-(c) **JPS+ on the Moving AI maps.** Per map: the jump table's build time (median of 5
-calls of ``build_jump_table``) and size; then, on the same (evenly subsampled) scenarios,
-three kernels alternate per scenario (round-robin, starting one further along each time):
-``_jps.jps`` scanning (``table=None``), ``_jps.jps`` with ``grid.jump_table`` (JPS+), and
-``_astar.astar_octile``. Only the kernel call is timed (``perf_counter_ns``), each with
-its own scratch generation. All three must return the same status and the same optimal
-(straight, diagonal) step counts, and JPS's ``expand_jumps`` paths must be legal with
-those counts (JPS+ prunes intermediate jump points, so it expands fewer nodes than scanning
-and may pick another path of the same cost).
-
-The tables go to stdout as GitHub-flavoured Markdown, progress to stderr. The exit status
-is 1 if scan and table (or A*) ever disagree, 2 if the data could not be read or a child
-process failed. Linux only (``/proc/self/status``, ``mincore``).
+(a) One loaded random ``--size``² map and (b) one ``SearchScratch`` with one long A*
+search, each measured in a fresh child process (VmRSS from ``/proc``, resident arrays from
+``mincore``), like the service: glibc gives large blocks their own mappings first. (c) Per
+Moving AI map: the jump table's build time (median of 5), size and mean run, and whether the
+service keeps it. Method and latest tables: bench/README.md, "bench.memory". Exit status 2
+if the data could not be read or a child process failed. Linux only.
 """
 
 from __future__ import annotations
@@ -61,8 +20,7 @@ import statistics
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -70,15 +28,11 @@ import numpy as np
 
 from app.state import release_large_frees
 from bench.common import (
-    Progress,
-    Scenario,
-    add_limit,
     begin,
     header,
     load_scenarios,
     machine_line,
-    path_problem,
-    ready_scratch,
+    row,
     scenario_parser,
 )
 from gridpath.errors import MapLoadError
@@ -87,9 +41,6 @@ from gridpath.search import (
     Algorithm,
     SearchOptions,
     SearchScratch,
-    _astar,
-    _jps,
-    _records,
     find_path,
     jump_table,
 )
@@ -103,13 +54,11 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 SIZE = 4096
 BLOCKED_SHARE = 0.2
 BIG_TABLE_LIMIT = 1 << 25  # cells: enough for a 4096x4096 map's jump table
-DEFAULT_LIMIT = 100
 BIG_BUILD_REPEAT = 3
 BUILD_REPEAT = 5
 MB = 1e6
 SMALL_PAGE = 4096  # bytes in a base page (x86-64, arm64 Linux defaults)
 SQRT2 = math.sqrt(2.0)
-KERNELS = ("scan", "table", "astar")  # JPS scanning, JPS+ (jump table), A*
 Cell = tuple[int, int]
 
 
@@ -286,99 +235,7 @@ def in_child(**spec: Any) -> dict[str, Any]:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-# --- (c) JPS+ on the Moving AI maps ------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Outcome:
-    """What one kernel call returned: status, expansions, and on ``FOUND`` the path's
-    (straight, diagonal) step counts and, for JPS, the expanded cell path."""
-
-    status: int
-    expanded: int
-    steps: tuple[int, int] | None
-    path: np.ndarray | None
-
-
-@dataclass
-class MapRuns:
-    """One map's table figures and per-query kernel times (``runs`` and ``failures`` as
-    :class:`bench.common.Progress` reads them)."""
-
-    name: str
-    width: int
-    height: int
-    build_ms: float
-    table_bytes: int
-    mean_run: float  # jumps.mean_run of the table
-    kept: bool  # the service keeps the table (mean run >= jumps.MIN_MEAN_RUN)
-    ns: dict[str, list[int]] = field(default_factory=lambda: {k: [] for k in KERNELS})
-    failures: list[str] = field(default_factory=list)
-
-    @property
-    def runs(self) -> int:
-        return len(self.ns["table"])
-
-    @property
-    def cells(self) -> int:
-        return self.width * self.height
-
-
-Kernel = Callable[[int, int, int], tuple[int, int]]
-
-
-def kernels(grid: Grid, scratch: SearchScratch, table: np.ndarray) -> dict[str, Kernel]:
-    """The three kernels on ``grid``, as ``(start, goal, generation) -> (status, expanded)``,
-    with ``find_path``'s arguments for the default options (costs 1 and √2); JPS+ reads
-    ``table``."""
-    records = (_records.grid_record(grid), _records.rules_record(max_expanded=grid.cell_count))
-
-    def jps(table: np.ndarray | None) -> Kernel:
-        return lambda s, g, gen: _jps.jps(*records, scratch.record(gen), table, s, g)
-
-    return {
-        "scan": jps(None),
-        "table": jps(table),
-        "astar": lambda s, g, gen: _astar.astar_octile(*records, scratch.record(gen), s, g),
-    }
-
-
-def run_query(
-    grid: Grid, scratch: SearchScratch, calls: dict[str, Kernel], start: int, goal: int, first: int
-) -> dict[str, tuple[int, Outcome]]:
-    """Each kernel once, in round-robin order from ``KERNELS[first]``: ns and outcome."""
-    out: dict[str, tuple[int, Outcome]] = {}
-    for i in range(len(KERNELS)):
-        kind = KERNELS[(first + i) % len(KERNELS)]
-        generation = scratch.begin(grid.flat.size)
-        began = time.perf_counter_ns()
-        status, expanded = calls[kind](start, goal, generation)
-        elapsed = time.perf_counter_ns() - began
-        steps = path = None
-        if status == _kernels.FOUND:
-            nodes = scratch.nodes
-            steps = (int(nodes[goal, _kernels.COST_ORTH]), int(nodes[goal, _kernels.COST_DIAG]))
-            if kind != "astar":
-                path = _jps.expand_jumps(nodes, goal, grid.stride)
-        out[kind] = (elapsed, Outcome(int(status), int(expanded), steps, path))
-    return out
-
-
-def disagreement(grid: Grid, scenario: Scenario, outcomes: dict[str, Outcome]) -> str | None:
-    """Why the answers differ (None if scan, table and A* agree on status and step counts
-    and both JPS paths are legal paths of that length for ``scenario``)."""
-    answers = {k: (outcomes[k].status, outcomes[k].steps) for k in KERNELS}
-    if len(set(answers.values())) > 1:
-        return " != ".join(f"{k} (status {st}, steps {pair})" for k, (st, pair) in answers.items())
-    for kind in ("scan", "table"):
-        outcome = outcomes[kind]
-        if outcome.path is None:
-            continue
-        straight, diagonal = outcome.steps
-        problem = path_problem(grid, outcome.path, scenario, straight + diagonal * SQRT2)
-        if problem is not None:
-            return f"{kind}: expand_jumps {problem}"
-    return None
+# --- (c) the jump table per Moving AI map ---------------------------------------------------
 
 
 def table_build_ms(grid: Grid) -> tuple[float, np.ndarray]:
@@ -396,99 +253,20 @@ def table_build_ms(grid: Grid) -> tuple[float, np.ndarray]:
     return statistics.median(times), table
 
 
-def run_map(map_path: Path, limit: int, progress: Progress) -> MapRuns:
-    """Build time, table size, and the three kernels on the map's subsampled scenarios."""
-    grid, scenarios = load_scenarios(map_path, limit)
+def jump_table_row(map_path: Path) -> list[str]:
+    """One map: size, table build ms, MB, bytes per cell, mean run, kept by the service."""
+    grid, _ = load_scenarios(map_path, 1)
     if not jumps.wants_jump_table(grid.width, grid.height, DEFAULT_JUMP_TABLE_MAX_CELLS):
         raise ValueError(f"{grid.name}: too large for a jump table ({grid.cell_count:,} cells)")
     build_ms, table = table_build_ms(grid)  # also where the grid declined it: to show why
-    run = jumps.mean_run(table, grid.flat)
-    kept = jump_table(grid) is not None
-    runs = MapRuns(grid.name, grid.width, grid.height, build_ms, table.nbytes, run, kept)
-    scratch = SearchScratch()
-    ready_scratch(scratch, grid.flat.size)
-    calls = kernels(grid, scratch, table)
-    ends = [(grid.index(*s.start), grid.index(*s.goal)) for s in scenarios]
-    run_query(grid, scratch, calls, *ends[0], 0)  # untimed: the map and scratch into cache
-    progress.start(grid.name, len(scenarios))
-    for i, (scenario, (start, goal)) in enumerate(zip(scenarios, ends), start=1):
-        results = run_query(grid, scratch, calls, start, goal, i % len(KERNELS))
-        for kind, (elapsed, _) in results.items():
-            runs.ns[kind].append(elapsed)
-        outcomes = {k: outcome for k, (_, outcome) in results.items()}
-        problem = disagreement(grid, scenario, outcomes)
-        if problem is not None:
-            runs.failures.append(
-                f"{grid.name}.map.scen line {scenario.line}: start {list(scenario.start)} "
-                f"goal {list(scenario.goal)}: {problem}"
-            )
-        progress.update(i)
-    progress.finish(runs)
-    return runs
+    kept = "yes" if jump_table(grid) is not None else "no"
+    return [
+        grid.name, f"{grid.width}x{grid.height}", f"{build_ms:,.2f}", f"{table.nbytes / MB:,.2f}",
+        f"{table.nbytes / grid.cell_count:.2f}", f"{jumps.mean_run(table, grid.flat):.1f}", kept,
+    ]  # fmt: skip
 
 
-def jps_summary(name: str, size: str, maps: Sequence[MapRuns]) -> dict[str, Any]:
-    """One row: medians of the kernels' µs and of the per-query time ratios, pooled over
-    ``maps``; build ms and table bytes summed."""
-    ns = {k: np.concatenate([np.asarray(m.ns[k], dtype=np.float64) for m in maps]) for k in KERNELS}
-    table_bytes = sum(m.table_bytes for m in maps)
-    return {
-        "map": name,
-        "size": size,
-        "mean_run": maps[0].mean_run if len(maps) == 1 else None,
-        "kept": sum(m.kept for m in maps),
-        "queries": int(ns["table"].size),
-        "build_ms": sum(m.build_ms for m in maps),
-        "table_mb": table_bytes / MB,
-        "table_b_per_cell": table_bytes / sum(m.cells for m in maps),
-        **{f"{k}_us": float(np.median(ns[k])) / 1e3 for k in KERNELS},
-        "table_vs_scan": float(np.median(ns["scan"] / ns["table"])),
-        "table_vs_astar": float(np.median(ns["astar"] / ns["table"])),
-        "scan_vs_astar": float(np.median(ns["astar"] / ns["scan"])),
-    }
-
-
-JPS_COLUMNS = (
-    "map",
-    "size",
-    "queries",
-    "build ms",
-    "table MB",
-    "table B/cell",
-    "mean run",
-    "kept",
-    "JPS scan median µs",
-    "JPS+ median µs",
-    "A* median µs",
-    "JPS+ speed-up over JPS",
-    "JPS+ speed-up over A*",
-    "JPS speed-up over A*",
-)
-
-
-def jps_table(rows: Sequence[dict[str, Any]], total: dict[str, Any]) -> str:
-    lines = [header(JPS_COLUMNS, 2)]
-    for row in [*rows, total]:
-        cells = [
-            str(row["map"]),
-            str(row["size"]),
-            f"{row['queries']:,}",
-            f"{row['build_ms']:,.2f}",
-            f"{row['table_mb']:,.2f}",
-            f"{row['table_b_per_cell']:.2f}",
-            "" if row["mean_run"] is None else f"{row['mean_run']:.1f}",
-            ("yes" if row["kept"] else "no") if row["mean_run"] is not None else str(row["kept"]),
-            f"{row['scan_us']:,.1f}",
-            f"{row['table_us']:,.1f}",
-            f"{row['astar_us']:,.1f}",
-            f"{row['table_vs_scan']:.2f}x",
-            f"{row['table_vs_astar']:.2f}x",
-            f"{row['scan_vs_astar']:.2f}x",
-        ]
-        if row is total:
-            cells = [f"**{c}**" for c in cells]
-        lines.append(f"| {' | '.join(cells)} |")
-    return "\n".join(lines)
+JPS_COLUMNS = ("map", "size", "build ms", "table MB", "table B/cell", "mean run", "kept")
 
 
 # --- (a) and (b) tables ----------------------------------------------------------------------
@@ -541,14 +319,11 @@ def scratch_table(r: dict[str, Any]) -> str:
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = scenario_parser("python -m bench.memory", __doc__)
-    add_limit(parser, DEFAULT_LIMIT, "scenarios per map for (c), spread evenly over the file")
     parser.add_argument(
         "--size", type=int, default=SIZE, help="side of the random map of (a) and (b)"
     )
     parser.add_argument("--seed", type=int, default=2024, help="random map seed")
     args = parser.parse_args(argv)
-    if args.limit < 1:
-        parser.error("--limit must be at least 1")
     if args.size < 2:
         parser.error("--size must be at least 2")
     return args
@@ -592,24 +367,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(scratch_table(scratch))
     print(f"\n{machine_line(info)}\n")
 
-    progress = Progress(len(maps))
     try:
-        results = [run_map(path, args.limit, progress) for path in maps]
+        rows = [jump_table_row(path) for path in maps]
     except (MapLoadError, OSError, ValueError) as exc:
         print(f"\nerror: {exc}", file=sys.stderr)
         return 2
-    rows = [jps_summary(r.name, f"{r.width}x{r.height}", [r]) for r in results]
-    total = jps_summary("total", f"{len(results)} map{'s' if len(results) > 1 else ''}", results)
-    print(f"(c) JPS+ on the Moving AI maps (at most {args.limit} scenarios per map):\n")
-    print(jps_table(rows, total))
+    print("(c) The JPS+ jump table per Moving AI map (kept: the service keeps it):\n")
+    print("\n".join([header(JPS_COLUMNS, 2), *(row(cells) for cells in rows)]))
     print(f"\n{machine_line(info)}")
-
-    failures = [f for r in results for f in r.failures]
-    if failures:
-        print(f"\n{len(failures)} scenario(s) where the kernels disagree:", file=sys.stderr)
-        for failure in failures:
-            print(f"  {failure}", file=sys.stderr)
-    return 1 if failures else 0
+    return 0
 
 
 if __name__ == "__main__":

@@ -22,12 +22,11 @@ RUNS = {
         ["--maps", "arena", "--limit", "5"],
         "| **total** | **1 map** | **5** | **100** |",
     ),
-    "algorithms": (["--maps", "arena", "--limit", "2"], "| auto (default) | jps | optimal | 2 |"),
     "anyangle": (
         ["--maps", "arena", "--limit", "10"],
         "| arena | 10 | 0.9741 | 0.9661 | 20.0 | 80.0 | 0 |",
     ),
-    "memory": (["--size", "64", "--maps", "arena", "--limit", "3"], "| arena | 49x49 | 3 |"),
+    "memory": (["--size", "64", "--maps", "arena"], "| arena | 49x49 | "),
     "tiers": (
         ["--maps", "arena", "--check", "--limit", "20"],
         "subgoal tier: 0 scenario(s) failed",
