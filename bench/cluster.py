@@ -1,35 +1,7 @@
 """Cluster benchmark: several gridpath processes sharing one map store, over HTTP only.
 
-Run from the repository root (``make bench-cluster`` runs this)::
-
-    python -m bench.cluster                    # everything, about 3 minutes
-    python -m bench.cluster --quick            # small counts and short runs (a smoke test)
-    python -m bench.cluster --only store scale
-
-It starts its own ``redis-server`` (``--save '' --appendonly no``, a free loopback port, a
-temporary folder; a fresh, empty one for every experiment) and its own server processes
-(:mod:`bench.server`: ``uvicorn app.main:app``, one worker each, ``MAP_STORE=redis://...``
-or the folder store, ``MAPS_DIR`` the Moving AI folder, ``ADMIN_TOKEN`` set), and stops
-them all at the end. Experiments (``--only`` picks some):
-
-1. ``propagation`` (Redis): with 2 and with 3 processes, ``--changes`` map changes, each a
-   ``PATCH /maps/arena`` through the processes in turn (toggling one cell, blocked then
-   walkable). From the moment the PATCH is acknowledged (its answer read, with revision
-   N) every process is polled with ``GET /maps/arena`` (keep-alive connections, round
-   robin) until it reports revision N or later; the propagation time of a change is the
-   time until the last process did. The hash every process reports for N must match the
-   writer's.
-2. ``store``: short-query throughput (wrk, 8 connections, closed loop, Moving AI scenarios
-   shorter than 32 cells) of one process with the Redis store and one with the folder
-   store, both up, loaded in turn; reads never touch Redis, so they should not differ.
-3. ``scale``: the same load on one process (8 connections) and on two processes at once
-   (two load generators of 4 connections each, as a balancer in front of two replicas
-   would spread them), with the Redis store (the folder store where Redis is missing);
-   the runs alternate.
-
-Tables go to stdout as Markdown, progress to stderr; ``--json`` writes every figure. The
-Redis experiments are skipped, saying why, when ``redis-server`` is not installed or the
-app has no ``MAP_STORE`` setting yet.
+``python -m bench.cluster --help`` lists the options; the method and the latest results are
+in bench/README.md, "bench-cluster".
 """
 
 from __future__ import annotations

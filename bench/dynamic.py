@@ -3,60 +3,8 @@ queries on the same map, and queries per second **including the cost of the chan
 tier: where the online tier wins and where a preprocessed one overtakes it. A warm-up
 pass (two changes, 10 queries after each, checked, not counted) runs first.
 
-Run from the repository root (``make bench-dynamic`` runs the defaults)::
-
-    python -m bench.dynamic                                  # both modes, den312d and brc202d
-    python -m bench.dynamic --mode kernel --maps orz900d --batches 1 10 100
-    python -m bench.dynamic --mode http --endpoint path --changes 4
-
-**Changes**, from a seeded RNG (``--seed``), legal for the map (every cell inside it), in
-pairs: a change and the one that undoes it, so each pair starts from the map as loaded. The
-kinds take turns: a door closed and opened (a gap of at most 4 walkable cells between walls,
-open on both faces), a wall built and removed (a straight line of 16 cells through a
-walkable cell; only the cells it changed are opened again), 1, 10 and 100 random cells
-flipped and flipped back (among the walkable cells and their neighbours). ``--changes``
-(rounded up to even) changes run per batch size, each followed by a batch of ``B`` queries
-(``--batches``) drawn from the map's Moving AI scenarios (seeded, the same for every tier).
-A query whose start or goal a change blocked, or cut off, is answered "no path": the table
-notes how many.
-
-**Tiers**, each with its own copy of the map and the same changes, in turn (the order
-rotates every step, so they share the machine's noise). Kernel mode, in process, a change
-timed as the service makes it (``apply_edits``, which builds the new revision and the
-tables the earlier one had, then the tier's ``prepare`` as ``MapStore.apply`` calls it):
-
-* ``A*``: the revision alone (clearance, component labels, hash: what every revision
-  costs), queries ``find_path`` with ``algorithm: astar``;
-* ``JPS``: the service's defaults (``prepare_jps``: the block bitsets, updated around the
-  changed cells; ``SUBGOAL_MAX_CELLS`` 0), ``algorithm: jps``;
-* ``JPS+``: the JPS+ jump table (as ``bench.peers``' column), rebuilt per change, and no
-  block bitsets, so ``find_path`` with ``algorithm: jps`` serves it with the table, as it
-  did before block JPS;
-* ``subgoal``: the service with ``SUBGOAL_MAX_CELLS`` covering the map (the bitsets and the
-  subgoal hierarchy, rebuilt per change), ``algorithm: subgoal``.
-
-HTTP mode: real servers (``bench.server``: ``MAPS_DIR`` a temporary folder of links to the
-maps, one per tier, ``ADMIN_TOKEN``, ``MAPS_RELOAD`` off, ``MAX_BATCH_EXPANDED`` covering
-every query): A* and JPS on one with the defaults, subgoal on one with
-``SUBGOAL_MAX_CELLS``. A change is ``PATCH /maps/{name}``, timed until its answer (the
-process publishes the revision before it answers); the batch is one ``POST /paths``
-(``--endpoint paths``, at most 1,000 queries a request) or one ``POST /path`` per query,
-with ``revision`` pinned to the acknowledged revision and ``include: ["path"]``. The
-servers are stopped on exit (``--pid-file`` lists them for a shell trap).
-
-**Columns**: change ms and query µs (medians over every batch size; a query over HTTP is a
-request's time divided by its queries), queries/s including changes per batch size (the
-batch's queries over its changes' and queries' time), and where a preprocessed tier
-overtakes JPS: the batch size from which ``change + B x query`` (means) is lower, or
-"never". A second table gives the change ms per kind.
-
-**Checks** (untimed): every answer's cost equal across tiers for the same query and
-revision (to 1e-9), every path legal on that revision (8-neighbour steps on walkable cells,
-no corner cut, its length its cost), every answer from the tier asked (else counted as
-"served by another tier"), every HTTP answer on the pinned revision. Exit 1 if one fails,
-2 if the data cannot be read or a server does not start. Bounded: ``--changes`` x
-``--batches`` per map, ``--time-limit`` seconds in all (the batch size running then is
-dropped and the tables say so); loopback only.
+``python -m bench.dynamic --help`` lists the options; the method and the latest results are
+in bench/README.md, "bench.dynamic".
 """
 
 from __future__ import annotations
