@@ -26,12 +26,9 @@ import numpy as np
 
 if TYPE_CHECKING:
     from gridpath.grid import Grid
-    from gridpath.search import SearchScratch
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_DATA = REPO_ROOT.parent / "shared" / "benchmarks" / "movingai"
-# Charts and other generated files (ignored by git): the bench commands write them here.
-OUT_DIR = REPO_ROOT / "bench" / "out"
 MAX_CELLS = 4096 * 4096  # the service's default MAX_MAP_CELLS
 MAX_BYTES = 256 * 1024 * 1024  # the service's default MAX_MAP_BYTES
 SQRT2 = math.sqrt(2.0)
@@ -355,16 +352,6 @@ def begin(args: argparse.Namespace) -> tuple[list[Path], dict] | None:
     return maps, info
 
 
-def chart_path(path: Path | None, default_name: str) -> Path:
-    """Where a chart goes: ``path``, or ``default_name`` in :data:`OUT_DIR` (created)."""
-    target = path if path is not None else OUT_DIR / default_name
-    target.parent.mkdir(parents=True, exist_ok=True)
-    return target
-
-
-# --- progress ----------------------------------------------------------------------------
-
-
 class Progress:
     """A one-line progress bar per map on stderr (one plain line per map if not a TTY)."""
 
@@ -447,12 +434,3 @@ def percentile(sorted_values: Sequence[float], p: float) -> float:
         return 0.0
     rank = max(1, math.ceil(p / 100 * len(sorted_values)))
     return float(sorted_values[rank - 1])
-
-
-def ready_scratch(scratch: SearchScratch, cells: int) -> None:
-    """Grow ``scratch`` to ``cells`` nodes and touch every page before anything is timed."""
-    if scratch.capacity >= cells:
-        return
-    scratch.begin(cells)
-    for array in (scratch.nodes, scratch.frontier, scratch.g_cost, scratch.marks):
-        array.fill(0)  # state 0 and mark 0 never equal a live generation's stamps

@@ -362,11 +362,7 @@ def idle_health(port: int, count: int = 20) -> dict[str, Any]:
     probe = HealthProbe(port)
     latencies = [probe.probe() for _ in range(count)]
     ok = [x for x in latencies if x is not None]
-    return {
-        "probes": count,
-        "failures": count - len(ok),
-        "latency_us": latency_summary(ok),
-    }
+    return {"probes": count, "failures": count - len(ok), "latency_us": latency_summary(ok)}
 
 
 def require_wrk() -> None:

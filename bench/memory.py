@@ -27,23 +27,10 @@ from typing import Any
 import numpy as np
 
 from app.state import release_large_frees
-from bench.common import (
-    begin,
-    header,
-    load_scenarios,
-    machine_line,
-    row,
-    scenario_parser,
-)
+from bench.common import begin, header, load_scenarios, machine_line, row, scenario_parser
 from gridpath.errors import MapLoadError
 from gridpath.grid import Grid
-from gridpath.search import (
-    Algorithm,
-    SearchOptions,
-    SearchScratch,
-    find_path,
-    jump_table,
-)
+from gridpath.search import Algorithm, SearchOptions, SearchScratch, find_path, jump_table
 from gridpath.search import _frontier as _kernels
 from gridpath.search import _jumps as jumps
 from gridpath.search._jumps import build_jump_table
