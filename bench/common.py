@@ -32,7 +32,6 @@ DEFAULT_DATA = REPO_ROOT.parent / "shared" / "benchmarks" / "movingai"
 MAX_CELLS = 4096 * 4096  # the service's default MAX_MAP_CELLS
 MAX_BYTES = 256 * 1024 * 1024  # the service's default MAX_MAP_BYTES
 SQRT2 = math.sqrt(2.0)
-PROGRESS_WIDTH = 30
 
 
 def log(message: str) -> None:
@@ -353,50 +352,22 @@ def begin(args: argparse.Namespace) -> tuple[list[Path], dict] | None:
 
 
 class Progress:
-    """A one-line progress bar per map on stderr (one plain line per map if not a TTY)."""
+    """One line per map on stderr when it is done: scenarios, seconds, failures."""
 
     def __init__(self, maps: int) -> None:
-        self.maps = maps
-        self.index = 0
-        self.name = ""
-        self.total = 0
-        self.step = 1
-        self.began = 0.0
-        self.live = sys.stderr.isatty()
+        self.maps, self.index, self.name, self.began = maps, 0, "", 0.0
 
     def start(self, name: str, total: int) -> None:
         self.index += 1
-        self.name, self.total = name, total
-        self.step = max(1, total // 100)
-        self.began = time.perf_counter()
-        self._draw(0)
-
-    def update(self, done: int) -> None:
-        if self.live and (done % self.step == 0 or done == self.total):
-            self._draw(done)
+        self.name, self.began = name, time.perf_counter()
+        log(f"[{self.index}/{self.maps}] {name}: {total} scenarios ...")
 
     def finish(self, result: Any) -> None:
         """``result`` has ``runs`` (a count) and ``failures`` (a list)."""
         elapsed = time.perf_counter() - self.began
         failures = len(result.failures)
         status = "ok" if not failures else f"{failures} FAILED"
-        end = "\r\033[K" if self.live else ""
-        log(
-            f"{end}[{self.index}/{self.maps}] {self.name}: {result.runs} scenarios "
-            f"in {elapsed:.1f} s, {status}"
-        )
-
-    def _draw(self, done: int) -> None:
-        if not self.live:
-            return
-        filled = PROGRESS_WIDTH * done // max(1, self.total)
-        bar = "#" * filled + "." * (PROGRESS_WIDTH - filled)
-        print(
-            f"\r[{self.index}/{self.maps}] {self.name:<20} [{bar}] {done}/{self.total}",
-            end="",
-            file=sys.stderr,
-            flush=True,
-        )
+        log(f"[{self.index}/{self.maps}] {self.name}: {result.runs} in {elapsed:.1f} s, {status}")
 
 
 # --- Markdown tables ---------------------------------------------------------------------

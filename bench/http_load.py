@@ -6,10 +6,10 @@ Servers come from :mod:`bench.server`, load from :mod:`bench.load` (wrk, the ope
 client, the ``/health`` probe), tables from :mod:`bench.http_report`. Queries are Moving AI
 scenarios in three classes by published optimal length (``short`` < 32, ``medium``
 64-256, ``long`` >= 512 cells), up to ``--per-map`` of each per map, shuffled. Experiments,
-in this order: ``start`` (process start to ``/health`` 200, empty then filled numba cache),
-``closed`` (wrk per configuration and workload, ``/health`` probed during the long ones),
-``open`` (fixed offered rates, latency from each request's due time) and ``floor`` (a bare
-FastAPI endpoint, :mod:`bench.floor_app`, against gridpath's ``/path``, loaded in turn).
+in this order: ``closed`` (wrk per configuration and workload, ``/health`` probed during
+the long ones), ``open`` (fixed offered rates, latency from each request's due time) and
+``floor`` (a bare FastAPI endpoint, :mod:`bench.floor_app`, against gridpath's ``/path``,
+loaded in turn).
 Method and latest tables: bench/README.md, "bench-http".
 """
 
@@ -67,7 +67,7 @@ WORKLOADS: dict[str, tuple[str, dict[str, Any]]] = {
 SATURATING = ("long", "long A*")  # /health is probed during these
 # Server configurations of the closed-loop runs: (workers, SEARCH_THREADS per worker).
 CONFIGS: tuple[tuple[int, int], ...] = ((1, 1), (1, 2), (2, 1), (2, 2))
-EXPERIMENTS = ("start", "closed", "open", "floor")
+EXPERIMENTS = ("closed", "open", "floor")
 # The floor experiment: issue 15's query, on the README's demo maps.
 FLOOR_QUERY = {"map": "arena", "start": [2, 2], "goal": [24, 9]}
 FLOOR_MAPS = REPO_ROOT / "maps"
@@ -144,15 +144,10 @@ class Plan:
     floor_rounds: int
     experiments: tuple[str, ...]
 
-    def gridpath(self, workers: int, threads: int, cache: Path | None) -> ServerSpec:
+    def gridpath(self, workers: int, threads: int) -> ServerSpec:
         """gridpath serving the Moving AI maps with ``threads`` searches per worker."""
-        env = {"MAPS_DIR": str(self.data), "SEARCH_THREADS": str(threads), **numba_cache(cache)}
+        env = {"MAPS_DIR": str(self.data), "SEARCH_THREADS": str(threads)}
         return ServerSpec(env=env, workers=workers)
-
-
-def numba_cache(cache: Path | None) -> dict[str, str]:
-    """The servers' numba cache: ``cache``, or numba's default (None)."""
-    return {} if cache is None else {"NUMBA_CACHE_DIR": str(cache)}
 
 
 def closed_load(plan: Plan, server: Server, bodies: Path, duration: float) -> dict[str, Any]:
@@ -160,30 +155,14 @@ def closed_load(plan: Plan, server: Server, bodies: Path, duration: float) -> di
     return run_wrk(server.url, bodies, duration, plan.max_requests, plan.connections)
 
 
-def bench_cold_start(plan: Plan, cache: Path, pids: PidFile) -> list[dict[str, Any]]:
-    """Process start to ``/health`` 200 with ``cache`` (an empty folder) as numba's cache,
-    then again with the cache the first start filled."""
-    if any(cache.iterdir()):
-        raise ValueError(f"{cache} must be empty for a cold start")
-    rows = []
-    for label in ("cold (empty NUMBA_CACHE_DIR)", "warm (same NUMBA_CACHE_DIR)"):
-        log(f"start-up: {label}")
-        spec = plan.gridpath(1, 2, cache)
-        with running_server(spec, plan.ready_timeout, pids) as server:
-            rows.append(
-                {"cache": label, "port_open_s": server.port_open_s, "ready_s": server.ready_s}
-            )
-    return rows
-
-
 def bench_closed(
-    plan: Plan, files: dict[str, Path], cache: Path | None, pids: PidFile
+    plan: Plan, files: dict[str, Path], pids: PidFile
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """Every configuration x workload, closed loop; /health probed during the long ones."""
     rows, health = [], []
     for workers, threads in CONFIGS:
         name = config_name(workers, threads)
-        spec = plan.gridpath(workers, threads, cache)
+        spec = plan.gridpath(workers, threads)
         with running_server(spec, plan.ready_timeout, pids) as server:
             log(f"closed loop: {name}: warm-up {plan.warmup_duration:.0f} s")
             closed_load(plan, server, files["all"], plan.warmup_duration)
@@ -205,14 +184,12 @@ def bench_closed(
     return rows, health
 
 
-def bench_open(
-    plan: Plan, files: dict[str, Path], cache: Path | None, pids: PidFile
-) -> list[dict[str, Any]]:
+def bench_open(plan: Plan, files: dict[str, Path], pids: PidFile) -> list[dict[str, Any]]:
     """Fixed offered rates (open loop, the Python generator in its own process)."""
     rows = []
     for workers, threads in plan.open_configs:
         name = config_name(workers, threads)
-        spec = plan.gridpath(workers, threads, cache)
+        spec = plan.gridpath(workers, threads)
         with running_server(spec, plan.ready_timeout, pids) as server:
             log(f"open loop: {name}: warm-up")
             warm_up = (files["all"], 200, plan.warmup_duration, plan.max_requests)
@@ -229,12 +206,12 @@ def bench_open(
     return rows
 
 
-def bench_floor(plan: Plan, body: Path, cache: Path | None, pids: PidFile) -> dict[str, Any]:
+def bench_floor(plan: Plan, body: Path, pids: PidFile) -> dict[str, Any]:
     """The bare endpoint and gridpath's ``/path`` side by side: both servers up (one worker
     each), then loaded in turn, ``floor_rounds`` times each, with the same closed loop and
     the same body; gridpath's share of the floor's throughput."""
     specs = [
-        ServerSpec(env={"MAPS_DIR": str(FLOOR_MAPS), **numba_cache(cache)}, app=app, workers=1)
+        ServerSpec(env={"MAPS_DIR": str(FLOOR_MAPS)}, app=app, workers=1)
         for _, app in FLOOR_ENDPOINTS
     ]
     rounds = []
@@ -310,12 +287,6 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--floor-rounds", type=int, default=2, help="floor runs per endpoint (default 2)"
     )
-    parser.add_argument(
-        "--open-connections",
-        type=int,
-        default=32,
-        help="open-loop keep-alive connections (default 32)",
-    )
     add_run_options(parser, EXPERIMENTS)
     parser.add_argument("--quick", action="store_true", help="2 s runs, rates 500 and 1000")
     args = parser.parse_args(argv)
@@ -333,7 +304,7 @@ def make_plan(args: argparse.Namespace) -> Plan:
         open_duration=2.0 if quick else args.open_duration,
         max_requests=args.max_requests,
         connections=args.connections,
-        open_connections=args.open_connections,
+        open_connections=32,
         rates=(500.0, 1000.0) if quick else tuple(args.rates),
         open_configs=((1, 2), (2, 1)),
         ready_timeout=args.ready_timeout,
@@ -357,18 +328,12 @@ def run_all(plan: Plan, queries: dict[str, list[dict[str, Any]]], pids: PidFile)
     run = plan.experiments
     with tempfile.TemporaryDirectory(prefix="gridpath-bench-") as tmp:
         files = workload_files(Path(tmp), queries)
-        # With a cold start, a fresh numba cache it fills and the later servers reuse;
-        # without, numba's default cache (warm after any earlier run or test).
-        cache = Path(tmp) / "numba-cache" if "start" in run else None
-        if cache is not None:
-            cache.mkdir()
-            results["start"] = bench_cold_start(plan, cache, pids)
         if "closed" in run:
-            results["closed"], results["health"] = bench_closed(plan, files, cache, pids)
+            results["closed"], results["health"] = bench_closed(plan, files, pids)
         if "open" in run:
-            results["open"] = bench_open(plan, files, cache, pids)
+            results["open"] = bench_open(plan, files, pids)
         if "floor" in run:
-            results["floor"] = bench_floor(plan, files["floor"], cache, pids)
+            results["floor"] = bench_floor(plan, files["floor"], pids)
     results["app_changed_during_run"] = code_stamp() != stamp
     results["elapsed_s"] = time.perf_counter() - began
     return results

@@ -91,19 +91,6 @@ def table_health(rows: Sequence[dict[str, Any]]) -> str:
     return "\n".join(out)
 
 
-def table_start(rows: Sequence[dict[str, Any]]) -> str:
-    out = [
-        "Start-up (1 worker, 13 Moving AI maps; process start to the first answer and to "
-        "`/health` 200, polled every 10 ms):",
-        "",
-        "| numba cache | port open s | /health 200 s |",
-        "|---|---:|---:|",
-    ]
-    for r in rows:
-        out.append(f"| {r['cache']} | {r['port_open_s']:.2f} | {r['ready_s']:.2f} |")
-    return "\n".join(out)
-
-
 def table_floor(floor: dict[str, Any], connections: int, tool: str) -> str:
     """The bare endpoint and gridpath's /path, run in turn; gridpath's share of the floor."""
     query = json.dumps(floor["query"])
@@ -153,8 +140,6 @@ def print_report(results: dict[str, Any]) -> None:
         print(table_open(results["open"], plan["open_connections"]), end="\n\n")
     if results.get("health"):
         print(table_health(results["health"]), end="\n\n")
-    if results.get("start"):
-        print(table_start(results["start"]), end="\n\n")
     if results.get("floor"):
         print(table_floor(results["floor"], plan["connections"], tool), end="\n\n")
     print(results["machine_line"])

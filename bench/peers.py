@@ -397,13 +397,11 @@ def run_map(
                     for i in range(len(scenarios)):
                         if not (solver.slow and i not in slow_queries):
                             call(solver, i)
-                progress.update((r + 1) * len(scenarios))
         else:
             for i in range(len(scenarios)):
                 for solver in rotated(SOLVERS, i):
                     if not (solver.slow and i not in slow_queries):
                         call(solver, i)
-                progress.update(i + 1)
     finally:
         gc.unfreeze()
     for i, scenario in enumerate(scenarios):
