@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import http.client
-import json
 import os
 import shutil
 import signal
@@ -42,7 +40,7 @@ from bench.common import (
 )
 from bench.http_report import errors_text
 from bench.load import add_run_options, require_wrk, run_wrk
-from bench.server import HOST, PidFile, Server, ServerSpec, free_port, running
+from bench.server import HOST, JsonClient, PidFile, Server, ServerSpec, free_port, running
 
 EXPERIMENTS = ("propagation", "store", "scale")
 ADMIN_TOKEN = "bench-cluster-admin"
@@ -114,26 +112,6 @@ def redis_server(pids: PidFile, timeout: float = 10.0) -> Iterator[str]:
 # --- HTTP --------------------------------------------------------------------------------
 
 
-class Client:
-    """One keep-alive connection to one server process."""
-
-    def __init__(self, server: Server) -> None:
-        self.conn = http.client.HTTPConnection(HOST, server.port, timeout=10)
-
-    def call(self, method: str, path: str, body: dict | None = None) -> tuple[int, dict]:
-        headers = {"Authorization": f"Bearer {ADMIN_TOKEN}"}
-        data = None
-        if body is not None:
-            data = json.dumps(body).encode()
-            headers["Content-Type"] = "application/json"
-        self.conn.request(method, path, body=data, headers=headers)
-        response = self.conn.getresponse()
-        return response.status, json.loads(response.read() or b"null")
-
-    def close(self) -> None:
-        self.conn.close()
-
-
 # --- experiments -------------------------------------------------------------------------
 
 
@@ -185,14 +163,14 @@ def measure_propagation(plan: Plan, processes: int, pids: PidFile) -> dict[str, 
     with redis_server(pids) as url:
         specs = [plan.spec(url) for _ in range(processes)]
         with running(specs, plan.ready_timeout, pids) as servers:
-            clients = [Client(s) for s in servers]
+            clients = [JsonClient(s.port, ADMIN_TOKEN) for s in servers]
             try:
                 for i in range(plan.changes):
                     writer = clients[i % processes]
                     value = "blocked" if i % 2 == 0 else "walkable"
                     edit = {"set": [{"cells": [cell], "value": value}]}
                     sent = time.perf_counter()
-                    status, answer = writer.call("PATCH", path, edit)
+                    status, answer = writer.call("PATCH", path, edit, admin=True)
                     acked = time.perf_counter()
                     if status != 200:
                         refused[status] = refused.get(status, 0) + 1
@@ -204,7 +182,7 @@ def measure_propagation(plan: Plan, processes: int, pids: PidFile) -> dict[str, 
                     while pending and time.perf_counter() < deadline:
                         for k in sorted(pending):
                             began = time.perf_counter()
-                            _, info = clients[k].call("GET", path)
+                            _, info = clients[k].call("GET", path, admin=True)
                             poll_us.append((time.perf_counter() - began) * 1e6)
                             if info["revision"] >= revision:
                                 pending.discard(k)

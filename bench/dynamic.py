@@ -23,7 +23,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
-import orjson
 
 from bench.common import (
     Scenario,
@@ -37,7 +36,7 @@ from bench.common import (
     row,
     scenario_parser,
 )
-from bench.server import HOST, PidFile, Server, ServerSpec, running
+from bench.server import JsonClient, PidFile, Server, ServerSpec, running
 from gridpath.errors import GoalBlocked, StartBlocked
 from gridpath.grid import Grid
 from gridpath.grid.edits import Edit, apply_edits
@@ -309,29 +308,23 @@ class HttpTier:
     queried with ``revision`` pinned to the revision the change acknowledged."""
 
     def __init__(
-        self, name: str, preprocessed: bool, algorithm: str, server: Server, map_name: str,
-        endpoint: str,
-    ) -> None:  # fmt: skip
+        self, name: str, preprocessed: bool, algorithm: str, server: Server, map_name: str
+    ) -> None:
         self.name, self.preprocessed, self.algorithm = name, preprocessed, algorithm
-        self.map_name, self.endpoint = map_name, endpoint
-        self.conn = http.client.HTTPConnection(HOST, server.port, timeout=REQUEST_TIMEOUT)
+        self.map_name = map_name
+        self.client = JsonClient(server.port, ADMIN_TOKEN, timeout=REQUEST_TIMEOUT)
         self.last_used = 0.0
 
     def fresh_connection(self) -> None:
         """A new connection (untimed) if this one sat idle while the other tiers ran: the
         server may have closed it (uvicorn's keep-alive timeout is 5 s)."""
         if time.perf_counter() - self.last_used > IDLE_RECONNECT_S:
-            self.conn.close()
-            self.conn.connect()
+            self.client.conn.close()
+            self.client.conn.connect()
 
     def call(self, method: str, path: str, body: dict, admin: bool = False) -> tuple[int, dict]:
         self.last_used = time.perf_counter()
-        headers = {"Content-Type": "application/json"}
-        if admin:
-            headers["Authorization"] = f"Bearer {ADMIN_TOKEN}"
-        self.conn.request(method, path, body=orjson.dumps(body), headers=headers)
-        response = self.conn.getresponse()
-        return response.status, orjson.loads(response.read())
+        return self.client.call(method, path, body, admin)
 
     def change(self, change: Change, revision: int) -> float:
         self.fresh_connection()
@@ -351,14 +344,6 @@ class HttpTier:
     def ask(self, queries: Sequence[Scenario], revision: int) -> tuple[list[float], list[Answer]]:
         seconds: list[float] = []
         answers: list[Answer] = []
-        if self.endpoint == "path":
-            for q in queries:
-                body = {"map": self.map_name, "revision": revision, **self.query(q)}
-                began = time.perf_counter()
-                _, result = self.call("POST", "/path", body)  # 422: an endpoint blocked
-                seconds.append(time.perf_counter() - began)
-                answers.append(self.answer(result, revision))
-            return seconds, answers
         for first in range(0, len(queries), MAX_BATCH):
             chunk = queries[first : first + MAX_BATCH]
             body = {"map": self.map_name, "revision": revision}
@@ -386,7 +371,7 @@ class HttpTier:
         return Answer(result["cost"], np.array(result["path"]), served_by=other)
 
     def close(self) -> None:
-        self.conn.close()
+        self.client.close()
 
 
 # --- the run --------------------------------------------------------------------------------
@@ -645,7 +630,7 @@ def http_mode(maps: Sequence[Path], plan: Plan, args: argparse.Namespace) -> lis
             grid, scenarios = load_scenarios(map_path, None)
             tiers = [
                 HttpTier(name, pre, algorithm, servers[where],
-                         http_map_name(map_path.stem, algorithm), args.endpoint)
+                         http_map_name(map_path.stem, algorithm))
                 for name, pre, algorithm, where in HTTP_TIERS
             ]  # fmt: skip
             try:
@@ -668,8 +653,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="changes per batch size, rounded up to even (default: %(default)s)",
     )  # fmt: skip
     parser.add_argument("--seed", type=int, default=1, help="changes and queries (default: 1)")
-    parser.add_argument("--endpoint", choices=("paths", "path"), default="paths",
-                        help="HTTP mode: one /paths per batch, or one /path per query")  # fmt: skip
     parser.add_argument(
         "--time-limit", type=float, default=DEFAULT_TIME_LIMIT, metavar="S",
         help="seconds for the whole run (default: %(default)s)",
@@ -698,7 +681,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             runs += kernel_runs
         if args.mode in ("http", "both"):
             http_runs = http_mode(maps, plan, args)
-            report(f"HTTP (PATCH, then POST /{args.endpoint})", http_runs, plan.batches)
+            report("HTTP (PATCH, then POST /paths)", http_runs, plan.batches)
             runs += http_runs
     except (RuntimeError, TimeoutError, ConnectionError, http.client.HTTPException) as exc:
         log(f"the server failed: {exc!r}")

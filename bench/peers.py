@@ -434,13 +434,10 @@ class Row:
     solver: str
     queries: int
     median_us: float
-    p95_us: float
     optimal_pct: float
     legal_pct: float
     vs_astar: float
     vs_jps: float
-    ratios_astar: np.ndarray = field(repr=False)
-    ratios_jps: np.ndarray = field(repr=False)
 
 
 def row_of(solver: str, runs: Sequence[MapRun]) -> Row:
@@ -453,20 +450,9 @@ def row_of(solver: str, runs: Sequence[MapRun]) -> Row:
             legal += answer.legal
             vs_astar.append(answer.ns / run.answers[OURS_ASTAR][i].ns)
             vs_jps.append(answer.ns / run.answers[OURS_JPS][i].ns)
-    n = len(us)
-    ra, rj = np.asarray(vs_astar), np.asarray(vs_jps)
-    return Row(
-        solver,
-        n,
-        float(np.median(us)),
-        float(np.percentile(us, 95)),
-        100.0 * optimal / n,
-        100.0 * legal / n,
-        float(np.median(ra)),
-        float(np.median(rj)),
-        ra,
-        rj,
-    )
+    n, median = len(us), lambda values: float(np.median(values))
+    return Row(solver, n, median(us), 100 * optimal / n, 100 * legal / n, median(vs_astar),
+               median(vs_jps))  # fmt: skip
 
 
 def by_map_table(runs: Sequence[MapRun]) -> str:
