@@ -1,11 +1,10 @@
-"""Memory per map and per search thread, and the JPS+ jump table per Moving AI map.
+"""Memory per map and per search thread.
 
 (a) One loaded random ``--size``² map and (b) one ``SearchScratch`` with one long A*
 search, each measured in a fresh child process (VmRSS from ``/proc``, resident arrays from
-``mincore``), like the service: glibc gives large blocks their own mappings first. (c) Per
-Moving AI map: the jump table's build time (median of 5), size and mean run, and whether the
-service keeps it. Method and latest tables: bench/README.md, "bench.memory". Exit status 2
-if the data could not be read or a child process failed. Linux only.
+``mincore``), like the service: glibc gives large blocks their own mappings first. The
+jump tables per Moving AI map are ``bench.tiers``' (build time and bytes). Method and latest
+tables: bench/README.md, "bench.memory". Exit status 2 if a child process failed. Linux only.
 """
 
 from __future__ import annotations
@@ -16,7 +15,6 @@ import gc
 import json
 import math
 import mmap
-import statistics
 import subprocess
 import sys
 import time
@@ -27,22 +25,14 @@ from typing import Any
 import numpy as np
 
 from app.state import release_large_frees
-from bench.common import begin, header, load_scenarios, machine_line, row, scenario_parser
-from gridpath.errors import MapLoadError
+from bench.common import REPO_ROOT, log, machine_info, machine_line
 from gridpath.grid import Grid
 from gridpath.search import Algorithm, SearchOptions, SearchScratch, find_path, jump_table
 from gridpath.search import _frontier as _kernels
-from gridpath.search import _jumps as jumps
-from gridpath.search._jumps import build_jump_table
-from gridpath.search.runners.jps import DEFAULT_JUMP_TABLE_MAX_CELLS
 from gridpath.search.warmup import warm_up
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
 SIZE = 4096
 BLOCKED_SHARE = 0.2
-BIG_TABLE_LIMIT = 1 << 25  # cells: enough for a 4096x4096 map's jump table
-BIG_BUILD_REPEAT = 3
-BUILD_REPEAT = 5
 MB = 1e6
 SMALL_PAGE = 4096  # bytes in a base page (x86-64, arm64 Linux defaults)
 SQRT2 = math.sqrt(2.0)
@@ -111,18 +101,16 @@ def corners(size: int) -> tuple[Cell, Cell]:
     return (0, 0), (size - 1, size - 1)
 
 
-def child_grid(size: int, seed: int, max_cells: int | None) -> dict[str, Any]:
+def child_grid(size: int, seed: int) -> dict[str, Any]:
     """(a), in a fresh process: VmRSS before and after loading one random map."""
     release_large_frees()  # as the service does at start-up
     warm_up()
-    if max_cells is not None:
-        jumps.MIN_MEAN_RUN = 0.0  # keep the table even though this random map's runs are short
     gc.collect()
     before = rss_bytes()
     walkable = random_walkable(size, seed)
     with_walkable = rss_bytes()
     grid = Grid.from_walkable("big", walkable)
-    jump_table(grid, max_cells or DEFAULT_JUMP_TABLE_MAX_CELLS)  # as the service does on load
+    jump_table(grid)  # as the service does on load (none on a map this size by default)
     del walkable
     gc.collect()
     after = rss_bytes()
@@ -135,12 +123,6 @@ def child_grid(size: int, seed: int, max_cells: int | None) -> dict[str, Any]:
         "jump_table": grid.jump_table,
         "terrain": grid.terrain,
     }
-    build_ms = []
-    if grid.jump_table is not None:
-        for _ in range(BIG_BUILD_REPEAT):
-            began = time.perf_counter_ns()
-            build_jump_table(grid.flat, grid.stride, 1)
-            build_ms.append((time.perf_counter_ns() - began) / 1e6)
     return {
         "cells": grid.cell_count,
         "rss_before": before,
@@ -148,7 +130,6 @@ def child_grid(size: int, seed: int, max_cells: int | None) -> dict[str, Any]:
         "rss_after": after,
         "nbytes": merge_minor({k: 0 if a is None else int(a.nbytes) for k, a in arrays.items()}),
         "resident": merge_minor({k: resident_bytes(a) for k, a in arrays.items()}),
-        "build_ms": build_ms,
     }
 
 
@@ -203,7 +184,7 @@ def child(spec: str) -> None:
     """Entry point of a child process: run one measurement, print its JSON on stdout."""
     args = json.loads(spec)
     if args["kind"] == "grid":
-        out = child_grid(args["size"], args["seed"], args["max_cells"])
+        out = child_grid(args["size"], args["seed"])
     else:
         out = child_scratch(args["size"], args["seed"])
     print(json.dumps(out), flush=True)
@@ -222,40 +203,6 @@ def in_child(**spec: Any) -> dict[str, Any]:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-# --- (c) the jump table per Moving AI map ---------------------------------------------------
-
-
-def table_build_ms(grid: Grid) -> tuple[float, np.ndarray]:
-    """Median ms of ``BUILD_REPEAT`` calls of ``build_jump_table`` (all equal to the grid's,
-    where the grid kept one), and the table."""
-    times = []
-    table = build_jump_table(grid.flat, grid.stride, 1)
-    for _ in range(BUILD_REPEAT):
-        began = time.perf_counter_ns()
-        table = build_jump_table(grid.flat, grid.stride, 1)
-        times.append((time.perf_counter_ns() - began) / 1e6)
-        kept = jump_table(grid)
-        if kept is not None and not np.array_equal(table, kept):
-            raise AssertionError(f"{grid.name}: build_jump_table differs from the grid's table")
-    return statistics.median(times), table
-
-
-def jump_table_row(map_path: Path) -> list[str]:
-    """One map: size, table build ms, MB, bytes per cell, mean run, kept by the service."""
-    grid, _ = load_scenarios(map_path, 1)
-    if not jumps.wants_jump_table(grid.width, grid.height, DEFAULT_JUMP_TABLE_MAX_CELLS):
-        raise ValueError(f"{grid.name}: too large for a jump table ({grid.cell_count:,} cells)")
-    build_ms, table = table_build_ms(grid)  # also where the grid declined it: to show why
-    kept = "yes" if jump_table(grid) is not None else "no"
-    return [
-        grid.name, f"{grid.width}x{grid.height}", f"{build_ms:,.2f}", f"{table.nbytes / MB:,.2f}",
-        f"{table.nbytes / grid.cell_count:.2f}", f"{jumps.mean_run(table, grid.flat):.1f}", kept,
-    ]  # fmt: skip
-
-
-JPS_COLUMNS = ("map", "size", "build ms", "table MB", "table B/cell", "mean run", "kept")
-
-
 # --- (a) and (b) tables ----------------------------------------------------------------------
 
 
@@ -263,25 +210,20 @@ def mb(n: float) -> str:
     return f"{n / MB:,.2f}"
 
 
-def grid_table(rows: Sequence[tuple[str, dict[str, Any]]]) -> str:
-    lines = [
-        "| jump-table limit | RSS growth MB | RSS B/cell | passable MB | labels MB "
-        "| jump table MB | terrain resident | resident arrays MB | build_jump_table ms |",
-        "|---|---:|---:|---:|---:|---:|---|---:|---:|",
-    ]
-    for label, r in rows:
-        growth = r["rss_after"] - r["rss_before"]
-        nbytes, resident = r["nbytes"], r["resident"]
-        terrain = resident["terrain"]
-        resident_word = "yes" if terrain > nbytes["terrain"] // 100 else "no"
-        build = f"{statistics.median(r['build_ms']):,.0f}" if r["build_ms"] else "-"
-        lines.append(
-            f"| {label} | {mb(growth)} | {growth / r['cells']:.2f} | {mb(nbytes['passable'])} "
-            f"| {mb(nbytes['labels'])} | {mb(nbytes['jump_table'])} "
-            f"| {resident_word} ({mb(terrain)} of {mb(nbytes['terrain'])} MB) "
-            f"| {mb(sum(resident.values()))} | {build} |"
-        )
-    return "\n".join(lines)
+def grid_table(r: dict[str, Any]) -> str:
+    growth = r["rss_after"] - r["rss_before"]
+    nbytes, resident = r["nbytes"], r["resident"]
+    terrain = resident["terrain"]
+    resident_word = "yes" if terrain > nbytes["terrain"] // 100 else "no"
+    return "\n".join([
+        "| RSS growth MB | RSS B/cell | passable MB | labels MB | jump table MB "
+        "| terrain resident | resident arrays MB |",
+        "|---:|---:|---:|---:|---:|---|---:|",
+        f"| {mb(growth)} | {growth / r['cells']:.2f} | {mb(nbytes['passable'])} "
+        f"| {mb(nbytes['labels'])} | {mb(nbytes['jump_table'])} "
+        f"| {resident_word} ({mb(terrain)} of {mb(nbytes['terrain'])} MB) "
+        f"| {mb(sum(resident.values()))} |",
+    ])  # fmt: skip
 
 
 def scratch_table(r: dict[str, Any]) -> str:
@@ -305,10 +247,8 @@ def scratch_table(r: dict[str, Any]) -> str:
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
-    parser = scenario_parser("python -m bench.memory", __doc__)
-    parser.add_argument(
-        "--size", type=int, default=SIZE, help="side of the random map of (a) and (b)"
-    )
+    parser = argparse.ArgumentParser(prog="python -m bench.memory", description=__doc__)
+    parser.add_argument("--size", type=int, default=SIZE, help="side of the random map")
     parser.add_argument("--seed", type=int, default=2024, help="random map seed")
     args = parser.parse_args(argv)
     if args.size < 2:
@@ -318,49 +258,25 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
-    started = begin(args)
-    if started is None:
-        return 2
-    maps, info = started
-    print(flush=True)
-
-    size, seed = args.size, args.seed
-    configurations = [
-        (f"default ({DEFAULT_JUMP_TABLE_MAX_CELLS:,} cells)", None),
-        (f"`1 << 25` ({BIG_TABLE_LIMIT:,} cells)", BIG_TABLE_LIMIT),
-    ]
+    info, size, seed = machine_info(), args.size, args.seed
     try:
-        grid_rows = []
-        for label, max_cells in configurations:
-            print(f"(a) {size}x{size} map, jump-table limit {label} ...", file=sys.stderr)
-            grid_rows.append(
-                (label, in_child(kind="grid", size=size, seed=seed, max_cells=max_cells))
-            )
-        print(f"(b) scratch for a {size}x{size} map, one long A* search ...", file=sys.stderr)
+        log(f"(a) a {size}x{size} map ...")
+        grid = in_child(kind="grid", size=size, seed=seed)
+        log(f"(b) scratch for a {size}x{size} map, one long A* search ...")
         scratch = in_child(kind="scratch", size=size, seed=seed)
     except (subprocess.CalledProcessError, OSError, ValueError) as exc:
-        print(f"error: a child process failed: {exc}", file=sys.stderr)
+        log(f"error: a child process failed: {exc}")
         return 2
     print(
         f"(a) One {size}x{size} map (seed {seed}, {BLOCKED_SHARE:.0%} blocked), loaded in a "
         "fresh process; MB = 10^6 bytes, B/cell per map cell:\n"
     )
-    print(grid_table(grid_rows))
-    print(f"\n{machine_line(info)}\n")
+    print(grid_table(grid))
     print(
-        f"(b) Per-thread scratch for the same map (a fresh process; path found: "
+        f"\n(b) Per-thread scratch for the same map (a fresh process; path found: "
         f"{scratch['found']}; transparent huge pages: {huge_page_mode()}):\n"
     )
     print(scratch_table(scratch))
-    print(f"\n{machine_line(info)}\n")
-
-    try:
-        rows = [jump_table_row(path) for path in maps]
-    except (MapLoadError, OSError, ValueError) as exc:
-        print(f"\nerror: {exc}", file=sys.stderr)
-        return 2
-    print("(c) The JPS+ jump table per Moving AI map (kept: the service keeps it):\n")
-    print("\n".join([header(JPS_COLUMNS, 2), *(row(cells) for cells in rows)]))
     print(f"\n{machine_line(info)}")
     return 0
 
