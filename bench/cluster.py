@@ -38,7 +38,7 @@ from bench.common import (
     write_bodies,
     write_json,
 )
-from bench.http_report import errors_text
+from bench.http_report import LATENCY_KEYS, errors_text
 from bench.load import add_run_options, require_wrk, run_wrk
 from bench.server import HOST, JsonClient, PidFile, Server, ServerSpec, free_port, running
 
@@ -334,22 +334,9 @@ def propagation_table(rows: Sequence[dict[str, Any]]) -> str:
     for r in rows:
         refused = sum(r["refused"].values())
         acknowledged = f"{r['acknowledged']:,}" + (f" ({refused} refused)" if refused else "")
-        lines.append(
-            row(
-                [
-                    r["processes"],
-                    f"{r['changes']:,}",
-                    acknowledged,
-                    ms(r["ack_p50_us"]),
-                    ms(r["p50_us"]),
-                    ms(r["p99_us"]),
-                    ms(r["max_us"]),
-                    r["lost"],
-                    r["hash_mismatches"],
-                    ms(r["poll_us"]),
-                ]
-            )  # fmt: skip
-        )
+        cells = [r["processes"], f"{r['changes']:,}", acknowledged, ms(r["ack_p50_us"])]
+        cells += [ms(r[k]) for k in ("p50_us", "p99_us", "max_us")]
+        lines.append(row([*cells, r["lost"], r["hash_mismatches"], ms(r["poll_us"])]))
     return "\n".join(lines)
 
 
@@ -358,21 +345,8 @@ def runs_table(runs: Sequence[dict[str, Any]], first: str) -> str:
     lines = [header(columns, 1)]
     for r in runs:
         lat = r["latency_us"]
-        lines.append(
-            row(
-                [
-                    r["label"],
-                    r["round"],
-                    f"{r['requests']:,}",
-                    f"{r['rps']:,.0f}",
-                    ms(lat["p50"]),
-                    ms(lat["p90"]),
-                    ms(lat["p99"]),
-                    ms(lat["max"]),
-                    errors_text(r),
-                ]
-            )  # fmt: skip
-        )
+        cells = [r["label"], r["round"], f"{r['requests']:,}", f"{r['rps']:,.0f}"]
+        lines.append(row([*cells, *(ms(lat[k]) for k in LATENCY_KEYS), errors_text(r)]))
     return "\n".join(lines)
 
 
@@ -408,30 +382,12 @@ def print_report(results: dict[str, Any]) -> None:
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(
-        prog="python -m bench.cluster",
-        description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    parser.add_argument(
-        "--data",
-        type=Path,
-        default=DEFAULT_DATA,
-        help="Moving AI folder, served as MAPS_DIR (default: %(default)s)",
-    )
-    parser.add_argument(
-        "--changes", type=int, default=200, help="changes per propagation run (default 200)"
-    )
-    parser.add_argument(
-        "--processes",
-        type=int,
-        nargs="+",
-        default=[2, 3],
-        help="process counts of the propagation runs (default 2 3)",
-    )
-    parser.add_argument(
-        "--duration", type=float, default=5.0, help="seconds per throughput run (default 5)"
-    )
+    parser = argparse.ArgumentParser(prog="python -m bench.cluster", description=__doc__)
+    parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="Moving AI folder")
+    parser.add_argument("--changes", type=int, default=200, help="changes per propagation run")
+    parser.add_argument("--processes", type=int, nargs="+", default=[2, 3],
+                        help="process counts of the propagation runs")  # fmt: skip
+    parser.add_argument("--duration", type=float, default=5.0, help="seconds per load run")
     parser.add_argument("--rounds", type=int, default=2, help="runs per variant (default 2)")
     add_run_options(parser, EXPERIMENTS)
     parser.add_argument("--quick", action="store_true", help="20 changes, 2 s runs, 1 round")

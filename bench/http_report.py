@@ -10,6 +10,7 @@ from bench.common import log, ms
 
 P99_TARGET_MS = 10.0  # at 1,000 requests/s, short and medium queries (issue 15)
 HEALTH_TARGET_MS = 50.0  # every /health probe while long searches saturate the server
+LATENCY_KEYS = ("p50", "p90", "p99", "max")
 FLOOR_TARGET = 0.70  # gridpath's /path over the bare endpoint's throughput (issue 15)
 
 

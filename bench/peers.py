@@ -185,41 +185,6 @@ def octile(a: Cell, b: Cell) -> float:
     return (dx + dy) + (SQRT2 - 2.0) * min(dx, dy)
 
 
-def legal_moves(walk: np.ndarray) -> tuple[list[tuple[Cell, Cell]], list[tuple[Cell, Cell]]]:
-    """Every legal undirected move once: (straight pairs, diagonal pairs), cells as (x, y)."""
-    h, w = walk.shape
-    straight: list[tuple[Cell, Cell]] = []
-    diagonal: list[tuple[Cell, Cell]] = []
-    right = walk[:, :-1] & walk[:, 1:]
-    down = walk[:-1, :] & walk[1:, :]
-    for y, x in zip(*np.nonzero(right)):
-        straight.append(((int(x), int(y)), (int(x) + 1, int(y))))
-    for y, x in zip(*np.nonzero(down)):
-        straight.append(((int(x), int(y)), (int(x), int(y) + 1)))
-    square = walk[:-1, :-1] & walk[:-1, 1:] & walk[1:, :-1] & walk[1:, 1:]  # 2x2 all open
-    for y, x in zip(*np.nonzero(square)):
-        diagonal.append(((int(x), int(y)), (int(x) + 1, int(y) + 1)))
-        diagonal.append(((int(x) + 1, int(y)), (int(x), int(y) + 1)))
-    return straight, diagonal
-
-
-def prepare_networkx(grid: Grid) -> tuple[Solve, ToPath]:
-    """networkx ``astar_path`` on a prebuilt graph of the legal moves (weights 1, sqrt 2)."""
-    import networkx as nx
-
-    walk = walkable_of(grid)
-    graph = nx.Graph()
-    graph.add_nodes_from((int(x), int(y)) for y, x in zip(*np.nonzero(walk)))
-    straight, diagonal = legal_moves(walk)
-    graph.add_edges_from(straight, weight=1.0)
-    graph.add_edges_from(diagonal, weight=SQRT2)
-
-    def solve(start: Cell, goal: Cell) -> Any:
-        return nx.astar_path(graph, start, goal, heuristic=octile, weight="weight")
-
-    return solve, lambda path: np.array(path)
-
-
 class TutorialGrid:
     """The grid of the tutorial A*: ``passable`` and ``neighbors`` with step costs."""
 
@@ -269,6 +234,24 @@ def tutorial_a_star(graph: TutorialGrid, start: Cell, goal: Cell) -> list[Cell] 
         path.append(came_from[path[-1]])
     path.reverse()
     return path
+
+
+def prepare_networkx(grid: Grid) -> tuple[Solve, ToPath]:
+    """networkx ``astar_path`` on a prebuilt graph of the legal moves (the tutorial grid's
+    neighbours: weights 1 and sqrt 2)."""
+    import networkx as nx
+
+    walk = walkable_of(grid)
+    tutorial = TutorialGrid(walk.tolist())
+    graph = nx.Graph()
+    cells = [(int(x), int(y)) for y, x in zip(*np.nonzero(walk))]
+    graph.add_nodes_from(cells)
+    graph.add_weighted_edges_from((c, n, w) for c in cells for n, w in tutorial.neighbors(c))
+
+    def solve(start: Cell, goal: Cell) -> Any:
+        return nx.astar_path(graph, start, goal, heuristic=octile, weight="weight")
+
+    return solve, lambda path: np.array(path)
 
 
 def prepare_heapq(grid: Grid) -> tuple[Solve, ToPath]:
