@@ -1,16 +1,10 @@
 """HTTP benchmark: the real server (uvicorn) under load on loopback, from separate processes
 (``make bench-http`` installs wrk, then runs this; ``--quick``: short runs, a smoke test;
-``--only``: some experiments).
-
-Servers come from :mod:`bench.server`, load from :mod:`bench.load` (wrk, the open-loop
-client, the ``/health`` probe), tables from :mod:`bench.http_report`. Queries are Moving AI
-scenarios in three classes by published optimal length (``short`` < 32, ``medium``
-64-256, ``long`` >= 512 cells), up to ``--per-map`` of each per map, shuffled. Experiments,
-in this order: ``closed`` (wrk per configuration and workload, ``/health`` probed during
-the long ones), ``open`` (fixed offered rates, latency from each request's due time) and
-``floor`` (a bare FastAPI endpoint, :mod:`bench.floor_app`, against gridpath's ``/path``,
-loaded in turn).
-Method and latest tables: bench/README.md, "bench-http".
+``--only``: some experiments). Servers come from :mod:`bench.server`, load from
+:mod:`bench.load`, tables from :mod:`bench.http_report`. Experiments: ``closed`` (wrk per
+configuration and workload), ``open`` (fixed offered rates, latency from each request's due
+time) and ``floor`` (a bare FastAPI endpoint, :mod:`bench.floor_app`, against gridpath's
+``/path``, loaded in turn). Method and latest tables: bench/README.md, "bench-http".
 """
 
 from __future__ import annotations
@@ -40,9 +34,7 @@ from bench.common import (
 )
 from bench.http_report import config_name, print_report
 from bench.load import (
-    HealthProbe,
     add_run_options,
-    idle_health,
     require_wrk,
     run_open_loop,
     run_wrk,
@@ -64,7 +56,6 @@ WORKLOADS: dict[str, tuple[str, dict[str, Any]]] = {
     "long": ("long", {}),
     "long A*": ("long", {"algorithm": "astar"}),
 }
-SATURATING = ("long", "long A*")  # /health is probed during these
 # Server configurations of the closed-loop runs: (workers, SEARCH_THREADS per worker).
 CONFIGS: tuple[tuple[int, int], ...] = ((1, 1), (1, 2), (2, 1), (2, 2))
 EXPERIMENTS = ("closed", "open", "floor")
@@ -155,33 +146,21 @@ def closed_load(plan: Plan, server: Server, bodies: Path, duration: float) -> di
     return run_wrk(server.url, bodies, duration, plan.max_requests, plan.connections)
 
 
-def bench_closed(
-    plan: Plan, files: dict[str, Path], pids: PidFile
-) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """Every configuration x workload, closed loop; /health probed during the long ones."""
-    rows, health = [], []
+def bench_closed(plan: Plan, files: dict[str, Path], pids: PidFile) -> list[dict[str, Any]]:
+    """Every configuration x workload, closed loop (wrk)."""
+    rows = []
     for workers, threads in CONFIGS:
         name = config_name(workers, threads)
         spec = plan.gridpath(workers, threads)
         with running_server(spec, plan.ready_timeout, pids) as server:
             log(f"closed loop: {name}: warm-up {plan.warmup_duration:.0f} s")
             closed_load(plan, server, files["all"], plan.warmup_duration)
-            if (workers, threads) == CONFIGS[0]:
-                health.append({"config": name, "load": "idle", **idle_health(server.port)})
             for workload in WORKLOADS:
                 log(f"closed loop: {name}: {workload} for {plan.closed_duration:.0f} s")
-                probe = HealthProbe(server.port) if workload in SATURATING else None
-                if probe:
-                    probe.start()
                 result = closed_load(plan, server, files[workload], plan.closed_duration)
-                if probe:
-                    load = f"{workload}, {plan.connections} connections"
-                    health.append({"config": name, "load": load, **probe.stop()})
-                rows.append(
-                    {"config": name, "workers": workers, "threads": threads, "queries": workload}
-                    | result
-                )
-    return rows, health
+                row = {"config": name, "workers": workers, "threads": threads}
+                rows.append(row | {"queries": workload} | result)
+    return rows
 
 
 def bench_open(plan: Plan, files: dict[str, Path], pids: PidFile) -> list[dict[str, Any]]:
@@ -329,7 +308,7 @@ def run_all(plan: Plan, queries: dict[str, list[dict[str, Any]]], pids: PidFile)
     with tempfile.TemporaryDirectory(prefix="gridpath-bench-") as tmp:
         files = workload_files(Path(tmp), queries)
         if "closed" in run:
-            results["closed"], results["health"] = bench_closed(plan, files, pids)
+            results["closed"] = bench_closed(plan, files, pids)
         if "open" in run:
             results["open"] = bench_open(plan, files, pids)
         if "floor" in run:

@@ -9,7 +9,6 @@ from typing import Any
 from bench.common import log, ms
 
 P99_TARGET_MS = 10.0  # at 1,000 requests/s, short and medium queries (issue 15)
-HEALTH_TARGET_MS = 50.0  # every /health probe while long searches saturate the server
 LATENCY_KEYS = ("p50", "p90", "p99", "max")
 FLOOR_TARGET = 0.70  # gridpath's /path over the bare endpoint's throughput (issue 15)
 
@@ -74,24 +73,6 @@ def table_open(rows: Sequence[dict[str, Any]], connections: int) -> str:
     return "\n".join(out)
 
 
-def table_health(rows: Sequence[dict[str, Any]]) -> str:
-    out = [
-        "`GET /health` every 50 ms from a separate client, a new connection per probe:",
-        "",
-        "| configuration | load | probes | p50 ms | p90 ms | p99 ms | max ms | failed "
-        "| max < 50 ms |",
-        "|---|---|---:|---:|---:|---:|---:|---:|---|",
-    ]
-    for r in rows:
-        lat = r["latency_us"]
-        met = "yes" if lat["max"] < HEALTH_TARGET_MS * 1000 and not r["failures"] else "**no**"
-        out.append(
-            f"| {r['config']} | {r['load']} | {r['probes']:,} | {ms(lat['p50'])} | "
-            f"{ms(lat['p90'])} | {ms(lat['p99'])} | {ms(lat['max'])} | {r['failures']} | {met} |"
-        )
-    return "\n".join(out)
-
-
 def table_floor(floor: dict[str, Any], connections: int, tool: str) -> str:
     """The bare endpoint and gridpath's /path, run in turn; gridpath's share of the floor."""
     query = json.dumps(floor["query"])
@@ -139,8 +120,6 @@ def print_report(results: dict[str, Any]) -> None:
         print(table_closed(results["closed"], plan["connections"], tool), end="\n\n")
     if results.get("open"):
         print(table_open(results["open"], plan["open_connections"]), end="\n\n")
-    if results.get("health"):
-        print(table_health(results["health"]), end="\n\n")
     if results.get("floor"):
         print(table_floor(results["floor"], plan["connections"], tool), end="\n\n")
     print(results["machine_line"])
