@@ -31,13 +31,12 @@ from bench.common import (
     machine_info,
     machine_line,
     ms,
-    parse_scenarios,
     percentile,
     row,
-    subsample,
     write_bodies,
     write_json,
 )
+from bench.http_load import build_queries
 from bench.http_report import LATENCY_KEYS, errors_text
 from bench.load import add_run_options, require_wrk, run_wrk
 from bench.server import HOST, JsonClient, PidFile, Server, ServerSpec, free_port, running
@@ -45,7 +44,6 @@ from bench.server import HOST, JsonClient, PidFile, Server, ServerSpec, free_por
 EXPERIMENTS = ("propagation", "store", "scale")
 ADMIN_TOKEN = "bench-cluster-admin"
 EDITED_MAP = "arena"
-SHORT_QUERY_MAX = 32.0  # published optimal length: bench.http_load's "short" class
 PROPAGATION_TIMEOUT_S = 5.0  # a change not seen everywhere by then counts as lost
 
 
@@ -212,19 +210,6 @@ def measure_propagation(plan: Plan, processes: int, pids: PidFile) -> dict[str, 
         "hash_mismatches": int(mismatched),
         "poll_us": statistics.median(poll_us) if poll_us else 0.0,
     }
-
-
-def short_bodies(data: Path, directory: Path, per_map: int = 40) -> Path:
-    """A file of ``/path`` bodies (a line each): short Moving AI queries of every map."""
-    bodies = []
-    for scen in sorted(data.glob("*.map.scen"), key=lambda p: p.name.lower()):
-        name = scen.name.removesuffix(".map.scen")
-        short = [s for s in parse_scenarios(scen) if s.optimal < SHORT_QUERY_MAX]
-        bodies += [
-            {"map": name, "start": list(s.start), "goal": list(s.goal)}
-            for s in subsample(short, per_map)
-        ]
-    return write_bodies(directory / "short.jsonl", bodies)
 
 
 def closed_load(
@@ -429,7 +414,8 @@ def run_all(plan: Plan, pids: PidFile) -> dict[str, Any]:
     redis_needed = {"propagation", "store"} & set(plan.experiments)
     if missing and redis_needed:
         results["skipped"].append(f"{' and '.join(sorted(redis_needed))}: {missing}")
-    bodies = short_bodies(plan.data, plan.state_root)
+    short = build_queries(plan.data, 40, seed=0)["short"]  # < 32 cells, 40 per map
+    bodies = write_bodies(plan.state_root / "short.jsonl", short)
     if "propagation" in plan.experiments and not missing:
         results["propagation"] = [measure_propagation(plan, n, pids) for n in plan.process_counts]
     if "store" in plan.experiments and not missing:

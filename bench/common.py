@@ -26,6 +26,7 @@ import numpy as np
 
 if TYPE_CHECKING:
     from gridpath.grid import Grid
+    from gridpath.search import SearchScratch
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_DATA = REPO_ROOT.parent / "shared" / "benchmarks" / "movingai"
@@ -130,16 +131,9 @@ def parse_scenarios(path: Path) -> list[Scenario]:
         if len(fields) != 9:
             raise ValueError(f"{path}:{number}: expected 9 tab-separated fields, got {len(fields)}")
         _, map_file, width, height, sx, sy, gx, gy, optimal = fields
+        start, goal, name = (int(sx), int(sy)), (int(gx), int(gy)), Path(map_file).name
         scenarios.append(
-            Scenario(
-                number,
-                Path(map_file).name,
-                int(width),
-                int(height),
-                (int(sx), int(sy)),
-                (int(gx), int(gy)),
-                float(optimal),
-            )
+            Scenario(number, name, int(width), int(height), start, goal, float(optimal))
         )
     return scenarios
 
@@ -405,3 +399,13 @@ def percentile(sorted_values: Sequence[float], p: float) -> float:
         return 0.0
     rank = max(1, math.ceil(p / 100 * len(sorted_values)))
     return float(sorted_values[rank - 1])
+
+
+def touched_scratch(cells: int) -> SearchScratch:
+    """A search scratch for ``cells`` nodes with every page touched now, not in a timed search."""
+    from gridpath.search import SearchScratch
+
+    scratch = SearchScratch(cells)
+    scratch.nodes.fill(0)
+    scratch.frontier.fill(0)
+    return scratch

@@ -35,6 +35,7 @@ from bench.common import (
     path_problem,
     row,
     scenario_parser,
+    touched_scratch,
 )
 from bench.server import JsonClient, PidFile, Server, ServerSpec, running
 from gridpath.errors import GoalBlocked, StartBlocked
@@ -251,9 +252,7 @@ class KernelTier:
         does not apply to this map."""
         if not self.build(grid):
             return False
-        self.grid, self.scratch = grid, SearchScratch(grid.flat.size)
-        self.scratch.nodes.fill(0)  # touch every page now, not in a timed search
-        self.scratch.frontier.fill(0)
+        self.grid, self.scratch = grid, touched_scratch(grid.flat.size)
         return True
 
     def change(self, change: Change, revision: int) -> float:

@@ -39,13 +39,13 @@ from bench.common import (
     scenario_parser,
     subsample,
     times,
+    touched_scratch,
 )
 from gridpath.errors import MapLoadError
 from gridpath.grid import Grid
 from gridpath.search import (
     Algorithm,
     SearchOptions,
-    SearchScratch,
     find_path,
     jump_table,
     subgoal_graph,
@@ -90,7 +90,7 @@ def prepare_ours(algorithm: Algorithm) -> Callable[[Grid], tuple[Solve, ToPath]]
     def prepare(grid: Grid) -> tuple[Solve, ToPath]:
         if algorithm == Algorithm.SUBGOAL:
             subgoal_graph(grid)  # the tier's build, as the service's before it publishes
-        scratch = _scratch(grid)
+        scratch = touched_scratch(grid.flat.size)
 
         def solve(start: Cell, goal: Cell) -> Any:
             return find_path(grid, start, goal, options, scratch=scratch)
@@ -105,7 +105,7 @@ def prepare_jps_plus(grid: Grid) -> tuple[Solve, ToPath]:
     none), which ``find_path`` no longer picks where block JPS applies, called the way
     ``find_path`` calls it."""
     options = SearchOptions(algorithm=Algorithm.JPS)
-    scratch = _scratch(grid)
+    scratch = touched_scratch(grid.flat.size)
     jump_table(grid)  # built now, not in the first timed query
 
     def solve(start: Cell, goal: Cell) -> Any:
@@ -113,13 +113,6 @@ def prepare_jps_plus(grid: Grid) -> tuple[Solve, ToPath]:
         return JPS.run(query, scratch)
 
     return solve, lambda outcome: outcome.path if outcome.status == FOUND else None
-
-
-def _scratch(grid: Grid) -> SearchScratch:
-    scratch = SearchScratch(grid.flat.size)
-    scratch.nodes.fill(0)  # touch every page now, not during a timed search
-    scratch.frontier.fill(0)
-    return scratch
 
 
 def prepare_tcod(grid: Grid) -> tuple[Solve, ToPath]:
