@@ -37,8 +37,8 @@ from bench.common import (
     write_json,
 )
 from bench.http_load import build_queries
-from bench.http_report import LATENCY_KEYS, errors_text
-from bench.load import add_run_options, require_wrk, run_wrk
+from bench.http_report import LATENCY_KEYS, LATENCY_MS, errors_text, latency_text
+from bench.load import add_run_options, load_figures, require_wrk, run_wrk
 from bench.server import HOST, JsonClient, PidFile, Server, ServerSpec, free_port, running
 
 EXPERIMENTS = ("propagation", "store", "scale")
@@ -48,11 +48,7 @@ PROPAGATION_TIMEOUT_S = 5.0  # a change not seen everywhere by then counts as lo
 
 
 def redis_supported() -> str | None:
-    """None if the app can use Redis as its map store; otherwise why not."""
-    from app.config import Settings
-
-    if "map_store" not in Settings.model_fields:
-        return "the app has no MAP_STORE setting yet"
+    """None if redis-server can be started here; otherwise why not."""
     if shutil.which("redis-server") is None:
         return "redis-server is not installed (Debian package redis-server)"
     return None
@@ -228,15 +224,8 @@ def pooled(results: Sequence[dict[str, Any]]) -> dict[str, Any]:
     for r in results:
         for kind, n in r["errors"].items():
             errors[kind] = errors.get(kind, 0) + n
-    latency = {k: max(r["latency_us"][k] for r in results) for k in ("p50", "p90", "p99", "max")}
-    return {
-        "duration_s": duration,
-        "requests": requests,
-        "rps": requests / duration if duration else 0.0,
-        "errors": errors,
-        "error_count": sum(errors.values()),
-        "latency_us": latency,
-    }
+    latency = {k: max(r["latency_us"][k] for r in results) for k in LATENCY_KEYS}
+    return load_figures(duration, requests, errors, latency)
 
 
 def load_together(plan: Plan, servers: Sequence[Server], bodies: Path) -> dict[str, Any]:
@@ -326,12 +315,12 @@ def propagation_table(rows: Sequence[dict[str, Any]]) -> str:
 
 
 def runs_table(runs: Sequence[dict[str, Any]], first: str) -> str:
-    columns = (first, "run", "requests", "req/s", "p50 ms", "p90 ms", "p99 ms", "max ms", "errors")
+    columns = (first, "run", "requests", "req/s", *LATENCY_MS, "errors")
     lines = [header(columns, 1)]
     for r in runs:
         lat = r["latency_us"]
         cells = [r["label"], r["round"], f"{r['requests']:,}", f"{r['rps']:,.0f}"]
-        lines.append(row([*cells, *(ms(lat[k]) for k in LATENCY_KEYS), errors_text(r)]))
+        lines.append(row([*cells, latency_text(lat), errors_text(r)]))
     return "\n".join(lines)
 
 

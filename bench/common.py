@@ -146,26 +146,17 @@ def subsample(items: list, limit: int | None) -> list:
     return [items[i * n // limit] for i in range(limit)]
 
 
-def find_maps(data: Path, names: Sequence[str] | None) -> list[Path]:
-    """The ``.map`` files to run: all in ``data`` (by name), or the ones named, in order."""
-    if not names:
-        return sorted(data.glob("*.map"), key=lambda p: p.name.lower())
-    paths = [data / (name if name.endswith(".map") else f"{name}.map") for name in names]
-    missing = [p.name for p in paths if not p.is_file()]
-    if missing:
-        raise FileNotFoundError(f"no such map in {data}: {', '.join(missing)}")
-    return paths
-
-
 def select_maps(data: Path, names: Sequence[str] | None) -> list[Path] | None:
-    """The maps to run, or None after saying on stderr why there are none."""
-    try:
-        maps = find_maps(data, names)
-    except FileNotFoundError as exc:
-        log(f"error: {exc}")
-        return None
-    if not maps:
-        log(f"error: no .map files in {data}")
+    """The ``.map`` files to run: all in ``data`` (by name), or the ones named, in order;
+    None after saying on stderr why there are none."""
+    if names:
+        maps = [data / (name if name.endswith(".map") else f"{name}.map") for name in names]
+        missing = [p.name for p in maps if not p.is_file()]
+    else:
+        maps, missing = sorted(data.glob("*.map"), key=lambda p: p.name.lower()), []
+    why = f"no such map in {data}: {', '.join(missing)}" if missing else f"no .map files in {data}"
+    if missing or not maps:
+        log(f"error: {why}")
         return None
     return maps
 

@@ -6,10 +6,11 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from bench.common import log, ms
+from bench.common import header, log, ms
 
 P99_TARGET_MS = 10.0  # at 1,000 requests/s, short and medium queries (issue 15)
 LATENCY_KEYS = ("p50", "p90", "p99", "max")
+LATENCY_MS = tuple(f"{k} ms" for k in LATENCY_KEYS)
 FLOOR_TARGET = 0.70  # gridpath's /path over the bare endpoint's throughput (issue 15)
 
 
@@ -17,6 +18,11 @@ def config_name(workers: int, threads: int) -> str:
     """``1 worker x 2 threads``: uvicorn workers x SEARCH_THREADS per worker."""
     plural = {True: "s", False: ""}
     return f"{workers} worker{plural[workers > 1]} x {threads} thread{plural[threads > 1]}"
+
+
+def latency_text(lat: dict[str, float]) -> str:
+    """p50, p90, p99 and max, in ms, as table cells."""
+    return " | ".join(ms(lat[k]) for k in LATENCY_KEYS)
 
 
 def errors_text(row: dict[str, Any]) -> str:
@@ -36,9 +42,9 @@ def table_closed(rows: Sequence[dict[str, Any]], connections: int, tool: str) ->
         f"Closed loop ({tool}, {connections} connections, each sends its next request when "
         "its last one is answered):",
         "",
-        "| configuration | queries | requests | req/s | vs 1x1 | p50 ms | p90 ms | p99 ms "
-        "| max ms | errors |",
-        "|---|---|---:|---:|---:|---:|---:|---:|---:|---|",
+        header(
+            ("configuration", "queries", "requests", "req/s", "vs 1x1", *LATENCY_MS, "errors"), 2
+        ),
     ]
     for r in sorted(
         rows, key=lambda r: (workloads.index(r["queries"]), r["workers"], r["threads"])
@@ -47,8 +53,7 @@ def table_closed(rows: Sequence[dict[str, Any]], connections: int, tool: str) ->
         ratio = r["rps"] / base[r["queries"]] if base.get(r["queries"]) else float("nan")
         out.append(
             f"| {r['config']} | {r['queries']} | {r['requests']:,} | {r['rps']:,.0f} | "
-            f"{ratio:.2f}x | {ms(lat['p50'])} | {ms(lat['p90'])} | {ms(lat['p99'])} | "
-            f"{ms(lat['max'])} | {errors_text(r)} |"
+            f"{ratio:.2f}x | {latency_text(lat)} | {errors_text(r)} |"
         )
     return "\n".join(out)
 
@@ -67,8 +72,8 @@ def table_open(rows: Sequence[dict[str, Any]], connections: int) -> str:
         met = "yes" if lat["p99"] < P99_TARGET_MS * 1000 and not r["error_count"] else "**no**"
         out.append(
             f"| {r['config']} | {r['queries']} | {r['offered_rps']:,.0f} | {r['rps']:,.0f} | "
-            f"{r['requests']:,} | {ms(lat['p50'])} | {ms(lat['p90'])} | {ms(lat['p99'])} | "
-            f"{ms(lat['max'])} | {errors_text(r)} | {met} | {r['max_send_lag_ms']:.1f} |"
+            f"{r['requests']:,} | {latency_text(lat)} | {errors_text(r)} | {met} | "
+            f"{r['max_send_lag_ms']:.1f} |"
         )
     return "\n".join(out)
 
@@ -80,17 +85,24 @@ def table_floor(floor: dict[str, Any], connections: int, tool: str) -> str:
         f"HTTP floor ({tool}, {connections} connections, one worker each, the runs alternate; "
         f"body `{query}`):",
         "",
-        "| endpoint | run | requests | req/s | server CPU µs per request | p50 ms | p90 ms "
-        "| p99 ms | max ms | errors |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|",
+        header(
+            (
+                "endpoint",
+                "run",
+                "requests",
+                "req/s",
+                "server CPU µs per request",
+                *LATENCY_MS,
+                "errors",
+            )
+        ),
     ]
     for r in floor["rounds"]:
         lat = r["latency_us"]
         cpu = f"{r['cpu_us']:,.0f}" if r.get("cpu_us") is not None else "-"
         out.append(
             f"| {r['endpoint']} | {r['round']} | {r['requests']:,} | {r['rps']:,.0f} | {cpu} | "
-            f"{ms(lat['p50'])} | {ms(lat['p90'])} | {ms(lat['p99'])} | {ms(lat['max'])} | "
-            f"{errors_text(r)} |"
+            f"{latency_text(lat)} | {errors_text(r)} |"
         )
     met = "met" if floor["ratio"] >= FLOOR_TARGET else "**not met**"
     out += [

@@ -51,6 +51,19 @@ def read_bodies(path: Path) -> list[bytes]:
     return bodies
 
 
+def load_figures(
+    duration_s: float, requests: int, errors: dict[str, int], latency_us: dict, offered=None
+) -> dict[str, Any]:
+    """One run's figures, the same form whatever the tool (wrk, the open loop, pooled runs)."""
+    rps = requests / duration_s if duration_s else 0.0
+    mode = "closed" if offered is None else "open"
+    return {
+        "mode": mode, "offered_rps": offered, "duration_s": duration_s, "sent": requests,
+        "requests": requests, "rps": rps, "errors": errors, "error_count": sum(errors.values()),
+        "latency_us": latency_us, "max_send_lag_ms": 0.0,
+    }  # fmt: skip
+
+
 class HttpError(Exception):
     """A response that could not be read (closed connection, bad framing)."""
 
@@ -114,19 +127,9 @@ class LoadResult:
         self.errors[kind] = self.errors.get(kind, 0) + 1
 
     def as_dict(self) -> dict[str, Any]:
-        completed = len(self.latencies_us)
-        return {
-            "mode": self.mode,
-            "offered_rps": self.offered_rps,
-            "duration_s": self.duration_s,
-            "sent": self.sent,
-            "requests": completed,
-            "rps": completed / self.duration_s if self.duration_s else 0.0,
-            "errors": self.errors,
-            "error_count": sum(self.errors.values()),
-            "latency_us": latency_summary(self.latencies_us),
-            "max_send_lag_ms": self.max_send_lag_ms,
-        }
+        done, latency = len(self.latencies_us), latency_summary(self.latencies_us)
+        figures = load_figures(self.duration_s, done, self.errors, latency, self.offered_rps)
+        return figures | {"sent": self.sent, "max_send_lag_ms": self.max_send_lag_ms}
 
 
 async def _exchange(
@@ -288,18 +291,8 @@ def run_wrk(
     raw = json.loads(lines[-1].removeprefix("WRK_JSON "))
     duration_s = raw["duration_us"] / 1e6
     errors = {k: v for k, v in raw["errors"].items() if v}
-    return {
-        "mode": "closed",
-        "offered_rps": None,
-        "duration_s": duration_s,
-        "sent": raw["requests"],
-        "requests": raw["requests"],
-        "rps": raw["requests"] / duration_s if duration_s else 0.0,
-        "errors": errors,
-        "error_count": sum(errors.values()),
-        "latency_us": {k: float(v) for k, v in raw["latency_us"].items()},
-        "max_send_lag_ms": 0.0,
-    }
+    latency = {k: float(v) for k, v in raw["latency_us"].items()}
+    return load_figures(duration_s, raw["requests"], errors, latency)
 
 
 def require_wrk() -> None:

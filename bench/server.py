@@ -2,15 +2,8 @@
 loopback port, started from the source tree (every process shares numba's on-disk kernel
 cache), in a process group of its own (``--workers N`` children go with it).
 
-::
-
-    with running([ServerSpec(env={"MAPS_DIR": maps}), ServerSpec(env=..., workers=2)]) as servers:
-        servers[0].url  # http://127.0.0.1:PORT, /health already answered 200
-        servers[0].request("POST", "/path", {"map": "arena", ...})  # status, headers, body, s
-
-    server = Server(ServerSpec(env=env), log_path=tmp_path / "server.log")
-    start_all([server])                 # concurrently, then ready on each
-    server.kill(); server.start(); server.wait_ready()  # a crash, then again on the same port
+(``with running([ServerSpec(...), ...]) as servers``, or ``start_all`` on :class:`Server`
+objects that a test may kill and start again on the same port).
 
 A process runs ``python -m uvicorn APP`` (or ``python -m app``, which exits 0 after SIGTERM)
 with ``--host 127.0.0.1 --port P --workers N`` and the spec's extra options, the caller's
