@@ -21,25 +21,21 @@ test: $(VENV)/.installed-dev
 test-quick: $(VENV)/.installed-dev
 	$(BIN)/python -m pytest -m "not system"
 
-## bench: Moving AI scenarios, algorithms, authority, serialisation, memory, JPS+ and the subgoal tier (needs ../shared/benchmarks/movingai)
+## bench: Moving AI scenarios, Theta*, memory, JPS+ and the subgoal tier (needs ../shared/benchmarks/movingai)
 bench: $(VENV)/.installed
 	$(BIN)/python -m bench.movingai
-	$(BIN)/python -m bench.algorithms
 	$(BIN)/python -m bench.anyangle
-	$(BIN)/python -m bench.authority
-	$(BIN)/python -m bench.serialize
 	$(BIN)/python -m bench.memory
 	$(BIN)/python -m bench.tiers --check
 
 ## bench-peers: our kernels against tcod, pyastar2d, python-pathfinding, networkx, heapq A*
-## (the chart goes to bench/out/)
 .PHONY: bench-peers
 bench-peers: $(VENV)/.installed
 	$(BIN)/python -m pip install --quiet -e '.[bench]'
 	$(BIN)/python -m bench.peers
 
 ## bench-http: the real server under HTTP load on loopback (wrk, and an open-loop client),
-## against a bare FastAPI endpoint as the floor; the chart goes to bench/out/
+## against a bare FastAPI endpoint as the floor
 .PHONY: bench-http
 bench-http: $(VENV)/.installed
 	@command -v wrk >/dev/null 2>&1 || { \
@@ -47,7 +43,6 @@ bench-http: $(VENV)/.installed
 	  if [ "$$(id -u)" = 0 ]; then apt-get install -y -qq wrk || { apt-get update -qq && apt-get install -y -qq wrk; }; \
 	  else sudo -n apt-get install -y -qq wrk; fi \
 	  || { echo "bench-http: could not install wrk (needs root or sudo: 'apt-get install wrk')"; exit 1; }; }
-	@$(BIN)/python -c 'import matplotlib' 2>/dev/null || $(BIN)/python -m pip install --quiet matplotlib
 	@pids=$$(mktemp); \
 	trap 'for g in $$(cat "$$pids" 2>/dev/null); do kill -KILL "-$$g" 2>/dev/null; done; rm -f "$$pids"' EXIT INT TERM; \
 	$(BIN)/python -m bench.http_load --pid-file "$$pids" $(BENCH_HTTP_ARGS)

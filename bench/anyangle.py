@@ -1,18 +1,8 @@
 """Any-angle paths (``algorithm: "theta"``, Lazy Theta*) against A* and string-pulled A*
 on the Moving AI scenarios: path length and time.
 
-Run from the repository root::
-
-    python -m bench.anyangle                      # every map, 30 scenarios each
-    python -m bench.anyangle --maps arena --limit 100
-
-Per scenario: A* (its cost, the octile grid optimum), the same path string-pulled (the
-``smooth`` waypoints: their polyline length), and Theta* (its Euclidean length). Every
-Theta* answer is checked: its waypoints validate in ``waypoints`` mode, its cells in
-``cells`` mode; how often its length is above A*'s cost is counted (Lazy Theta* does
-not promise otherwise: README, "Any-angle paths"). The table (stdout, Markdown) gives
-the mean lengths relative to A*'s cost, how often Theta* is shorter than / equal to /
-longer than string-pulled A*, and the median times. Exit status 1 if a check failed.
+``python -m bench.anyangle --help`` lists the options; the method and the latest results are
+in bench/README.md, "bench.anyangle".
 """
 
 from __future__ import annotations

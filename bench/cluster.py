@@ -1,43 +1,13 @@
 """Cluster benchmark: several gridpath processes sharing one map store, over HTTP only.
 
-Run from the repository root (``make bench-cluster`` runs this)::
-
-    python -m bench.cluster                    # everything, about 3 minutes
-    python -m bench.cluster --quick            # small counts and short runs (a smoke test)
-    python -m bench.cluster --only store scale
-
-It starts its own ``redis-server`` (``--save '' --appendonly no``, a free loopback port, a
-temporary folder; a fresh, empty one for every experiment) and its own server processes
-(:mod:`bench.server`: ``uvicorn app.main:app``, one worker each, ``MAP_STORE=redis://...``
-or the folder store, ``MAPS_DIR`` the Moving AI folder, ``ADMIN_TOKEN`` set), and stops
-them all at the end. Experiments (``--only`` picks some):
-
-1. ``propagation`` (Redis): with 2 and with 3 processes, ``--changes`` map changes, each a
-   ``PATCH /maps/arena`` through the processes in turn (toggling one cell, blocked then
-   walkable). From the moment the PATCH is acknowledged (its answer read, with revision
-   N) every process is polled with ``GET /maps/arena`` (keep-alive connections, round
-   robin) until it reports revision N or later; the propagation time of a change is the
-   time until the last process did. The hash every process reports for N must match the
-   writer's.
-2. ``store``: short-query throughput (wrk, 8 connections, closed loop, Moving AI scenarios
-   shorter than 32 cells) of one process with the Redis store and one with the folder
-   store, both up, loaded in turn; reads never touch Redis, so they should not differ.
-3. ``scale``: the same load on one process (8 connections) and on two processes at once
-   (two load generators of 4 connections each, as a balancer in front of two replicas
-   would spread them), with the Redis store (the folder store where Redis is missing);
-   the runs alternate.
-
-Tables go to stdout as Markdown, progress to stderr; ``--json`` writes every figure. The
-Redis experiments are skipped, saying why, when ``redis-server`` is not installed or the
-app has no ``MAP_STORE`` setting yet.
+``python -m bench.cluster --help`` lists the options; the method and the latest results are
+in bench/README.md, "bench-cluster".
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
-import http.client
-import json
 import os
 import shutil
 import signal
@@ -61,30 +31,24 @@ from bench.common import (
     machine_info,
     machine_line,
     ms,
-    parse_scenarios,
     percentile,
     row,
-    subsample,
     write_bodies,
     write_json,
 )
-from bench.http_report import errors_text
-from bench.load import add_run_options, require_wrk, run_wrk
-from bench.server import HOST, PidFile, Server, ServerSpec, free_port, running
+from bench.http_load import build_queries
+from bench.http_report import LATENCY_KEYS, LATENCY_MS, errors_text, latency_text
+from bench.load import add_run_options, load_figures, require_wrk, run_wrk
+from bench.server import HOST, JsonClient, PidFile, Server, ServerSpec, free_port, running
 
 EXPERIMENTS = ("propagation", "store", "scale")
 ADMIN_TOKEN = "bench-cluster-admin"
 EDITED_MAP = "arena"
-SHORT_QUERY_MAX = 32.0  # published optimal length: bench.http_load's "short" class
 PROPAGATION_TIMEOUT_S = 5.0  # a change not seen everywhere by then counts as lost
 
 
 def redis_supported() -> str | None:
-    """None if the app can use Redis as its map store; otherwise why not."""
-    from app.config import Settings
-
-    if "map_store" not in Settings.model_fields:
-        return "the app has no MAP_STORE setting yet"
+    """None if redis-server can be started here; otherwise why not."""
     if shutil.which("redis-server") is None:
         return "redis-server is not installed (Debian package redis-server)"
     return None
@@ -142,26 +106,6 @@ def redis_server(pids: PidFile, timeout: float = 10.0) -> Iterator[str]:
 # --- HTTP --------------------------------------------------------------------------------
 
 
-class Client:
-    """One keep-alive connection to one server process."""
-
-    def __init__(self, server: Server) -> None:
-        self.conn = http.client.HTTPConnection(HOST, server.port, timeout=10)
-
-    def call(self, method: str, path: str, body: dict | None = None) -> tuple[int, dict]:
-        headers = {"Authorization": f"Bearer {ADMIN_TOKEN}"}
-        data = None
-        if body is not None:
-            data = json.dumps(body).encode()
-            headers["Content-Type"] = "application/json"
-        self.conn.request(method, path, body=data, headers=headers)
-        response = self.conn.getresponse()
-        return response.status, json.loads(response.read() or b"null")
-
-    def close(self) -> None:
-        self.conn.close()
-
-
 # --- experiments -------------------------------------------------------------------------
 
 
@@ -213,14 +157,14 @@ def measure_propagation(plan: Plan, processes: int, pids: PidFile) -> dict[str, 
     with redis_server(pids) as url:
         specs = [plan.spec(url) for _ in range(processes)]
         with running(specs, plan.ready_timeout, pids) as servers:
-            clients = [Client(s) for s in servers]
+            clients = [JsonClient(s.port, ADMIN_TOKEN) for s in servers]
             try:
                 for i in range(plan.changes):
                     writer = clients[i % processes]
                     value = "blocked" if i % 2 == 0 else "walkable"
                     edit = {"set": [{"cells": [cell], "value": value}]}
                     sent = time.perf_counter()
-                    status, answer = writer.call("PATCH", path, edit)
+                    status, answer = writer.call("PATCH", path, edit, admin=True)
                     acked = time.perf_counter()
                     if status != 200:
                         refused[status] = refused.get(status, 0) + 1
@@ -232,7 +176,7 @@ def measure_propagation(plan: Plan, processes: int, pids: PidFile) -> dict[str, 
                     while pending and time.perf_counter() < deadline:
                         for k in sorted(pending):
                             began = time.perf_counter()
-                            _, info = clients[k].call("GET", path)
+                            _, info = clients[k].call("GET", path, admin=True)
                             poll_us.append((time.perf_counter() - began) * 1e6)
                             if info["revision"] >= revision:
                                 pending.discard(k)
@@ -264,19 +208,6 @@ def measure_propagation(plan: Plan, processes: int, pids: PidFile) -> dict[str, 
     }
 
 
-def short_bodies(data: Path, directory: Path, per_map: int = 40) -> Path:
-    """A file of ``/path`` bodies (a line each): short Moving AI queries of every map."""
-    bodies = []
-    for scen in sorted(data.glob("*.map.scen"), key=lambda p: p.name.lower()):
-        name = scen.name.removesuffix(".map.scen")
-        short = [s for s in parse_scenarios(scen) if s.optimal < SHORT_QUERY_MAX]
-        bodies += [
-            {"map": name, "start": list(s.start), "goal": list(s.goal)}
-            for s in subsample(short, per_map)
-        ]
-    return write_bodies(directory / "short.jsonl", bodies)
-
-
 def closed_load(
     plan: Plan, server: Server, bodies: Path, duration: float, connections: int
 ) -> dict[str, Any]:
@@ -293,15 +224,8 @@ def pooled(results: Sequence[dict[str, Any]]) -> dict[str, Any]:
     for r in results:
         for kind, n in r["errors"].items():
             errors[kind] = errors.get(kind, 0) + n
-    latency = {k: max(r["latency_us"][k] for r in results) for k in ("p50", "p90", "p99", "max")}
-    return {
-        "duration_s": duration,
-        "requests": requests,
-        "rps": requests / duration if duration else 0.0,
-        "errors": errors,
-        "error_count": sum(errors.values()),
-        "latency_us": latency,
-    }
+    latency = {k: max(r["latency_us"][k] for r in results) for k in LATENCY_KEYS}
+    return load_figures(duration, requests, errors, latency)
 
 
 def load_together(plan: Plan, servers: Sequence[Server], bodies: Path) -> dict[str, Any]:
@@ -384,45 +308,19 @@ def propagation_table(rows: Sequence[dict[str, Any]]) -> str:
     for r in rows:
         refused = sum(r["refused"].values())
         acknowledged = f"{r['acknowledged']:,}" + (f" ({refused} refused)" if refused else "")
-        lines.append(
-            row(
-                [
-                    r["processes"],
-                    f"{r['changes']:,}",
-                    acknowledged,
-                    ms(r["ack_p50_us"]),
-                    ms(r["p50_us"]),
-                    ms(r["p99_us"]),
-                    ms(r["max_us"]),
-                    r["lost"],
-                    r["hash_mismatches"],
-                    ms(r["poll_us"]),
-                ]
-            )  # fmt: skip
-        )
+        cells = [r["processes"], f"{r['changes']:,}", acknowledged, ms(r["ack_p50_us"])]
+        cells += [ms(r[k]) for k in ("p50_us", "p99_us", "max_us")]
+        lines.append(row([*cells, r["lost"], r["hash_mismatches"], ms(r["poll_us"])]))
     return "\n".join(lines)
 
 
 def runs_table(runs: Sequence[dict[str, Any]], first: str) -> str:
-    columns = (first, "run", "requests", "req/s", "p50 ms", "p90 ms", "p99 ms", "max ms", "errors")
+    columns = (first, "run", "requests", "req/s", *LATENCY_MS, "errors")
     lines = [header(columns, 1)]
     for r in runs:
         lat = r["latency_us"]
-        lines.append(
-            row(
-                [
-                    r["label"],
-                    r["round"],
-                    f"{r['requests']:,}",
-                    f"{r['rps']:,.0f}",
-                    ms(lat["p50"]),
-                    ms(lat["p90"]),
-                    ms(lat["p99"]),
-                    ms(lat["max"]),
-                    errors_text(r),
-                ]
-            )  # fmt: skip
-        )
+        cells = [r["label"], r["round"], f"{r['requests']:,}", f"{r['rps']:,.0f}"]
+        lines.append(row([*cells, latency_text(lat), errors_text(r)]))
     return "\n".join(lines)
 
 
@@ -458,30 +356,12 @@ def print_report(results: dict[str, Any]) -> None:
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(
-        prog="python -m bench.cluster",
-        description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    parser.add_argument(
-        "--data",
-        type=Path,
-        default=DEFAULT_DATA,
-        help="Moving AI folder, served as MAPS_DIR (default: %(default)s)",
-    )
-    parser.add_argument(
-        "--changes", type=int, default=200, help="changes per propagation run (default 200)"
-    )
-    parser.add_argument(
-        "--processes",
-        type=int,
-        nargs="+",
-        default=[2, 3],
-        help="process counts of the propagation runs (default 2 3)",
-    )
-    parser.add_argument(
-        "--duration", type=float, default=5.0, help="seconds per throughput run (default 5)"
-    )
+    parser = argparse.ArgumentParser(prog="python -m bench.cluster", description=__doc__)
+    parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="Moving AI folder")
+    parser.add_argument("--changes", type=int, default=200, help="changes per propagation run")
+    parser.add_argument("--processes", type=int, nargs="+", default=[2, 3],
+                        help="process counts of the propagation runs")  # fmt: skip
+    parser.add_argument("--duration", type=float, default=5.0, help="seconds per load run")
     parser.add_argument("--rounds", type=int, default=2, help="runs per variant (default 2)")
     add_run_options(parser, EXPERIMENTS)
     parser.add_argument("--quick", action="store_true", help="20 changes, 2 s runs, 1 round")
@@ -523,7 +403,8 @@ def run_all(plan: Plan, pids: PidFile) -> dict[str, Any]:
     redis_needed = {"propagation", "store"} & set(plan.experiments)
     if missing and redis_needed:
         results["skipped"].append(f"{' and '.join(sorted(redis_needed))}: {missing}")
-    bodies = short_bodies(plan.data, plan.state_root)
+    short = build_queries(plan.data, 40, seed=0)["short"]  # < 32 cells, 40 per map
+    bodies = write_bodies(plan.state_root / "short.jsonl", short)
     if "propagation" in plan.experiments and not missing:
         results["propagation"] = [measure_propagation(plan, n, pids) for n in plan.process_counts]
     if "store" in plan.experiments and not missing:

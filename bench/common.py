@@ -26,15 +26,13 @@ import numpy as np
 
 if TYPE_CHECKING:
     from gridpath.grid import Grid
+    from gridpath.search import SearchScratch
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_DATA = REPO_ROOT.parent / "shared" / "benchmarks" / "movingai"
-# Charts and other generated files (ignored by git): the bench commands write them here.
-OUT_DIR = REPO_ROOT / "bench" / "out"
 MAX_CELLS = 4096 * 4096  # the service's default MAX_MAP_CELLS
 MAX_BYTES = 256 * 1024 * 1024  # the service's default MAX_MAP_BYTES
 SQRT2 = math.sqrt(2.0)
-PROGRESS_WIDTH = 30
 
 
 def log(message: str) -> None:
@@ -133,16 +131,9 @@ def parse_scenarios(path: Path) -> list[Scenario]:
         if len(fields) != 9:
             raise ValueError(f"{path}:{number}: expected 9 tab-separated fields, got {len(fields)}")
         _, map_file, width, height, sx, sy, gx, gy, optimal = fields
+        start, goal, name = (int(sx), int(sy)), (int(gx), int(gy)), Path(map_file).name
         scenarios.append(
-            Scenario(
-                number,
-                Path(map_file).name,
-                int(width),
-                int(height),
-                (int(sx), int(sy)),
-                (int(gx), int(gy)),
-                float(optimal),
-            )
+            Scenario(number, name, int(width), int(height), start, goal, float(optimal))
         )
     return scenarios
 
@@ -155,26 +146,17 @@ def subsample(items: list, limit: int | None) -> list:
     return [items[i * n // limit] for i in range(limit)]
 
 
-def find_maps(data: Path, names: Sequence[str] | None) -> list[Path]:
-    """The ``.map`` files to run: all in ``data`` (by name), or the ones named, in order."""
-    if not names:
-        return sorted(data.glob("*.map"), key=lambda p: p.name.lower())
-    paths = [data / (name if name.endswith(".map") else f"{name}.map") for name in names]
-    missing = [p.name for p in paths if not p.is_file()]
-    if missing:
-        raise FileNotFoundError(f"no such map in {data}: {', '.join(missing)}")
-    return paths
-
-
 def select_maps(data: Path, names: Sequence[str] | None) -> list[Path] | None:
-    """The maps to run, or None after saying on stderr why there are none."""
-    try:
-        maps = find_maps(data, names)
-    except FileNotFoundError as exc:
-        log(f"error: {exc}")
-        return None
-    if not maps:
-        log(f"error: no .map files in {data}")
+    """The ``.map`` files to run: all in ``data`` (by name), or the ones named, in order;
+    None after saying on stderr why there are none."""
+    if names:
+        maps = [data / (name if name.endswith(".map") else f"{name}.map") for name in names]
+        missing = [p.name for p in maps if not p.is_file()]
+    else:
+        maps, missing = sorted(data.glob("*.map"), key=lambda p: p.name.lower()), []
+    why = f"no such map in {data}: {', '.join(missing)}" if missing else f"no .map files in {data}"
+    if missing or not maps:
+        log(f"error: {why}")
         return None
     return maps
 
@@ -211,6 +193,11 @@ class Failure:
     expected: float
     got: float | None
     problem: str
+
+    @classmethod
+    def at(cls, map_name: str, scenario: Scenario, got: float | None, problem: str) -> Failure:
+        s = scenario
+        return cls(map_name, s.line, s.start, s.goal, s.optimal, got, problem)
 
 
 def report_failures(failures: Sequence[Failure]) -> None:
@@ -349,61 +336,23 @@ def begin(args: argparse.Namespace) -> tuple[list[Path], dict] | None:
     return maps, info
 
 
-def chart_path(path: Path | None, default_name: str) -> Path:
-    """Where a chart goes: ``path``, or ``default_name`` in :data:`OUT_DIR` (created)."""
-    target = path if path is not None else OUT_DIR / default_name
-    target.parent.mkdir(parents=True, exist_ok=True)
-    return target
-
-
-# --- progress ----------------------------------------------------------------------------
-
-
 class Progress:
-    """A one-line progress bar per map on stderr (one plain line per map if not a TTY)."""
+    """One line per map on stderr when it is done: scenarios, seconds, failures."""
 
     def __init__(self, maps: int) -> None:
-        self.maps = maps
-        self.index = 0
-        self.name = ""
-        self.total = 0
-        self.step = 1
-        self.began = 0.0
-        self.live = sys.stderr.isatty()
+        self.maps, self.index, self.name, self.began = maps, 0, "", 0.0
 
     def start(self, name: str, total: int) -> None:
         self.index += 1
-        self.name, self.total = name, total
-        self.step = max(1, total // 100)
-        self.began = time.perf_counter()
-        self._draw(0)
-
-    def update(self, done: int) -> None:
-        if self.live and (done % self.step == 0 or done == self.total):
-            self._draw(done)
+        self.name, self.began = name, time.perf_counter()
+        log(f"[{self.index}/{self.maps}] {name}: {total} scenarios ...")
 
     def finish(self, result: Any) -> None:
         """``result`` has ``runs`` (a count) and ``failures`` (a list)."""
         elapsed = time.perf_counter() - self.began
         failures = len(result.failures)
         status = "ok" if not failures else f"{failures} FAILED"
-        end = "\r\033[K" if self.live else ""
-        log(
-            f"{end}[{self.index}/{self.maps}] {self.name}: {result.runs} scenarios "
-            f"in {elapsed:.1f} s, {status}"
-        )
-
-    def _draw(self, done: int) -> None:
-        if not self.live:
-            return
-        filled = PROGRESS_WIDTH * done // max(1, self.total)
-        bar = "#" * filled + "." * (PROGRESS_WIDTH - filled)
-        print(
-            f"\r[{self.index}/{self.maps}] {self.name:<20} [{bar}] {done}/{self.total}",
-            end="",
-            file=sys.stderr,
-            flush=True,
-        )
+        log(f"[{self.index}/{self.maps}] {self.name}: {result.runs} in {elapsed:.1f} s, {status}")
 
 
 # --- Markdown tables ---------------------------------------------------------------------
@@ -441,3 +390,13 @@ def percentile(sorted_values: Sequence[float], p: float) -> float:
         return 0.0
     rank = max(1, math.ceil(p / 100 * len(sorted_values)))
     return float(sorted_values[rank - 1])
+
+
+def touched_scratch(cells: int) -> SearchScratch:
+    """A search scratch for ``cells`` nodes with every page touched now, not in a timed search."""
+    from gridpath.search import SearchScratch
+
+    scratch = SearchScratch(cells)
+    scratch.nodes.fill(0)
+    scratch.frontier.fill(0)
+    return scratch

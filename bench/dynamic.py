@@ -3,60 +3,8 @@ queries on the same map, and queries per second **including the cost of the chan
 tier: where the online tier wins and where a preprocessed one overtakes it. A warm-up
 pass (two changes, 10 queries after each, checked, not counted) runs first.
 
-Run from the repository root (``make bench-dynamic`` runs the defaults)::
-
-    python -m bench.dynamic                                  # both modes, den312d and brc202d
-    python -m bench.dynamic --mode kernel --maps orz900d --batches 1 10 100
-    python -m bench.dynamic --mode http --endpoint path --changes 4
-
-**Changes**, from a seeded RNG (``--seed``), legal for the map (every cell inside it), in
-pairs: a change and the one that undoes it, so each pair starts from the map as loaded. The
-kinds take turns: a door closed and opened (a gap of at most 4 walkable cells between walls,
-open on both faces), a wall built and removed (a straight line of 16 cells through a
-walkable cell; only the cells it changed are opened again), 1, 10 and 100 random cells
-flipped and flipped back (among the walkable cells and their neighbours). ``--changes``
-(rounded up to even) changes run per batch size, each followed by a batch of ``B`` queries
-(``--batches``) drawn from the map's Moving AI scenarios (seeded, the same for every tier).
-A query whose start or goal a change blocked, or cut off, is answered "no path": the table
-notes how many.
-
-**Tiers**, each with its own copy of the map and the same changes, in turn (the order
-rotates every step, so they share the machine's noise). Kernel mode, in process, a change
-timed as the service makes it (``apply_edits``, which builds the new revision and the
-tables the earlier one had, then the tier's ``prepare`` as ``MapRegistry.apply`` calls it):
-
-* ``A*``: the revision alone (clearance, component labels, hash: what every revision
-  costs), queries ``find_path`` with ``algorithm: astar``;
-* ``JPS``: the service's defaults (``prepare_jps``: the block bitsets, updated around the
-  changed cells; ``SUBGOAL_MAX_CELLS`` 0), ``algorithm: jps``;
-* ``JPS+``: the JPS+ jump table (as ``bench.peers``' column), rebuilt per change, and no
-  block bitsets, so ``find_path`` with ``algorithm: jps`` serves it with the table, as it
-  did before block JPS;
-* ``subgoal``: the service with ``SUBGOAL_MAX_CELLS`` covering the map (the bitsets and the
-  subgoal hierarchy, rebuilt per change), ``algorithm: subgoal``.
-
-HTTP mode: real servers (``bench.server``: ``MAPS_DIR`` a temporary folder of links to the
-maps, one per tier, ``ADMIN_TOKEN``, ``MAPS_RELOAD`` off, ``MAX_BATCH_EXPANDED`` covering
-every query): A* and JPS on one with the defaults, subgoal on one with
-``SUBGOAL_MAX_CELLS``. A change is ``PATCH /maps/{name}``, timed until its answer (the
-process publishes the revision before it answers); the batch is one ``POST /paths``
-(``--endpoint paths``, at most 1,000 queries a request) or one ``POST /path`` per query,
-with ``revision`` pinned to the acknowledged revision and ``include: ["path"]``. The
-servers are stopped on exit (``--pid-file`` lists them for a shell trap).
-
-**Columns**: change ms and query µs (medians over every batch size; a query over HTTP is a
-request's time divided by its queries), queries/s including changes per batch size (the
-batch's queries over its changes' and queries' time), and where a preprocessed tier
-overtakes JPS: the batch size from which ``change + B x query`` (means) is lower, or
-"never". A second table gives the change ms per kind.
-
-**Checks** (untimed): every answer's cost equal across tiers for the same query and
-revision (to 1e-9), every path legal on that revision (8-neighbour steps on walkable cells,
-no corner cut, its length its cost), every answer from the tier asked (else counted as
-"served by another tier"), every HTTP answer on the pinned revision. Exit 1 if one fails,
-2 if the data cannot be read or a server does not start. Bounded: ``--changes`` x
-``--batches`` per map, ``--time-limit`` seconds in all (the batch size running then is
-dropped and the tables say so); loopback only.
+``python -m bench.dynamic --help`` lists the options; the method and the latest results are
+in bench/README.md, "bench.dynamic".
 """
 
 from __future__ import annotations
@@ -75,7 +23,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
-import orjson
 
 from bench.common import (
     Scenario,
@@ -88,8 +35,9 @@ from bench.common import (
     path_problem,
     row,
     scenario_parser,
+    touched_scratch,
 )
-from bench.server import HOST, PidFile, Server, ServerSpec, running
+from bench.server import JsonClient, PidFile, Server, ServerSpec, running
 from gridpath.errors import GoalBlocked, StartBlocked
 from gridpath.grid import Grid
 from gridpath.grid.edits import Edit, apply_edits
@@ -304,9 +252,7 @@ class KernelTier:
         does not apply to this map."""
         if not self.build(grid):
             return False
-        self.grid, self.scratch = grid, SearchScratch(grid.flat.size)
-        self.scratch.nodes.fill(0)  # touch every page now, not in a timed search
-        self.scratch.frontier.fill(0)
+        self.grid, self.scratch = grid, touched_scratch(grid.flat.size)
         return True
 
     def change(self, change: Change, revision: int) -> float:
@@ -361,29 +307,23 @@ class HttpTier:
     queried with ``revision`` pinned to the revision the change acknowledged."""
 
     def __init__(
-        self, name: str, preprocessed: bool, algorithm: str, server: Server, map_name: str,
-        endpoint: str,
-    ) -> None:  # fmt: skip
+        self, name: str, preprocessed: bool, algorithm: str, server: Server, map_name: str
+    ) -> None:
         self.name, self.preprocessed, self.algorithm = name, preprocessed, algorithm
-        self.map_name, self.endpoint = map_name, endpoint
-        self.conn = http.client.HTTPConnection(HOST, server.port, timeout=REQUEST_TIMEOUT)
+        self.map_name = map_name
+        self.client = JsonClient(server.port, ADMIN_TOKEN, timeout=REQUEST_TIMEOUT)
         self.last_used = 0.0
 
     def fresh_connection(self) -> None:
         """A new connection (untimed) if this one sat idle while the other tiers ran: the
         server may have closed it (uvicorn's keep-alive timeout is 5 s)."""
         if time.perf_counter() - self.last_used > IDLE_RECONNECT_S:
-            self.conn.close()
-            self.conn.connect()
+            self.client.conn.close()
+            self.client.conn.connect()
 
     def call(self, method: str, path: str, body: dict, admin: bool = False) -> tuple[int, dict]:
         self.last_used = time.perf_counter()
-        headers = {"Content-Type": "application/json"}
-        if admin:
-            headers["Authorization"] = f"Bearer {ADMIN_TOKEN}"
-        self.conn.request(method, path, body=orjson.dumps(body), headers=headers)
-        response = self.conn.getresponse()
-        return response.status, orjson.loads(response.read())
+        return self.client.call(method, path, body, admin)
 
     def change(self, change: Change, revision: int) -> float:
         self.fresh_connection()
@@ -403,14 +343,6 @@ class HttpTier:
     def ask(self, queries: Sequence[Scenario], revision: int) -> tuple[list[float], list[Answer]]:
         seconds: list[float] = []
         answers: list[Answer] = []
-        if self.endpoint == "path":
-            for q in queries:
-                body = {"map": self.map_name, "revision": revision, **self.query(q)}
-                began = time.perf_counter()
-                _, result = self.call("POST", "/path", body)  # 422: an endpoint blocked
-                seconds.append(time.perf_counter() - began)
-                answers.append(self.answer(result, revision))
-            return seconds, answers
         for first in range(0, len(queries), MAX_BATCH):
             chunk = queries[first : first + MAX_BATCH]
             body = {"map": self.map_name, "revision": revision}
@@ -438,7 +370,7 @@ class HttpTier:
         return Answer(result["cost"], np.array(result["path"]), served_by=other)
 
     def close(self) -> None:
-        self.conn.close()
+        self.client.close()
 
 
 # --- the run --------------------------------------------------------------------------------
@@ -697,7 +629,7 @@ def http_mode(maps: Sequence[Path], plan: Plan, args: argparse.Namespace) -> lis
             grid, scenarios = load_scenarios(map_path, None)
             tiers = [
                 HttpTier(name, pre, algorithm, servers[where],
-                         http_map_name(map_path.stem, algorithm), args.endpoint)
+                         http_map_name(map_path.stem, algorithm))
                 for name, pre, algorithm, where in HTTP_TIERS
             ]  # fmt: skip
             try:
@@ -720,8 +652,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="changes per batch size, rounded up to even (default: %(default)s)",
     )  # fmt: skip
     parser.add_argument("--seed", type=int, default=1, help="changes and queries (default: 1)")
-    parser.add_argument("--endpoint", choices=("paths", "path"), default="paths",
-                        help="HTTP mode: one /paths per batch, or one /path per query")  # fmt: skip
     parser.add_argument(
         "--time-limit", type=float, default=DEFAULT_TIME_LIMIT, metavar="S",
         help="seconds for the whole run (default: %(default)s)",
@@ -750,7 +680,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             runs += kernel_runs
         if args.mode in ("http", "both"):
             http_runs = http_mode(maps, plan, args)
-            report(f"HTTP (PATCH, then POST /{args.endpoint})", http_runs, plan.batches)
+            report("HTTP (PATCH, then POST /paths)", http_runs, plan.batches)
             runs += http_runs
     except (RuntimeError, TimeoutError, ConnectionError, http.client.HTTPException) as exc:
         log(f"the server failed: {exc!r}")

@@ -1,10 +1,6 @@
-"""The HTTP floor: a bare FastAPI app that answers ``POST /path`` as cheaply as the framework
-allows, run on the same uvicorn as gridpath by ``bench.http_load`` (its baseline).
-
-It reads the same JSON body with orjson and returns a two-point path answer with gridpath's
-fields (start and goal as the path, their straight-line distance as the cost), so a request
-costs what HTTP, routing and JSON cost, and no search. ``GET /health`` answers 200 at once.
-"""
+"""The HTTP floor of ``bench.http_load``: a bare FastAPI app that reads the ``POST /path``
+body with orjson and answers a two-point path with gridpath's fields (no search), so a request
+costs what HTTP, routing and JSON cost. ``GET /health`` answers 200 at once."""
 
 from __future__ import annotations
 

@@ -1,56 +1,21 @@
-"""HTTP benchmark: the real server (uvicorn) under load on loopback, from separate processes.
-
-Run from the repository root (``make bench-http`` installs wrk and matplotlib, then runs
-this)::
-
-    python -m bench.http_load                  # everything, about 6 minutes
-    python -m bench.http_load --quick          # every experiment, short runs (a smoke test)
-    python -m bench.http_load --only floor     # some experiments only
-
-The servers are started and stopped by :mod:`bench.server` (``uvicorn app.main:app`` in its
-own process group, production settings, a free port of 127.0.0.1, ``MAPS_DIR`` the Moving
-AI folder), the load comes from :mod:`bench.load` (wrk, the open-loop client, the
-``/health`` probe) and the tables and chart from :mod:`bench.http_report`. Queries are
-Moving AI scenarios in three classes by published optimal length (``short`` < 32,
-``medium`` 64-256, ``long`` >= 512 cells: Moving AI buckets 0-7, 16-63 and 128 up), up to
-``--per-map`` of each per map, shuffled.
-
-Experiments (``--only`` picks some), in this order:
-
-1. ``start``: process start to ``/health`` 200 with an empty numba cache
-   (``NUMBA_CACHE_DIR`` a fresh temporary folder), then warm (the same folder again);
-2. ``closed``: closed loop (wrk, ``bench/wrk/path.lua``): each query class, and the long
-   queries with ``"algorithm": "astar"`` ("long A*"), against 1 worker with
-   ``SEARCH_THREADS`` 1 and 2, and 2 workers with 1 and 2, for a bounded time and request
-   count; during the long-query runs a separate client probes ``GET /health`` every 50 ms on
-   a new connection each time;
-3. ``open``: open loop (requests sent at fixed times, latency counted from the time each
-   request was due): short and medium queries at several offered rates, 1,000 requests/s
-   among them, against 1 worker x 2 threads and 2 workers x 1 thread;
-4. ``floor``: the framework's floor: a bare FastAPI endpoint (:mod:`bench.floor_app`) and
-   gridpath's ``/path`` (one worker each, serving the repository's ``maps/``), loaded in
-   turn with the same wrk settings and the same body, ``{"map": "arena", "start": [2, 2],
-   "goal": [24, 9]}``; gridpath's throughput as a share of the floor's.
-
-The tables go to stdout as GitHub-flavoured Markdown, progress to stderr; the latency chart
-goes to ``--chart`` (default ``bench/out/http_latency.png``), every figure to ``--json``,
-and ``--from-json`` prints the tables (and draws the chart) of a saved run. Every run also
-records the CPU used by the server, the clients and the machine's other processes, and how
-the connections fell over the workers.
+"""HTTP benchmark: the real server (uvicorn) under load on loopback, from separate processes
+(``make bench-http`` installs wrk, then runs this; ``--quick``: short runs, a smoke test;
+``--only``: some experiments). Servers come from :mod:`bench.server`, load from
+:mod:`bench.load`, tables from :mod:`bench.http_report`. Experiments: ``closed`` (wrk per
+configuration and workload), ``open`` (fixed offered rates, latency from each request's due
+time) and ``floor`` (a bare FastAPI endpoint, :mod:`bench.floor_app`, against gridpath's
+``/path``, loaded in turn). Method and latest tables: bench/README.md, "bench-http".
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import math
-import os
 import random
 import sys
 import tempfile
-import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -58,7 +23,6 @@ from typing import Any
 from bench.common import (
     DEFAULT_DATA,
     REPO_ROOT,
-    chart_path,
     exit_on_signals,
     log,
     machine_info,
@@ -68,16 +32,13 @@ from bench.common import (
     write_bodies,
     write_json,
 )
-from bench.http_report import config_name, draw_chart, print_report
+from bench.http_report import config_name, print_report
 from bench.load import (
-    HealthProbe,
     add_run_options,
-    idle_health,
     require_wrk,
     run_open_loop,
     run_wrk,
 )
-from bench.procs import CpuMonitor, background_load, descendants, proc_table
 from bench.server import PidFile, Server, ServerSpec, running, running_server
 
 # Query classes by published optimal length (Moving AI bucket = floor(length / 4)).
@@ -95,10 +56,9 @@ WORKLOADS: dict[str, tuple[str, dict[str, Any]]] = {
     "long": ("long", {}),
     "long A*": ("long", {"algorithm": "astar"}),
 }
-SATURATING = ("long", "long A*")  # /health is probed during these
 # Server configurations of the closed-loop runs: (workers, SEARCH_THREADS per worker).
 CONFIGS: tuple[tuple[int, int], ...] = ((1, 1), (1, 2), (2, 1), (2, 2))
-EXPERIMENTS = ("start", "closed", "open", "floor")
+EXPERIMENTS = ("closed", "open", "floor")
 # The floor experiment: issue 15's query, on the README's demo maps.
 FLOOR_QUERY = {"map": "arena", "start": [2, 2], "goal": [24, 9]}
 FLOOR_MAPS = REPO_ROOT / "maps"
@@ -175,15 +135,10 @@ class Plan:
     floor_rounds: int
     experiments: tuple[str, ...]
 
-    def gridpath(self, workers: int, threads: int, cache: Path | None) -> ServerSpec:
+    def gridpath(self, workers: int, threads: int) -> ServerSpec:
         """gridpath serving the Moving AI maps with ``threads`` searches per worker."""
-        env = {"MAPS_DIR": str(self.data), "SEARCH_THREADS": str(threads), **numba_cache(cache)}
+        env = {"MAPS_DIR": str(self.data), "SEARCH_THREADS": str(threads)}
         return ServerSpec(env=env, workers=workers)
-
-
-def numba_cache(cache: Path | None) -> dict[str, str]:
-    """The servers' numba cache: ``cache``, or numba's default (None)."""
-    return {} if cache is None else {"NUMBA_CACHE_DIR": str(cache)}
 
 
 def closed_load(plan: Plan, server: Server, bodies: Path, duration: float) -> dict[str, Any]:
@@ -191,122 +146,51 @@ def closed_load(plan: Plan, server: Server, bodies: Path, duration: float) -> di
     return run_wrk(server.url, bodies, duration, plan.max_requests, plan.connections)
 
 
-def bench_cold_start(plan: Plan, cache: Path, pids: PidFile) -> list[dict[str, Any]]:
-    """Process start to ``/health`` 200 with ``cache`` (an empty folder) as numba's cache,
-    then again with the cache the first start filled."""
-    if any(cache.iterdir()):
-        raise ValueError(f"{cache} must be empty for a cold start")
+def bench_closed(plan: Plan, files: dict[str, Path], pids: PidFile) -> list[dict[str, Any]]:
+    """Every configuration x workload, closed loop (wrk)."""
     rows = []
-    for label in ("cold (empty NUMBA_CACHE_DIR)", "warm (same NUMBA_CACHE_DIR)"):
-        log(f"start-up: {label}")
-        spec = plan.gridpath(1, 2, cache)
-        with running_server(spec, plan.ready_timeout, pids) as server:
-            rows.append(
-                {"cache": label, "port_open_s": server.port_open_s, "ready_s": server.ready_s}
-            )
-    return rows
-
-
-def measured(
-    monitor: CpuMonitor, server: Server, run: Callable[[], dict[str, Any]]
-) -> dict[str, Any]:
-    """``run()``'s result with the CPU use meanwhile and, sampled one second in, how the
-    client connections fell over the server's workers."""
-    split: list[list[int]] = []
-    timer = threading.Timer(1.0, lambda: split.append(server.connection_split()))
-    began = time.perf_counter()
-    timer.start()
-    try:
-        result = run()
-    finally:
-        timer.cancel()
-    cpu = monitor.window(began, time.perf_counter())
-    return {**result, "cpu": cpu, "split": split[0] if split else []}
-
-
-def bench_closed(
-    plan: Plan, files: dict[str, Path], cache: Path | None, pids: PidFile, monitor: CpuMonitor
-) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """Every configuration x workload, closed loop; /health probed during the long ones."""
-    rows, health = [], []
     for workers, threads in CONFIGS:
         name = config_name(workers, threads)
-        spec = plan.gridpath(workers, threads, cache)
+        spec = plan.gridpath(workers, threads)
         with running_server(spec, plan.ready_timeout, pids) as server:
             log(f"closed loop: {name}: warm-up {plan.warmup_duration:.0f} s")
             closed_load(plan, server, files["all"], plan.warmup_duration)
-            if (workers, threads) == CONFIGS[0]:
-                health.append({"config": name, "load": "idle", **idle_health(server.port)})
             for workload in WORKLOADS:
                 log(f"closed loop: {name}: {workload} for {plan.closed_duration:.0f} s")
-                probe = HealthProbe(server.port) if workload in SATURATING else None
-                if probe:
-                    probe.start()
-                result = measured(
-                    monitor,
-                    server,
-                    lambda w=workload: closed_load(plan, server, files[w], plan.closed_duration),
-                )
-                if probe:
-                    load = f"{workload}, {plan.connections} connections"
-                    health.append({"config": name, "load": load, **probe.stop()})
-                rows.append(
-                    {"config": name, "workers": workers, "threads": threads, "queries": workload}
-                    | result
-                )
-    return rows, health
+                result = closed_load(plan, server, files[workload], plan.closed_duration)
+                row = {"config": name, "workers": workers, "threads": threads}
+                rows.append(row | {"queries": workload} | result)
+    return rows
 
 
-def bench_open(
-    plan: Plan, files: dict[str, Path], cache: Path | None, pids: PidFile, monitor: CpuMonitor
-) -> list[dict[str, Any]]:
+def bench_open(plan: Plan, files: dict[str, Path], pids: PidFile) -> list[dict[str, Any]]:
     """Fixed offered rates (open loop, the Python generator in its own process)."""
     rows = []
     for workers, threads in plan.open_configs:
         name = config_name(workers, threads)
-        spec = plan.gridpath(workers, threads, cache)
+        spec = plan.gridpath(workers, threads)
         with running_server(spec, plan.ready_timeout, pids) as server:
             log(f"open loop: {name}: warm-up")
-            run_open_loop(
-                server.port,
-                files["all"],
-                200,
-                plan.warmup_duration,
-                plan.max_requests,
-                plan.open_connections,
-            )
+            warm_up = (files["all"], 200, plan.warmup_duration, plan.max_requests)
+            run_open_loop(server.port, *warm_up, plan.open_connections)
             for query_class in ("short", "medium"):
                 for rate in plan.rates:
                     log(f"open loop: {name}: {query_class} at {rate:.0f}/s")
-
-                    def run(bodies: Path = files[query_class], rate: float = rate) -> dict:
-                        return run_open_loop(
-                            server.port,
-                            bodies,
-                            rate,
-                            plan.open_duration,
-                            plan.max_requests,
-                            plan.open_connections,
-                        )
-
-                    rows.append(
-                        {
-                            "config": name,
-                            "workers": workers,
-                            "threads": threads,
-                            "queries": query_class,
-                        }
-                        | measured(monitor, server, run)
-                    )
+                    result = run_open_loop(
+                        server.port, files[query_class], rate, plan.open_duration,
+                        plan.max_requests, plan.open_connections,
+                    )  # fmt: skip
+                    row = {"config": name, "workers": workers, "threads": threads}
+                    rows.append(row | {"queries": query_class} | result)
     return rows
 
 
-def bench_floor(plan: Plan, body: Path, cache: Path | None, pids: PidFile) -> dict[str, Any]:
+def bench_floor(plan: Plan, body: Path, pids: PidFile) -> dict[str, Any]:
     """The bare endpoint and gridpath's ``/path`` side by side: both servers up (one worker
     each), then loaded in turn, ``floor_rounds`` times each, with the same closed loop and
     the same body; gridpath's share of the floor's throughput."""
     specs = [
-        ServerSpec(env={"MAPS_DIR": str(FLOOR_MAPS), **numba_cache(cache)}, app=app, workers=1)
+        ServerSpec(env={"MAPS_DIR": str(FLOOR_MAPS)}, app=app, workers=1)
         for _, app in FLOOR_ENDPOINTS
     ]
     rounds = []
@@ -317,9 +201,9 @@ def bench_floor(plan: Plan, body: Path, cache: Path | None, pids: PidFile) -> di
             pairs = list(zip(FLOOR_ENDPOINTS, servers))
             for (name, _), server in pairs if turn % 2 else pairs[::-1]:  # ABBA order
                 log(f"floor: {name}, round {turn}, {plan.floor_duration:.0f} s")
-                before = server_cpu_seconds(server)
+                before = server.cpu_seconds()
                 result = closed_load(plan, server, body, plan.floor_duration)
-                cpu_s = server_cpu_seconds(server) - before
+                cpu_s = server.cpu_seconds() - before
                 served = max(1, result["requests"])
                 rounds.append(
                     {"endpoint": name, "round": turn, **result, "cpu_us": cpu_s / served * 1e6}
@@ -343,13 +227,6 @@ def bench_floor(plan: Plan, body: Path, cache: Path | None, pids: PidFile) -> di
         "cpu_us": cpu,
         "cpu_ratio": bare_cpu / our_cpu if our_cpu else 0.0,
     }
-
-
-def server_cpu_seconds(server: Server) -> float:
-    """CPU time the server's processes (the uvicorn process and any workers) used so far."""
-    table = proc_table()
-    ticks = sum(table[pid].ticks for pid in descendants(table, server.pid) if pid in table)
-    return ticks / os.sysconf("SC_CLK_TCK")
 
 
 # --- main --------------------------------------------------------------------------------
@@ -389,20 +266,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--floor-rounds", type=int, default=2, help="floor runs per endpoint (default 2)"
     )
-    parser.add_argument(
-        "--open-connections",
-        type=int,
-        default=32,
-        help="open-loop keep-alive connections (default 32)",
-    )
     add_run_options(parser, EXPERIMENTS)
     parser.add_argument("--quick", action="store_true", help="2 s runs, rates 500 and 1000")
-    parser.add_argument(
-        "--chart", type=Path, help="the latency chart (PNG; default bench/out/http_latency.png)"
-    )
-    parser.add_argument(
-        "--from-json", type=Path, help="measure nothing: tables and chart from a --json file"
-    )
     args = parser.parse_args(argv)
     if args.floor_rounds < 1:
         parser.error("--floor-rounds must be at least 1")
@@ -418,7 +283,7 @@ def make_plan(args: argparse.Namespace) -> Plan:
         open_duration=2.0 if quick else args.open_duration,
         max_requests=args.max_requests,
         connections=args.connections,
-        open_connections=args.open_connections,
+        open_connections=32,
         rates=(500.0, 1000.0) if quick else tuple(args.rates),
         open_configs=((1, 2), (2, 1)),
         ready_timeout=args.ready_timeout,
@@ -431,35 +296,23 @@ def make_plan(args: argparse.Namespace) -> Plan:
 def run_all(plan: Plan, queries: dict[str, list[dict[str, Any]]], pids: PidFile) -> dict:
     """The chosen experiments, in one run; the figures, with the machine and its other load."""
     began = time.perf_counter()
-    log("measuring the machine's other load (2 s)")
-    results: dict[str, Any] = {"load_before": background_load()}
     info = machine_info()
-    results.update(
+    results: dict[str, Any] = dict(
         machine=info,
         machine_line=machine_line(info),
         plan={k: str(v) if isinstance(v, Path) else v for k, v in vars(plan).items()},
         queries={k: len(v) for k, v in queries.items()},
     )
     stamp = code_stamp()
-    monitor = CpuMonitor()
-    monitor.start()
     run = plan.experiments
     with tempfile.TemporaryDirectory(prefix="gridpath-bench-") as tmp:
         files = workload_files(Path(tmp), queries)
-        # With a cold start, a fresh numba cache it fills and the later servers reuse;
-        # without, numba's default cache (warm after any earlier run or test).
-        cache = Path(tmp) / "numba-cache" if "start" in run else None
-        if cache is not None:
-            cache.mkdir()
-            results["start"] = bench_cold_start(plan, cache, pids)
         if "closed" in run:
-            results["closed"], results["health"] = bench_closed(plan, files, cache, pids, monitor)
+            results["closed"] = bench_closed(plan, files, pids)
         if "open" in run:
-            results["open"] = bench_open(plan, files, cache, pids, monitor)
+            results["open"] = bench_open(plan, files, pids)
         if "floor" in run:
-            results["floor"] = bench_floor(plan, files["floor"], cache, pids)
-    results["during"] = monitor.stop(time.perf_counter() - began)
-    results["load_after"] = background_load()
+            results["floor"] = bench_floor(plan, files["floor"], pids)
     results["app_changed_during_run"] = code_stamp() != stamp
     results["elapsed_s"] = time.perf_counter() - began
     return results
@@ -471,22 +324,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         log(f"no Moving AI data in {args.data}")
         return 2
     exit_on_signals()
-    if args.from_json:
-        results = json.loads(args.from_json.read_text())
-    else:
-        require_wrk()
-        plan = make_plan(args)
-        queries = build_queries(plan.data, args.per_map, args.seed)
-        log("queries: " + ", ".join(f"{len(v)} {k}" for k, v in queries.items()))
-        results = run_all(plan, queries, PidFile(args.pid_file))
-        results["per_map"] = args.per_map
+    require_wrk()
+    plan = make_plan(args)
+    queries = build_queries(plan.data, args.per_map, args.seed)
+    log("queries: " + ", ".join(f"{len(v)} {k}" for k, v in queries.items()))
+    results = run_all(plan, queries, PidFile(args.pid_file))
+    results["per_map"] = args.per_map
     print_report(results)
     if args.json:
         write_json(args.json, results)
-    if results.get("closed") and results.get("open"):
-        chart = chart_path(args.chart, "http_latency.png")
-        draw_chart(results, chart)
-        log(f"chart written to {chart}")
     return 0
 
 

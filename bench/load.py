@@ -7,9 +7,7 @@ its CPU use can be told apart from the server's:
 * ``run_open_loop``: ``python -m bench.load``, the **open loop** wrk cannot do (Debian has
   no wrk2): requests due at fixed times whatever happened to the earlier ones, latency from
   the due time (no coordinated omission), on a minimal HTTP/1.1 client on asyncio (uvloop
-  when installed) so that 1,000 requests/s cost the client little CPU;
-* ``HealthProbe``: ``GET /health`` at a fixed interval, a new connection each time, as an
-  orchestrator's probe does.
+  when installed) so that 1,000 requests/s cost the client little CPU.
 
 Every run is bounded in time and in requests. Results are dicts of one form (``mode``,
 ``rps``, ``requests``, ``errors``, ``latency_us`` percentiles, ...), whatever the tool.
@@ -19,13 +17,11 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import http.client
 import json
 import shutil
 import socket
 import subprocess
 import sys
-import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -53,6 +49,19 @@ def read_bodies(path: Path) -> list[bytes]:
     if not bodies:
         raise ValueError(f"no request bodies in {path}")
     return bodies
+
+
+def load_figures(
+    duration_s: float, requests: int, errors: dict[str, int], latency_us: dict, offered=None
+) -> dict[str, Any]:
+    """One run's figures, the same form whatever the tool (wrk, the open loop, pooled runs)."""
+    rps = requests / duration_s if duration_s else 0.0
+    mode = "closed" if offered is None else "open"
+    return {
+        "mode": mode, "offered_rps": offered, "duration_s": duration_s, "sent": requests,
+        "requests": requests, "rps": rps, "errors": errors, "error_count": sum(errors.values()),
+        "latency_us": latency_us, "max_send_lag_ms": 0.0,
+    }  # fmt: skip
 
 
 class HttpError(Exception):
@@ -118,19 +127,9 @@ class LoadResult:
         self.errors[kind] = self.errors.get(kind, 0) + 1
 
     def as_dict(self) -> dict[str, Any]:
-        completed = len(self.latencies_us)
-        return {
-            "mode": self.mode,
-            "offered_rps": self.offered_rps,
-            "duration_s": self.duration_s,
-            "sent": self.sent,
-            "requests": completed,
-            "rps": completed / self.duration_s if self.duration_s else 0.0,
-            "errors": self.errors,
-            "error_count": sum(self.errors.values()),
-            "latency_us": latency_summary(self.latencies_us),
-            "max_send_lag_ms": self.max_send_lag_ms,
-        }
+        done, latency = len(self.latencies_us), latency_summary(self.latencies_us)
+        figures = load_figures(self.duration_s, done, self.errors, latency, self.offered_rps)
+        return figures | {"sent": self.sent, "max_send_lag_ms": self.max_send_lag_ms}
 
 
 async def _exchange(
@@ -292,81 +291,8 @@ def run_wrk(
     raw = json.loads(lines[-1].removeprefix("WRK_JSON "))
     duration_s = raw["duration_us"] / 1e6
     errors = {k: v for k, v in raw["errors"].items() if v}
-    return {
-        "mode": "closed",
-        "offered_rps": None,
-        "duration_s": duration_s,
-        "sent": raw["requests"],
-        "requests": raw["requests"],
-        "rps": raw["requests"] / duration_s if duration_s else 0.0,
-        "errors": errors,
-        "error_count": sum(errors.values()),
-        "latency_us": {k: float(v) for k, v in raw["latency_us"].items()},
-        "max_send_lag_ms": 0.0,
-    }
-
-
-# --- /health probe -----------------------------------------------------------------------
-
-
-class HealthProbe(threading.Thread):
-    """``GET /health`` every ``interval`` seconds, each on a new connection (as an
-    orchestrator's probe does), timed from connect to the end of the answer."""
-
-    def __init__(self, port: int, interval: float = 0.05, limit: int = 10_000) -> None:
-        super().__init__(name="health-probe", daemon=True)
-        self.port = port
-        self.interval = interval
-        self.limit = limit
-        self.latencies_us: list[float] = []
-        self.failures = 0
-        self._stop_event = threading.Event()
-
-    def probe(self) -> float | None:
-        """One probe's latency in µs, or None if it failed or did not answer 200."""
-        began = time.perf_counter()
-        connection = http.client.HTTPConnection(HOST, self.port, timeout=2.0)
-        try:
-            connection.request("GET", "/health")
-            response = connection.getresponse()
-            response.read()
-        except (OSError, http.client.HTTPException):
-            return None
-        finally:
-            connection.close()
-        return (time.perf_counter() - began) * 1e6 if response.status == 200 else None
-
-    def run(self) -> None:
-        next_due = time.perf_counter()
-        while not self._stop_event.is_set() and len(self.latencies_us) + self.failures < self.limit:
-            latency = self.probe()
-            if latency is None:
-                self.failures += 1
-            else:
-                self.latencies_us.append(latency)
-            next_due += self.interval
-            self._stop_event.wait(max(0.0, next_due - time.perf_counter()))
-
-    def stop(self) -> dict[str, Any]:
-        self._stop_event.set()
-        self.join(timeout=5)
-        return {
-            "probes": len(self.latencies_us) + self.failures,
-            "failures": self.failures,
-            "latency_us": latency_summary(self.latencies_us),
-        }
-
-
-def idle_health(port: int, count: int = 20) -> dict[str, Any]:
-    """``/health`` latency on an idle server, as a baseline."""
-    probe = HealthProbe(port)
-    latencies = [probe.probe() for _ in range(count)]
-    ok = [x for x in latencies if x is not None]
-    return {
-        "probes": count,
-        "failures": count - len(ok),
-        "latency_us": latency_summary(ok),
-    }
+    latency = {k: float(v) for k, v in raw["latency_us"].items()}
+    return load_figures(duration_s, raw["requests"], errors, latency)
 
 
 def require_wrk() -> None:

@@ -1,19 +1,7 @@
 """Moving AI benchmark: every scenario of every map through ``find_path``.
 
-Run from the repository root (this is what ``make bench`` runs)::
-
-    python -m bench.movingai                           # all 13 maps, all scenarios
-    python -m bench.movingai --maps arena --limit 50   # a quick check
-    python -m bench.movingai --json results.json       # also write the figures as JSON
-
-For each map the kernels search every scenario with one reused :class:`SearchScratch`
-(as the service does). Only the ``find_path`` call is timed; ``smooth`` is timed
-separately. Each result is checked against the published optimal length with
-``|cost - published| <= max(1e-4, 1e-5 * published)``, and the returned path itself is
-checked (endpoints, legal 8-connected steps on walkable cells, no corner cutting, length
-equal to the reported cost). The table goes to stdout as GitHub-flavoured Markdown;
-progress and failure details go to stderr. The exit status is 1 if any scenario failed,
-2 if the data could not be read.
+``python -m bench.movingai --help`` lists the options; the method and the latest results are
+in bench/README.md, "bench.movingai".
 """
 
 from __future__ import annotations
@@ -104,15 +92,7 @@ def check(grid: Grid, scenario: Scenario, result: PathResult) -> Failure | None:
         problem = path_problem(grid, result.path, scenario, result.cost)
     if problem is None:
         return None
-    return Failure(
-        grid.name,
-        scenario.line,
-        scenario.start,
-        scenario.goal,
-        scenario.optimal,
-        result.cost,
-        problem,
-    )
+    return Failure.at(grid.name, scenario, result.cost, problem)
 
 
 def run_map(
@@ -123,7 +103,7 @@ def run_map(
     result = MapResult(grid.name, grid.width, grid.height)
     scratch = SearchScratch(grid.flat.size)  # sized up front: no allocation while timing
     progress.start(grid.name, len(scenarios))
-    for done, scenario in enumerate(scenarios, start=1):
+    for scenario in scenarios:
         began = time.perf_counter_ns()
         found = find_path(grid, scenario.start, scenario.goal, options, scratch=scratch)
         searched = time.perf_counter_ns()
@@ -135,7 +115,6 @@ def run_map(
         failure = check(grid, scenario, found)
         if failure is not None:
             result.failures.append(failure)
-        progress.update(done)
     progress.finish(result)
     return result
 

@@ -1,61 +1,10 @@
-"""Our kernels against other Python path finders, on the same Moving AI scenarios.
-
-Run from the repository root (this is what ``make bench-peers`` runs; the peers come from
-the ``bench`` extra: ``pip install -e '.[bench]'``)::
-
-    python -m bench.peers                               # 13 maps, 100 (20) queries each
-    python -m bench.peers --maps arena --limit 20       # a quick check
-    python -m bench.peers --peer-limit 5 --chart out.png
-    python -m bench.peers --maps brc202d orz900d --order blocks --rounds 3
-
-Solvers, each set up once per map (untimed) and then asked the same queries:
-
-* ``ours A*`` and ``ours JPS-B``: ``find_path`` with ``Algorithm.ASTAR`` / ``Algorithm.JPS``
-  (octile, 8-connected, no corner cutting; JPS is block-based where the map's runs are
-  long), one ``SearchScratch`` per map; ``ours JPS+``: the JPS runner with the map's
-  jump table, as ``find_path`` served JPS before block JPS; ``ours subgoal``:
-  ``Algorithm.SUBGOAL``, the preprocessed tier, its hierarchy built untimed (on a map
-  without one it falls through to JPS);
-* ``tcod`` (C): ``tcod.path.CustomGraph`` with straight edges of cost 100000, diagonal
-  edges of cost 141421 gated by a ``condition`` array (both orthogonal neighbours
-  walkable), the matching octile heuristic, and one ``Pathfinder`` reused via ``clear()``;
-* ``pyastar2d`` (C++): ``astar_path(weights, allow_diagonal=True)``; it cannot forbid
-  corner cutting and charges a diagonal step like a straight one, so it solves another
-  problem, and its answers are scored as what they are;
-* ``python-pathfinding``: ``AStarFinder(diagonal_movement=only_when_no_obstacle)`` (octile
-  heuristic by default) on a ``pathfinding`` ``Grid``;
-* ``networkx``: ``astar_path`` with an octile heuristic on a prebuilt ``Graph`` holding
-  the legal moves (weights 1 and sqrt 2);
-* ``heapq A*``: the tutorial A* (Red Blob Games style: ``heapq`` frontier, ``came_from``
-  and ``cost_so_far`` dicts, octile heuristic, no corner cutting), the baseline.
-
-Our kernels and the two C peers run ``--limit`` queries per map (evenly spread over the
-scenario file); the three pure-Python peers are slow and run an evenly spread subset of
-``--peer-limit`` of those. Two orders (``--order``):
-
-* ``query`` (the default): per query, every solver that runs it runs it back to back,
-  round-robin (starting one further along each query), so they share the machine's noise,
-  and each solver finds its data evicted by the others' (A*'s scratch alone is megabytes):
-  a server answering mixed requests, caches cold. The default because it is the harder
-  case and the one the service meets.
-* ``blocks``: per round, each solver runs all its queries of the map back to back, the
-  solvers in an order rotated every round, ``--rounds`` rounds; a query's time is its
-  median over the rounds. Caches hold the solver's own data (its graph, its scratch):
-  what the Grid-based Path Planning Competition's figures measure (each entry timed over
-  a whole scenario set), so the figures to set beside the field's.
-
-Only the solver's call is timed (building the path it returns included). Every returned
-path is scored the same way: a legal path (endpoints, 8-neighbour steps on walkable
-cells, no corner cutting) whose length (straight 1, diagonal sqrt 2) is within
-``max(1e-4, 1e-5 * published)`` of the published optimum counts as optimal.
-
-Time ratios are medians of per-query ratios (peer time / our time), over the queries the
-peer ran, all of which our two kernels ran too. A last table compares our A* and JPS by
-the kernel's own time (each answer's ``search_us``, without the ~10 µs of Python that
-every ``find_path`` call adds) and by expansions. The tables go to stdout as Markdown,
-progress to stderr; the chart (median time per query on the queries every solver ran,
-log scale) goes to ``--chart``. Exit status 1 if one of our kernels returned a path that
-is not an optimal legal path, 2 if the data could not be read.
+"""Our kernels against other Python path finders (tcod, pyastar2d, python-pathfinding,
+networkx, a textbook heapq A*) on the same Moving AI scenarios; ``make bench-peers`` runs it
+(the peers come from the ``bench`` extra). Solvers are set up per map untimed; only the call
+is timed; every path is scored the same way (legal, and optimal within the data's
+precision). Method, orders (``--order query|blocks``) and the latest tables: bench/README.md,
+"bench-peers". Exit status 1 if one of our kernels returned a path that is not an optimal
+legal path, 2 if the data could not be read.
 """
 
 from __future__ import annotations
@@ -79,11 +28,9 @@ from bench.common import (
     Scenario,
     add_limit,
     begin,
-    chart_path,
     header,
     is_optimal,
     load_scenarios,
-    log,
     machine_line,
     path_problem,
     percent,
@@ -92,13 +39,13 @@ from bench.common import (
     scenario_parser,
     subsample,
     times,
+    touched_scratch,
 )
 from gridpath.errors import MapLoadError
 from gridpath.grid import Grid
 from gridpath.search import (
     Algorithm,
     SearchOptions,
-    SearchScratch,
     find_path,
     jump_table,
     subgoal_graph,
@@ -109,7 +56,6 @@ from gridpath.search.find import checked_query
 
 DEFAULT_LIMIT = 100
 DEFAULT_PEER_LIMIT = 20
-CHART_NAME = "peers.png"
 TCOD_STRAIGHT, TCOD_DIAGONAL = 100_000, 141_421  # integer costs: 1 and sqrt 2 (rounded down)
 STRAIGHT_STEPS = ((1, 0), (-1, 0), (0, 1), (0, -1))
 DIAGONAL_STEPS = ((1, 1), (1, -1), (-1, 1), (-1, -1))
@@ -143,7 +89,7 @@ def prepare_ours(algorithm: Algorithm) -> Callable[[Grid], tuple[Solve, ToPath]]
     def prepare(grid: Grid) -> tuple[Solve, ToPath]:
         if algorithm == Algorithm.SUBGOAL:
             subgoal_graph(grid)  # the tier's build, as the service's before it publishes
-        scratch = _scratch(grid)
+        scratch = touched_scratch(grid.flat.size)
 
         def solve(start: Cell, goal: Cell) -> Any:
             return find_path(grid, start, goal, options, scratch=scratch)
@@ -158,7 +104,7 @@ def prepare_jps_plus(grid: Grid) -> tuple[Solve, ToPath]:
     none), which ``find_path`` no longer picks where block JPS applies, called the way
     ``find_path`` calls it."""
     options = SearchOptions(algorithm=Algorithm.JPS)
-    scratch = _scratch(grid)
+    scratch = touched_scratch(grid.flat.size)
     jump_table(grid)  # built now, not in the first timed query
 
     def solve(start: Cell, goal: Cell) -> Any:
@@ -166,13 +112,6 @@ def prepare_jps_plus(grid: Grid) -> tuple[Solve, ToPath]:
         return JPS.run(query, scratch)
 
     return solve, lambda outcome: outcome.path if outcome.status == FOUND else None
-
-
-def _scratch(grid: Grid) -> SearchScratch:
-    scratch = SearchScratch(grid.flat.size)
-    scratch.nodes.fill(0)  # touch every page now, not during a timed search
-    scratch.frontier.fill(0)
-    return scratch
 
 
 def prepare_tcod(grid: Grid) -> tuple[Solve, ToPath]:
@@ -238,41 +177,6 @@ def octile(a: Cell, b: Cell) -> float:
     return (dx + dy) + (SQRT2 - 2.0) * min(dx, dy)
 
 
-def legal_moves(walk: np.ndarray) -> tuple[list[tuple[Cell, Cell]], list[tuple[Cell, Cell]]]:
-    """Every legal undirected move once: (straight pairs, diagonal pairs), cells as (x, y)."""
-    h, w = walk.shape
-    straight: list[tuple[Cell, Cell]] = []
-    diagonal: list[tuple[Cell, Cell]] = []
-    right = walk[:, :-1] & walk[:, 1:]
-    down = walk[:-1, :] & walk[1:, :]
-    for y, x in zip(*np.nonzero(right)):
-        straight.append(((int(x), int(y)), (int(x) + 1, int(y))))
-    for y, x in zip(*np.nonzero(down)):
-        straight.append(((int(x), int(y)), (int(x), int(y) + 1)))
-    square = walk[:-1, :-1] & walk[:-1, 1:] & walk[1:, :-1] & walk[1:, 1:]  # 2x2 all open
-    for y, x in zip(*np.nonzero(square)):
-        diagonal.append(((int(x), int(y)), (int(x) + 1, int(y) + 1)))
-        diagonal.append(((int(x) + 1, int(y)), (int(x), int(y) + 1)))
-    return straight, diagonal
-
-
-def prepare_networkx(grid: Grid) -> tuple[Solve, ToPath]:
-    """networkx ``astar_path`` on a prebuilt graph of the legal moves (weights 1, sqrt 2)."""
-    import networkx as nx
-
-    walk = walkable_of(grid)
-    graph = nx.Graph()
-    graph.add_nodes_from((int(x), int(y)) for y, x in zip(*np.nonzero(walk)))
-    straight, diagonal = legal_moves(walk)
-    graph.add_edges_from(straight, weight=1.0)
-    graph.add_edges_from(diagonal, weight=SQRT2)
-
-    def solve(start: Cell, goal: Cell) -> Any:
-        return nx.astar_path(graph, start, goal, heuristic=octile, weight="weight")
-
-    return solve, lambda path: np.array(path)
-
-
 class TutorialGrid:
     """The grid of the tutorial A*: ``passable`` and ``neighbors`` with step costs."""
 
@@ -322,6 +226,24 @@ def tutorial_a_star(graph: TutorialGrid, start: Cell, goal: Cell) -> list[Cell] 
         path.append(came_from[path[-1]])
     path.reverse()
     return path
+
+
+def prepare_networkx(grid: Grid) -> tuple[Solve, ToPath]:
+    """networkx ``astar_path`` on a prebuilt graph of the legal moves (the tutorial grid's
+    neighbours: weights 1 and sqrt 2)."""
+    import networkx as nx
+
+    walk = walkable_of(grid)
+    tutorial = TutorialGrid(walk.tolist())
+    graph = nx.Graph()
+    cells = [(int(x), int(y)) for y, x in zip(*np.nonzero(walk))]
+    graph.add_nodes_from(cells)
+    graph.add_weighted_edges_from((c, n, w) for c in cells for n, w in tutorial.neighbors(c))
+
+    def solve(start: Cell, goal: Cell) -> Any:
+        return nx.astar_path(graph, start, goal, heuristic=octile, weight="weight")
+
+    return solve, lambda path: np.array(path)
 
 
 def prepare_heapq(grid: Grid) -> tuple[Solve, ToPath]:
@@ -450,13 +372,11 @@ def run_map(
                     for i in range(len(scenarios)):
                         if not (solver.slow and i not in slow_queries):
                             call(solver, i)
-                progress.update((r + 1) * len(scenarios))
         else:
             for i in range(len(scenarios)):
                 for solver in rotated(SOLVERS, i):
                     if not (solver.slow and i not in slow_queries):
                         call(solver, i)
-                progress.update(i + 1)
     finally:
         gc.unfreeze()
     for i, scenario in enumerate(scenarios):
@@ -471,17 +391,8 @@ def run_map(
             kernel = (float(np.median(kernels)), answer.expanded) if solver.ours else (None, None)
             run.answers[solver.name][i] = Answer(ns, cost, legal, problem, *kernel)
             if solver.ours and problem is not None:
-                run.failures.append(
-                    Failure(
-                        grid.name,
-                        scenario.line,
-                        scenario.start,
-                        scenario.goal,
-                        scenario.optimal,
-                        cost,
-                        f"{solver.name}: {problem}",
-                    )
-                )
+                what = f"{solver.name}: {problem}"
+                run.failures.append(Failure.at(grid.name, scenario, cost, what))
     progress.finish(run)
     prepared.clear()
     gc.collect()
@@ -498,13 +409,10 @@ class Row:
     solver: str
     queries: int
     median_us: float
-    p95_us: float
     optimal_pct: float
     legal_pct: float
     vs_astar: float
     vs_jps: float
-    ratios_astar: np.ndarray = field(repr=False)
-    ratios_jps: np.ndarray = field(repr=False)
 
 
 def row_of(solver: str, runs: Sequence[MapRun]) -> Row:
@@ -517,50 +425,9 @@ def row_of(solver: str, runs: Sequence[MapRun]) -> Row:
             legal += answer.legal
             vs_astar.append(answer.ns / run.answers[OURS_ASTAR][i].ns)
             vs_jps.append(answer.ns / run.answers[OURS_JPS][i].ns)
-    n = len(us)
-    ra, rj = np.asarray(vs_astar), np.asarray(vs_jps)
-    return Row(
-        solver,
-        n,
-        float(np.median(us)),
-        float(np.percentile(us, 95)),
-        100.0 * optimal / n,
-        100.0 * legal / n,
-        float(np.median(ra)),
-        float(np.median(rj)),
-        ra,
-        rj,
-    )
-
-
-def common_queries(run: MapRun) -> list[int]:
-    """Indices of the queries every solver ran."""
-    sets = [set(a) for a in run.answers.values()]
-    return sorted(set.intersection(*sets))
-
-
-MAP_COLUMNS = (
-    "solver",
-    "queries",
-    "median µs",
-    "p95 µs",
-    "% optimal",
-    "% legal",
-    "time / our A*",
-    "time / our JPS",
-)
-
-
-def map_table(run: MapRun) -> str:
-    lines = [header(MAP_COLUMNS)]
-    for solver in SOLVERS:
-        r = row_of(solver.name, [run])
-        lines.append(
-            f"| {r.solver} | {r.queries:,} | {r.median_us:,.1f} | {r.p95_us:,.1f} | "
-            f"{percent(r.optimal_pct)} | {percent(r.legal_pct)} | "
-            f"{times(r.vs_astar)} | {times(r.vs_jps)} |"
-        )
-    return "\n".join(lines)
+    n, median = len(us), lambda values: float(np.median(values))
+    return Row(solver, n, median(us), 100 * optimal / n, 100 * legal / n, median(vs_astar),
+               median(vs_jps))  # fmt: skip
 
 
 def by_map_table(runs: Sequence[MapRun]) -> str:
@@ -625,19 +492,12 @@ KERNEL_COLUMNS = (
 def kernel_row(name: str, runs: Sequence[MapRun]) -> str:
     """Our two searches on ``runs``: medians of kernel time (``search_us``) and expansions,
     and of the per-query A* / JPS time ratios, kernels alone and whole ``find_path`` calls."""
-    a_ns, j_ns, b_ns, a_ex, j_ex, b_ex, by_call = [], [], [], [], [], [], []
-    s_ns = []
-    for run in runs:
-        for i, a in run.answers[OURS_ASTAR].items():
-            j, b = run.answers[OURS_JPS][i], run.answers[OURS_BLOCKS][i]
-            s_ns.append(max(run.answers[OURS_SUBGOAL][i].kernel_ns, 1.0))
-            a_ns.append(a.kernel_ns)
-            j_ns.append(max(j.kernel_ns, 1.0))
-            b_ns.append(max(b.kernel_ns, 1.0))
-            a_ex.append(a.expanded)
-            j_ex.append(j.expanded)
-            b_ex.append(b.expanded)
-            by_call.append(a.ns / j.ns)
+    ours = (OURS_ASTAR, OURS_JPS, OURS_BLOCKS, OURS_SUBGOAL)
+    answers = [[run.answers[s][i] for s in ours] for run in runs for i in run.answers[OURS_ASTAR]]
+    a_ns = [q[0].kernel_ns for q in answers]  # the others at least 1 ns: they divide
+    j_ns, b_ns, s_ns = ([max(q[k].kernel_ns, 1.0) for q in answers] for k in (1, 2, 3))
+    a_ex, j_ex, b_ex = ([q[k].expanded for q in answers] for k in range(3))
+    by_call = [q[0].ns / q[1].ns for q in answers]
     a, j, b, sg = np.asarray(a_ns), np.asarray(j_ns), np.asarray(b_ns), np.asarray(s_ns)
     ratios = [times(float(np.median(r))) for r in (a / j, a / b, j / b)]
     return (
@@ -658,132 +518,25 @@ def kernel_table(runs: Sequence[MapRun]) -> str:
     return "\n".join(lines)
 
 
-def problems_summary(runs: Sequence[MapRun]) -> list[str]:
-    """Per peer that was not always optimal: what went wrong, counted (for stderr)."""
-    lines = []
-    for solver in SOLVERS:
-        counts: dict[str, int] = {}
-        excess = []
-        for run in runs:
-            for i, answer in run.answers[solver.name].items():
-                if answer.problem is not None:
-                    counts[answer.problem] = counts.get(answer.problem, 0) + 1
-                if answer.cost is not None:
-                    excess.append(
-                        answer.cost / run.scenarios[i].optimal - 1.0
-                        if run.scenarios[i].optimal
-                        else 0.0
-                    )
-        if counts:
-            what = ", ".join(f"{n} {p}" for p, n in sorted(counts.items(), key=lambda kv: -kv[1]))
-            spread = np.asarray(excess) * 100
-            lines.append(
-                f"  {solver.name}: {what}; length vs published: "
-                f"min {spread.min():+.2f}%, median {np.median(spread):+.2f}%, "
-                f"max {spread.max():+.2f}%"
-            )
-    return lines
-
-
-# --- chart -------------------------------------------------------------------------------
-
-
-def draw_chart(runs: Sequence[MapRun], path: Path, subtitle: str) -> None:
-    """Median µs per query on the queries every solver ran, per map and solver, log y."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    colours = {
-        "ours A*": "#1f4e9c",
-        "ours JPS+": "#4f9be8",
-        "ours JPS-B": "#9ecae1",
-        "ours subgoal": "#17becf",
-        "tcod": "#2ca02c",
-        "pyastar2d": "#bcbd22",
-        "python-pathfinding": "#d62728",
-        "networkx": "#9467bd",
-        "heapq A*": "#7f7f7f",
-    }
-    labels = {"pyastar2d": "pyastar2d (cuts corners, diagonal = 1)"}
-    names = [r.name for r in runs]
-    k = len(SOLVERS)
-    width = 0.8 / k
-    fig, ax = plt.subplots(figsize=(max(8.0, 1.1 * len(runs) + 2), 6.5), layout="constrained")
-    x = np.arange(len(runs))
-    for j, solver in enumerate(SOLVERS):
-        medians, p95s = [], []
-        for run in runs:
-            us = [run.answers[solver.name][i].ns / 1e3 for i in common_queries(run)]
-            medians.append(np.median(us))
-            p95s.append(np.percentile(us, 95))
-        offset = x - 0.4 + width * (j + 0.5)
-        ax.bar(
-            offset,
-            medians,
-            width,
-            color=colours.get(solver.name),
-            label=labels.get(solver.name, solver.name),
-            hatch="//" if solver.name == "pyastar2d" else None,
-            edgecolor="white",
-            linewidth=0.3,
-        )
-        ax.scatter(offset, p95s, marker="_", color="black", s=30, linewidths=1, zorder=3)
-    ax.set_yscale("log")
-    ax.set_xticks(x, names, rotation=30, ha="right")
-    ax.set_ylabel("time per query, µs (log scale)")
-    ax.set_title(
-        "Time per Moving AI query, by map and solver (bar: median, tick: p95, over "
-        "the queries every solver ran)\n" + subtitle,
-        fontsize=10,
-    )
-    ax.grid(axis="y", which="major", alpha=0.4)
-    ax.grid(axis="y", which="minor", alpha=0.12)
-    ax.set_axisbelow(True)
-    fig.legend(ncols=len(SOLVERS), fontsize=9, loc="outside lower center", frameon=False)
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-
-
 # --- entry point -------------------------------------------------------------------------
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = scenario_parser("python -m bench.peers", __doc__)
-    add_limit(
-        parser,
-        DEFAULT_LIMIT,
-        "queries per map for our kernels, tcod and pyastar2d, spread evenly over the file",
-    )
+    add_limit(parser, DEFAULT_LIMIT, "queries per map for our kernels, tcod and pyastar2d")
     parser.add_argument(
         "--peer-limit",
         type=int,
         default=DEFAULT_PEER_LIMIT,
         metavar="N",
-        help="queries per map for the pure-Python peers, an even subset of "
-        "the above (default: %(default)s)",
-    )
-    parser.add_argument(
-        "--chart",
-        type=Path,
-        metavar="PATH",
-        help=f"write the chart here (default: bench/out/{CHART_NAME})",
-    )
-    parser.add_argument(
-        "--per-map-tables",
-        action="store_true",
-        help="also print every solver's figures per map (median, p95, %% optimal, ratios)",
+        help="queries per map for the pure-Python peers (an even subset)",
     )
     parser.add_argument(
         "--order",
         choices=ORDERS,
         default="query",
-        help="query (the default): per query, every solver back to back, round-robin, so "
-        "each solver's data is evicted by the others' between its queries (a server "
-        "answering mixed requests; cold caches); blocks: per round, each solver runs all "
-        "its queries back to back (the competitions' way: caches warm with its own data), "
-        "solvers in rotating order, a query's time the median over --rounds",
+        help="query: every solver per query, round-robin (caches cold); "
+        "blocks: each solver's queries back to back per round (caches warm)",
     )
     parser.add_argument(
         "--rounds",
@@ -817,14 +570,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
 
     line = machine_line(info)
-    if args.per_map_tables:
-        for run in runs:
-            print(
-                f"#### {run.name} ({run.size}): {len(run.scenarios)} queries, "
-                f"pure-Python peers on {len(common_queries(run))} of them\n"
-            )
-            print(map_table(run))
-            print()
     print("#### By map: our medians, and each peer's time over our A*'s\n")
     print(by_map_table(runs))
     print()
@@ -836,19 +581,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(kernel_table(runs))
     print(f"\n{line}")
 
-    problems = problems_summary(runs)
-    if problems:
-        print("\nAnswers that are not optimal legal paths, per solver:", file=sys.stderr)
-        print("\n".join(problems), file=sys.stderr)
     report_failures([f for run in runs for f in run.failures])
-    chart = chart_path(args.chart, CHART_NAME)
-    draw_chart(
-        runs,
-        chart,
-        f"{info['date']} · commit {info['commit']} · {info['cpu']}, {info['cores']} cores · "
-        f"order: {how}",
-    )
-    log(f"\nchart: {chart}")
     return 1 if any(run.failures for run in runs) else 0
 
 

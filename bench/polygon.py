@@ -1,24 +1,7 @@
 """Polygon maps: our exact mode (Polyanya on an earcut mesh) against extremitypathfinder.
 
-Run from the repository root (needs ``pip install -e '.[dev]'`` for extremitypathfinder)::
-
-    python -m bench.polygon                              # the five Dragon Age maps
-    python -m bench.polygon --maps arena den312d --limit 50
-
-Each Moving AI map is traced into a polygon with holes: the blocked cells (and a border
-of blocked cells around the map) are merged row runs, unioned with shapely; where two
-blocked cells touch only at a corner, a small diamond (half-diagonal ``PINCH``) closes
-the gap, as Moving AI's no-corner-cutting rule does, so no two rings touch (which
-extremitypathfinder needs). Collinear vertices are merged. The walkable area is the
-map's rectangle minus that union; a scenario's start and goal cells become their centre
-points, and a query runs in the component holding its start.
-
-Both engines get the same polygons and points. Timed separately: our mesh build (with
-its memory, from tracemalloc), extremitypathfinder's graph preparation, and each query.
-Times are CPU time of this process (``time.process_time``), so that a shared, loaded
-machine slows both engines alike instead of adding its queueing to whichever runs.
-Every query's two lengths must agree within 1e-6 (exit status 1 otherwise). The table
-(Markdown) goes to stdout, progress to stderr.
+``python -m bench.polygon --help`` lists the options; the method and the latest results are
+in bench/README.md, "bench.polygon".
 """
 
 from __future__ import annotations

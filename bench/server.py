@@ -2,15 +2,8 @@
 loopback port, started from the source tree (every process shares numba's on-disk kernel
 cache), in a process group of its own (``--workers N`` children go with it).
 
-::
-
-    with running([ServerSpec(env={"MAPS_DIR": maps}), ServerSpec(env=..., workers=2)]) as servers:
-        servers[0].url  # http://127.0.0.1:PORT, /health already answered 200
-        servers[0].request("POST", "/path", {"map": "arena", ...})  # status, headers, body, s
-
-    server = Server(ServerSpec(env=env), log_path=tmp_path / "server.log")
-    start_all([server])                 # concurrently, then ready on each
-    server.kill(); server.start(); server.wait_ready()  # a crash, then again on the same port
+(``with running([ServerSpec(...), ...]) as servers``, or ``start_all`` on :class:`Server`
+objects that a test may kill and start again on the same port).
 
 A process runs ``python -m uvicorn APP`` (or ``python -m app``, which exits 0 after SIGTERM)
 with ``--host 127.0.0.1 --port P --workers N`` and the spec's extra options, the caller's
@@ -41,6 +34,9 @@ import time
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
+
+import orjson
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 HOST = "127.0.0.1"
@@ -283,23 +279,42 @@ class Server:
         line = next(x for x in status.splitlines() if x.startswith("VmRSS:"))
         return int(line.split()[1]) * 1024
 
-    def connection_split(self) -> list[int]:
-        """Established client connections held by each worker process, largest first.
+    def cpu_seconds(self) -> float:
+        """CPU time used so far by the live processes of the server's group (the uvicorn
+        process and its workers: each server runs in its own process group)."""
+        ticks = 0
+        for stat in Path("/proc").glob("[0-9]*/stat"):
+            try:
+                fields = stat.read_text().rsplit(")", 1)[1].split()
+            except (OSError, IndexError):
+                continue  # the process ended meanwhile
+            if int(fields[2]) == self.pid:  # pgrp; utime and stime are fields 14 and 15
+                ticks += int(fields[11]) + int(fields[12])
+        return ticks / os.sysconf("SC_CLK_TCK")
 
-        uvicorn's workers share one listening socket and each accepted connection stays with
-        the worker that accepted it, so keep-alive clients are balanced per connection, not
-        per request: this shows how the connections fell.
-        """
-        from bench.procs import count_sockets, established_inodes, proc_table
 
-        if self.process is None:
-            return []
-        table = proc_table()
-        workers = [pid for pid, proc in table.items() if proc.ppid == self.process.pid]
-        holders = [pid for pid in workers if "resource_tracker" not in table[pid].command]
-        established = established_inodes(self.port)
-        counts = [count_sockets(pid, established) for pid in holders or [self.process.pid]]
-        return sorted(counts, reverse=True)
+class JsonClient:
+    """One keep-alive connection to a server: JSON bodies in and out, the bearer ``token``
+    sent where a call asks for it (the admin routes). orjson: the client's own share of a
+    timed call stays small."""
+
+    def __init__(self, port: int, token: str | None = None, timeout: float = 10.0) -> None:
+        self.conn = http.client.HTTPConnection(HOST, port, timeout=timeout)
+        self.token = token
+
+    def call(
+        self, method: str, path: str, body: dict | None = None, admin: bool = False
+    ) -> tuple[int, Any]:
+        headers = {"Content-Type": "application/json"}
+        if admin:
+            headers["Authorization"] = f"Bearer {self.token}"
+        data = None if body is None else orjson.dumps(body)
+        self.conn.request(method, path, body=data, headers=headers)
+        response = self.conn.getresponse()
+        return response.status, orjson.loads(response.read() or b"null")
+
+    def close(self) -> None:
+        self.conn.close()
 
 
 def start_all(servers: Sequence[Server], timeout: float = READY_TIMEOUT) -> None:

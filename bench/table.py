@@ -1,29 +1,7 @@
 """A cost matrix two ways: ``POST /table`` against ``/path`` for every pair.
 
-Run from the repository root::
-
-    python -m bench.table [--map Berlin_0_256] [--sizes 8 32] [--repeat 3] [--no-http]
-
-Sources and targets are drawn (seeded) from the walkable cells of the map's largest
-connected component, so every entry has a cost. For each size N (N sources x N targets):
-
-Two sets of movement rules: the default (where ``/table`` runs one jump point search per
-pair, as ``/path`` does) and ``"diagonal": "one_free"`` (JPS does not apply: one Dijkstra
-flood per origin against one A* per pair).
-
-* in-process, through the service functions a request reaches: the table's
-  (:func:`gridpath.search.table.plan_table`, one :func:`~gridpath.search.table.search_line` per
-  origin, :func:`~gridpath.search.table.assemble`) against ``/path``'s
-  (:func:`app.api.path_body.answer`, body included, ``include: []``) for each of the N x N
-  pairs, on one thread; best of ``--repeat`` runs;
-* over HTTP on loopback, a real server (:mod:`bench.server`, one worker, the default
-  ``SEARCH_THREADS``, ``MAPS_DIR`` a folder holding the map alone): one ``POST /table``
-  against N x N ``POST /path`` calls in turn on one keep-alive connection, and against
-  ``POST /paths`` with the N x N queries (in batches of at most ``MAX_BATCH``); best of
-  ``--repeat``.
-
-Every cost of the table is checked against ``/path``'s (to 1e-9) before timing. The table
-goes to stdout as GitHub-flavoured Markdown, with the machine line.
+``python -m bench.table --help`` lists the options; the method and the latest results are
+in bench/README.md, "bench.table".
 """
 
 from __future__ import annotations

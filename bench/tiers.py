@@ -1,24 +1,8 @@
 """The preprocessed tiers per Moving AI map: build time, memory, change-to-publish time,
 and (``--check``) every scenario through the subgoal tier.
 
-Run from the repository root (``make bench`` runs it on all 13 maps)::
-
-    python -m bench.tiers                        # 13 maps: builds, memory, edits
-    python -m bench.tiers --check                # and all 39,260 scenarios, optimal + legal
-    python -m bench.tiers --maps brc202d --check --limit 200
-
-Per map: the JPS+ jump table's and the subgoal tier's build time (``jump_table`` and
-``subgoal_graph`` on a fresh load, each timed once) and bytes (``GET /maps``' ``tiers``),
-subgoals and edges of the subgoal graph and upward edges of its hierarchy ("-": no tier, the
-contraction ran over its budget), and the **change-to-publish** time: one edit (one cell
-flipped, the map's first walkable cell) through ``apply_edits``, which builds the new
-revision's tables as the service does before it publishes it (median of 3).
-
-``--check`` then runs the scenarios (all, or ``--limit`` per map spread evenly) through
-``find_path`` with ``algorithm: subgoal``, one ``SearchScratch`` per map: each answer must
-come from the tier, be optimal and legal; the table adds their count, the median kernel
-time (``search_us``) and the median subgoals settled. Exit status 1 if one answer fails,
-2 if the data cannot be read.
+``python -m bench.tiers --help`` lists the options; the method and the latest results are
+in bench/README.md, "bench.tiers".
 """
 
 from __future__ import annotations
@@ -99,7 +83,7 @@ def check(grid, scenarios, name: str) -> tuple[list[float], list[int], list[Fail
         else:
             problem = path_problem(grid, result.path, s, cost)
         if problem is not None:
-            failures.append(Failure(name, s.line, s.start, s.goal, s.optimal, cost, problem))
+            failures.append(Failure.at(name, s, cost, problem))
         kernel_us.append(result.search_us)
         settled.append(result.expanded)
     return kernel_us, settled, failures

@@ -1,5 +1,5 @@
 """The ``/path`` answer: one query on one map snapshot, to the body ``PathResponse``
-documents (built here only; used by ``/path``, ``/paths`` and ``bench/serialize.py``)."""
+documents (built here only; used by ``/path`` and ``/paths``)."""
 
 from __future__ import annotations
 
