@@ -52,6 +52,7 @@ from gridpath.search.overlay import blocked_cells, stamp
 from gridpath.search.registry import plan as plan_search
 from gridpath.search.runners.jps import DEFAULT_JUMP_TABLE_MAX_CELLS
 from gridpath.search.scratch import SearchScratch, thread_scratch
+from gridpath.search.warming import require as require_warm
 
 Cell = tuple[int, int]
 
@@ -155,6 +156,7 @@ def plan_table(
     a ``blocked`` cell, too little clearance) gets a row or column of no costs. The
     searches share ``max_expanded_total`` expansions evenly (default: each may expand the
     whole map, each at most ``max_expanded``)."""
+    require_warm("table")
     if options.turn_penalty > 0:
         raise InvalidOption("turn_penalty", "cost tables do not support turn_penalty")
     sources_t = _checked(grid, sources, "sources")

@@ -234,12 +234,15 @@ def test_not_ready_before_startup_finishes(tmp_path, monkeypatch):
     from app import state as service
 
     gate = threading.Event()
-    real_warm_up = service.warm_up
-    monkeypatch.setattr(service, "warm_up", lambda: gate.wait(30) and real_warm_up())
+    real_serving = service.StagedWarmUp.serving
+    monkeypatch.setattr(
+        service.StagedWarmUp, "serving", lambda self: gate.wait(30) and real_serving(self)
+    )
     app = create_app(Settings(maps_dir=tmp_path))
     with TestClient(app) as c:
         health = c.get("/health")
         assert health.status_code == 503 and health.json()["status"] == "starting"
+        assert "kernel step 1 of" in health.json()["waiting_for"]  # says what it waits for
         response = c.post("/path", json={"map": "arena", "start": [1, 1], "goal": [2, 2]})
         assert response.status_code == 503 and response.json()["error"]["code"] == "not_ready"
         gate.set()

@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 import sys
 
-import pytest
-
 from tests.conftest import ROOT
+from tests.packages import require
 
 
-@pytest.mark.skipif(shutil.which("wrk") is None, reason="wrk is not installed")
 def test_metrics_overhead_bench_runs():
+    require("wrk")
     out = subprocess.run(
         [sys.executable, "-m", "bench.metrics_overhead", "--rounds", "1", "--seconds", "1"],
         cwd=ROOT,

@@ -13,8 +13,6 @@ from __future__ import annotations
 
 import importlib
 import json
-import os
-import shutil
 import subprocess
 import sys
 
@@ -23,6 +21,7 @@ import pytest
 from tests.clients import TS_EXAMPLE, generate_python, generate_typescript, npm_tools
 from tests.clients import write_document as write_openapi
 from tests.conftest import MAPS_DIR, ROOT
+from tests.packages import require
 from tests.system.server_process import uvicorn_process
 
 
@@ -70,12 +69,7 @@ def test_generated_python_client_calls_the_server(server, document, tmp_path):
 
 
 def _node_or_skip() -> None:
-    if shutil.which("node") and shutil.which("npm"):
-        return
-    message = "node and npm are needed (Debian packages nodejs and npm)"
-    if os.environ.get("CI") == "true":
-        pytest.fail(message)
-    pytest.skip(message)
+    require("nodejs", "npm")
 
 
 def test_typescript_types_compile_and_the_example_runs(server, document, tmp_path):

@@ -34,14 +34,17 @@ import pytest
 from PIL import Image
 
 from tests.conftest import MAPS_DIR, ROOT
-from tests.redis_server import REDIS_SERVER, RedisServer
+from tests.packages import require
+from tests.redis_server import RedisServer
 from tests.reference import path_cost, reference_costs, step_is_legal
 from tests.system.processes import ADMIN, ADMIN_TOKEN, GridpathProcess, start_all
 from tests.system.processes import walkable_from_png as walkable_of
 
-pytestmark = pytest.mark.skipif(
-    not Path(REDIS_SERVER).is_file(), reason="redis-server not installed (.ci/run installs it)"
-)
+
+@pytest.fixture(autouse=True, scope="module")
+def _redis_installed() -> None:
+    require("redis-server")
+
 
 SEED_MAPS = ("arena", "maze")
 ARENA_PNG = (MAPS_DIR / "arena.png").read_bytes()

@@ -4,7 +4,8 @@ Playwright; never Playwright's own browser download), against a real uvicorn pro
 
 The page's state is read from its ``window.gridpath`` debug object and ``data-*``
 attributes (README, "The page"). Screenshots go to ``tests/artifacts/`` (gitignored).
-Without Chromium or Playwright the tests skip, except under ``CI=true``, where they fail.
+Without Chromium (tests/packages.py) or Playwright the tests skip, except under ``CI=true``,
+where they fail.
 """
 
 from __future__ import annotations
@@ -22,9 +23,9 @@ import pytest
 from PIL import Image
 
 from tests.conftest import MAPS_DIR, ROOT
+from tests.packages import require
 from tests.system.server_process import uvicorn_process
 
-CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [
     "--no-sandbox",
     "--disable-gpu",
@@ -109,10 +110,9 @@ def server(tmp_path_factory):
 def browser():
     if sync_playwright is None:
         _unavailable("the playwright package is not installed (pip install -e '.[dev]')")
-    if not CHROMIUM.exists():
-        _unavailable(f"{CHROMIUM} is missing (apt-get install chromium)")
+    (binary,) = require("chromium")
     with sync_playwright() as p:
-        chromium = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        chromium = p.chromium.launch(executable_path=binary, args=CHROMIUM_ARGS)
         yield chromium
         chromium.close()
 

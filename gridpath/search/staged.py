@@ -1,0 +1,212 @@
+"""The service's warm-up in stages: answer early, compile the rest in parallel.
+
+On a cold numba cache every kernel compiles once (minutes on two cores, numba compiles one
+function at a time per process). A :class:`StagedWarmUp`:
+
+1. ``begin()``: marks every step but ``serving`` pending (:mod:`gridpath.search.warming`:
+   their queries get 503 ``warming_up``) and starts worker processes
+   (``python -m gridpath.search.warmup --step NAME``, niced) that compile those steps into
+   numba's on-disk cache, one less than ``processes`` at once while this process compiles;
+2. ``serving()``: compiles the ``serving`` step here (the caller then answers);
+3. ``finish()``: keeps ``processes`` workers busy and, in step order, loads each compiled
+   step from the cache into this process (milliseconds) and clears its gates.
+
+A step compiled before (any process, same sources, numba and CPU: a stamp file beside the
+cache says so) starts no worker: it is loaded here. A worker that fails leaves its step to
+be compiled here. A progress line is logged every ``tick`` seconds while anything compiles:
+the step, n of m, the kernel numba is compiling in this process, the seconds elapsed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from numba.core import event
+
+import gridpath
+from gridpath.search import warming
+from gridpath.search.scratch import SearchScratch
+from gridpath.search.warmup import STEPS, Step
+
+
+class _CompileWatch(event.Listener):
+    """The function numba is compiling in this process (the outermost one), for progress."""
+
+    def __init__(self) -> None:
+        self.depth = 0
+        self.current = ""
+
+    def on_start(self, ev: event.Event) -> None:
+        if self.depth == 0:
+            self.current = getattr(ev.data.get("dispatcher"), "__name__", "") or ""
+        self.depth += 1
+
+    def on_end(self, ev: event.Event) -> None:
+        self.depth = max(0, self.depth - 1)
+        if self.depth == 0:
+            self.current = ""
+
+
+_WATCH = _CompileWatch()
+event.register("numba:compile", _WATCH)
+
+
+def _stamp_dir() -> Path:
+    cache = os.environ.get("NUMBA_CACHE_DIR")
+    base = Path(cache) if cache else Path(gridpath.__file__).parent / "__pycache__"
+    return base / "gridpath-warmup"
+
+
+def _sources_key() -> str:
+    """What numba's cache depends on: its version, Python's, the CPU, the sources' stamps."""
+    import llvmlite.binding as llvm
+    import numba
+
+    digest = hashlib.sha256(f"{numba.__version__} {sys.version}".encode())
+    digest.update(llvm.get_host_cpu_name().encode())
+    root = Path(gridpath.__file__).parent
+    for path in sorted(root.rglob("*.py")):
+        stat = path.stat()
+        digest.update(f"{path.relative_to(root)} {stat.st_mtime_ns} {stat.st_size}".encode())
+    return digest.hexdigest()[:16]
+
+
+class StagedWarmUp:
+    def __init__(
+        self, processes: int = 0, log: Callable[[str], None] = print, tick: float = 5.0
+    ) -> None:
+        self.processes = max(1, processes or os.cpu_count() or 1)
+        self.log = log
+        self.tick = tick
+        self.began = time.perf_counter()
+        self.done: list[str] = []  # steps loaded in this process, in order
+        self.phase = "loading maps"
+        self._workers: dict[str, subprocess.Popen] = {}
+        self._exited: dict[str, int] = {}
+        self._stopped = threading.Event()
+        self._key = _sources_key()
+        self._ticker: threading.Thread | None = None
+
+    # -- what is left, for GET /health and the progress lines ------------------------------
+
+    def elapsed(self) -> float:
+        return time.perf_counter() - self.began
+
+    def status(self) -> dict:
+        left = [s.name for s in STEPS if s.name not in self.done]
+        return {
+            "steps": len(STEPS),
+            "ready": list(self.done),
+            "compiling": [name for name in left if name in self._workers] or left[:1],
+            "waiting": left,
+            "elapsed_s": round(self.elapsed(), 1),
+        }
+
+    def describe(self) -> str:
+        """One line: what the process is doing or waiting for."""
+        left = [s.name for s in STEPS if s.name not in self.done]
+        if not left:
+            return f"every kernel ready ({len(STEPS)} steps) in {self.elapsed():.1f} s"
+        here = f" (now compiling {_WATCH.current})" if _WATCH.current else ""
+        workers = ", ".join(self._workers) or "none"
+        return (
+            f"{self.phase}{here}: kernel step {len(self.done) + 1} of {len(STEPS)} "
+            f"({left[0]}), {self.elapsed():.0f} s elapsed; in worker processes: {workers}"
+        )
+
+    # -- the stages ------------------------------------------------------------------------
+
+    def begin(self) -> None:
+        """Mark the steps after ``serving`` pending, start their workers and the ticker."""
+        for step in STEPS[1:]:
+            warming.mark_pending(step.name, step.gates)
+        self._ticker = threading.Thread(target=self._tick, name="gridpath-warmup-progress")
+        self._ticker.daemon = True
+        self._ticker.start()
+        self._launch(self.processes - 1)
+
+    def serving(self) -> float:
+        """Compile (or load) the ``serving`` step here; the seconds since ``begin``."""
+        self.phase = "compiling the kernels the first queries need"
+        self._run_here(STEPS[0])
+        return self.elapsed()
+
+    def finish(self) -> float:
+        """Every other step compiled (by the workers) and loaded here; the seconds since
+        ``begin``. Returns early (steps left pending) when ``stop`` is called."""
+        self.phase = "serving; compiling the other kernels"
+        for step in STEPS[1:]:
+            while not self._stopped.is_set():
+                self._reap()
+                self._launch(self.processes)
+                if self._stamped(step) or step.name in self._exited:
+                    break
+                self._stopped.wait(0.1)
+            if self._stopped.is_set():
+                return self.elapsed()
+            with warming.loading():
+                self._run_here(step)
+            warming.mark_ready(step.gates)
+        self._stopped.set()  # the ticker's last line, then it ends
+        self.log(f"kernels: {self.describe()}")
+        return self.elapsed()
+
+    def stop(self) -> None:
+        """End the workers (shutdown); steps not loaded stay pending."""
+        self._stopped.set()
+        for process in list(self._workers.values()):
+            process.kill()
+            process.wait()
+
+    # -- helpers ---------------------------------------------------------------------------
+
+    def _stamp(self, step: Step) -> Path:
+        return _stamp_dir() / f"{step.name}-{self._key}"
+
+    def _stamped(self, step: Step) -> bool:
+        return self._stamp(step).exists()
+
+    def _run_here(self, step: Step) -> None:
+        step.run(SearchScratch())
+        self.done.append(step.name)
+        try:  # the cache holds this step now: next start loads it without a worker
+            self._stamp(step).parent.mkdir(parents=True, exist_ok=True)
+            self._stamp(step).touch()
+        except OSError:
+            pass  # a read-only cache: each start compiles again, in workers
+
+    def _launch(self, limit: int) -> None:
+        for step in STEPS[1:]:
+            if len(self._workers) >= limit or self._stopped.is_set():
+                return
+            name = step.name
+            if name in self._workers or name in self._exited or name in self.done:
+                continue
+            if self._stamped(step):
+                continue
+            self._workers[name] = subprocess.Popen(
+                [sys.executable, "-m", "gridpath.search.warmup", "--step", name, "--nice", "10"],
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
+
+    def _reap(self) -> None:
+        for name, process in list(self._workers.items()):
+            code = process.poll()
+            if code is not None:
+                del self._workers[name]
+                self._exited[name] = code
+                if code != 0:
+                    self.log(f"kernels: the worker for {name} exited with {code}; compiling here")
+
+    def _tick(self) -> None:
+        while not self._stopped.wait(self.tick):
+            self.log(f"kernels: {self.describe()}")
