@@ -204,7 +204,7 @@ class StagedWarmUp:
             if code is not None:
                 del self._workers[name]
                 self._exited[name] = code
-                if code != 0:
+                if code != 0 and not self._stopped.is_set():
                     self.log(f"kernels: the worker for {name} exited with {code}; compiling here")
 
     def _tick(self) -> None:

@@ -67,3 +67,65 @@ def test_serving_after_warm_up_compiles_nothing():
     )
     assert out.returncode == 0, out.stderr[-2000:]
     assert out.stdout.strip().splitlines()[-1] == "0"
+
+
+STAGED = """
+import sys
+import numpy as np
+from numba.core.registry import CPUDispatcher
+from gridpath.errors import WarmingUp
+from gridpath.grid import MapStore
+from gridpath.search import Algorithm, SearchOptions, find_path, jump_table, prepare_jps
+from gridpath.search import warming
+from gridpath.search.staged import StagedWarmUp
+from gridpath.search.warmup import STEPS
+
+def compiled():
+    return sum(
+        len(obj.signatures)
+        for name, module in list(sys.modules.items()) if name.startswith("gridpath.")
+        for obj in vars(module).values() if isinstance(obj, CPUDispatcher)
+    )
+
+staged = StagedWarmUp(processes=2, log=print)
+staged.begin()
+staged.serving()
+store = MapStore.from_dir("maps", max_cells=10**7, max_bytes=10**8)
+grids = [g for g in store.all() if g.kind == "grid"]
+for grid in grids:
+    prepare_jps(grid, 4_194_304)  # at load, as the service does (before it is ready)
+before = compiled()
+served, refused = 0, 0
+for grid in grids:
+    cells = np.argwhere(grid.clearance >= 1)
+    (y0, x0), (y1, x1) = cells[0], cells[-1]
+    try:  # auto, the default options: served unless the map has a JPS+ table
+        find_path(grid, (int(x0), int(y0)), (int(x1), int(y1)))
+        served += 1
+        assert jump_table(grid) is None, grid.name
+    except WarmingUp as exc:
+        refused += 1
+        assert jump_table(grid) is not None and "jps" in str(exc), (grid.name, str(exc))
+    try:
+        find_path(grid, (int(x0), int(y0)), (int(x1), int(y1)),
+                  SearchOptions(algorithm=Algorithm.THETA))
+        raise AssertionError("theta served before its kernels were loaded")
+    except WarmingUp:
+        pass
+assert served and refused, (served, refused)
+assert compiled() == before, "the serving step left the default query something to compile"
+staged.finish()
+assert warming.pending() == {} and staged.done == [s.name for s in STEPS], staged.done
+print("ok")
+"""
+
+
+def test_staged_warm_up_serves_the_default_query_first_and_gates_the_rest():
+    """After the ``serving`` step (and the maps' load), ``auto``'s default query on the
+    bundled maps compiles nothing; queries needing a later step get ``WarmingUp`` (never
+    another algorithm) until ``finish`` has loaded every step."""
+    out = subprocess.run(
+        [sys.executable, "-c", STAGED], cwd=ROOT, capture_output=True, text=True, timeout=900
+    )
+    assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-2000:]
+    assert out.stdout.strip().splitlines()[-1] == "ok"
