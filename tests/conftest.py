@@ -44,8 +44,13 @@ def make_grid(text: str, name: str = "test") -> Grid:
 
 
 def wait_ready(client: TestClient, timeout: float = 600.0) -> None:
+    """Until /health is 200 and every kernel is loaded (on a cold numba cache some compile
+    after 200: their queries answer 503 warming_up until then)."""
     deadline = time.monotonic() + timeout
-    while client.get("/health").status_code != 200:
+    while True:
+        health = client.get("/health")
+        if health.status_code == 200 and health.json().get("waiting_for") is None:
+            return
         if time.monotonic() > deadline:
             raise TimeoutError("service did not become ready")
         time.sleep(0.02)

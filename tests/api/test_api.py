@@ -298,3 +298,25 @@ def _subgoal_tier_by_name(client):
     assert auto["algorithm"] == "subgoal" and jps["algorithm"] == "jps"
     assert auto["found"] and auto["cost"] == pytest.approx(jps["cost"], abs=1e-9)
     assert client.post("/path", json=ends).json() == auto  # the same body again
+
+
+def test_a_query_whose_kernels_still_compile_gets_503_warming_up(client):
+    """A first start serves before every kernel is compiled (gridpath/search/staged.py):
+    meanwhile a query that needs a pending step is refused, with Retry-After, and declared
+    so in the OpenAPI document; other algorithms answer as usual."""
+    from gridpath.search import warming
+
+    body = {"map": "arena", "start": [2, 2], "goal": [24, 9]}
+    warming.mark_pending("theta", ("theta",))
+    try:
+        response = client.post("/path", json={**body, "algorithm": "theta"})
+        assert response.status_code == 503 and response.headers["retry-after"] == "5"
+        assert response.json()["error"]["code"] == "warming_up"
+        assert client.post("/path", json=body).json()["algorithm"] == "jps"
+    finally:
+        warming.mark_ready(("theta",))
+    assert client.post("/path", json={**body, "algorithm": "theta"}).status_code == 200
+    declared = client.get("/openapi.json").json()["paths"]["/path"]["post"]["responses"]["503"]
+    assert "`warming_up`" in declared["description"] and "Retry-After" in declared["headers"]
+    health = client.get("/health").json()
+    assert health["waiting_for"] is None and health["kernels"]["waiting"] == []

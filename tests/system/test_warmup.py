@@ -92,6 +92,12 @@ def compiled():
         for obj in vars(module).values() if isinstance(obj, CPUDispatcher)
     )
 
+# No stamps: every step after `serving` is compiled (or, numba's cache being warm, loaded) by
+# a worker process, as on a first start, instead of being loaded here before serving.
+import pathlib, tempfile
+import gridpath.search.staged as staged_module
+stamps = pathlib.Path(tempfile.mkdtemp())
+staged_module._stamp_dir = lambda: stamps
 staged = StagedWarmUp(processes=2, log=print)
 staged.begin()
 staged.serving()
@@ -121,6 +127,7 @@ assert served and refused, (served, refused)
 assert compiled() == before, "the serving step left the default query something to compile"
 staged.finish()
 assert warming.pending() == {} and staged.done == [s.name for s in STEPS], staged.done
+assert len(list(stamps.iterdir())) == len(STEPS)  # the next start loads them all before serving
 print("ok")
 """
 
