@@ -183,7 +183,7 @@ class StagedWarmUp:
         """Run ``step`` here (its kernels from the cache, or compiled), then open its gates."""
         with warming.loading():
             self._run_here(step)
-        warming.mark_ready(step.gates)
+        warming.mark_ready(step.gates, step.name)
 
     def _run_here(self, step: Step) -> None:
         step.run(SearchScratch())

@@ -19,15 +19,22 @@ from gridpath.errors import WarmingUp
 
 # gate (a runner's name, or "flowfield", "table", "validate") -> the warm-up step compiling it
 _pending: dict[str, str] = {}
+_loaded: set[str] = set()  # steps whose kernels this process holds (never pending again)
 _loading = threading.local()  # set on the thread that loads a step's kernels into the process
 
 
 def mark_pending(step: str, gates: tuple[str, ...]) -> None:
+    """Refuse ``gates``' queries until ``step`` is loaded; nothing if it is already (a
+    second app in one process must not refuse what the first serves)."""
+    if step in _loaded:
+        return
     for gate in gates:
         _pending[gate] = step
 
 
-def mark_ready(gates: tuple[str, ...]) -> None:
+def mark_ready(gates: tuple[str, ...], step: str | None = None) -> None:
+    if step is not None:
+        _loaded.add(step)
     for gate in gates:
         _pending.pop(gate, None)
 
