@@ -19,19 +19,16 @@ the step, n of m, the kernel numba is compiling in this process, the seconds ela
 
 from __future__ import annotations
 
-import hashlib
 import os
 import subprocess
 import sys
 import threading
 import time
 from collections.abc import Callable
-from pathlib import Path
 
 from numba.core import event
 
-import gridpath
-from gridpath.search import warming
+from gridpath.search import warming, warmup
 from gridpath.search.scratch import SearchScratch
 from gridpath.search.warmup import STEPS, Step
 
@@ -58,26 +55,6 @@ _WATCH = _CompileWatch()
 event.register("numba:compile", _WATCH)
 
 
-def _stamp_dir() -> Path:
-    cache = os.environ.get("NUMBA_CACHE_DIR")
-    base = Path(cache) if cache else Path(gridpath.__file__).parent / "__pycache__"
-    return base / "gridpath-warmup"
-
-
-def _sources_key() -> str:
-    """What numba's cache depends on: its version, Python's, the CPU, the sources' stamps."""
-    import llvmlite.binding as llvm
-    import numba
-
-    digest = hashlib.sha256(f"{numba.__version__} {sys.version}".encode())
-    digest.update(llvm.get_host_cpu_name().encode())
-    root = Path(gridpath.__file__).parent
-    for path in sorted(root.rglob("*.py")):
-        stat = path.stat()
-        digest.update(f"{path.relative_to(root)} {stat.st_mtime_ns} {stat.st_size}".encode())
-    return digest.hexdigest()[:16]
-
-
 class StagedWarmUp:
     def __init__(
         self, processes: int = 0, log: Callable[[str], None] = print, tick: float = 5.0
@@ -91,7 +68,6 @@ class StagedWarmUp:
         self._workers: dict[str, subprocess.Popen] = {}
         self._exited: dict[str, int] = {}
         self._stopped = threading.Event()
-        self._key = _sources_key()
         self._ticker: threading.Thread | None = None
 
     # -- what is left, for GET /health and the progress lines ------------------------------
@@ -173,11 +149,8 @@ class StagedWarmUp:
 
     # -- helpers ---------------------------------------------------------------------------
 
-    def _stamp(self, step: Step) -> Path:
-        return _stamp_dir() / f"{step.name}-{self._key}"
-
     def _stamped(self, step: Step) -> bool:
-        return self._stamp(step).exists()
+        return warmup.stamped(step)
 
     def _load(self, step: Step) -> None:
         """Run ``step`` here (its kernels from the cache, or compiled), then open its gates."""
@@ -188,11 +161,7 @@ class StagedWarmUp:
     def _run_here(self, step: Step) -> None:
         step.run(SearchScratch())
         self.done.append(step.name)
-        try:  # the cache holds this step now: next start loads it without a worker
-            self._stamp(step).parent.mkdir(parents=True, exist_ok=True)
-            self._stamp(step).touch()
-        except OSError:
-            pass  # a read-only cache: each start compiles again, in workers
+        warmup.stamp(step)  # the next start loads it before serving, without a worker
 
     def _launch(self, limit: int) -> None:
         for step in STEPS[1:]:

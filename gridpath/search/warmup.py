@@ -15,13 +15,19 @@ processes in parallel and loaded from the shared cache as each is done.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import functools
+import hashlib
 import os
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
+import gridpath
 from gridpath.grid.model import Grid, TerrainClass
 from gridpath.search.find import find_path
 from gridpath.search.flowfield import flow_field
@@ -119,6 +125,43 @@ STEPS: tuple[Step, ...] = (
 BY_NAME = {step.name: step for step in STEPS}
 
 
+def stamp_dir() -> Path:
+    cache = os.environ.get("NUMBA_CACHE_DIR")
+    base = Path(cache) if cache else Path(gridpath.__file__).parent / "__pycache__"
+    return base / "gridpath-warmup"
+
+
+@functools.cache
+def _sources_key() -> str:
+    """What numba's cache depends on: its version, Python's, the CPU, the sources' stamps."""
+    import llvmlite.binding as llvm
+    import numba
+
+    digest = hashlib.sha256(f"{numba.__version__} {sys.version}".encode())
+    digest.update(llvm.get_host_cpu_name().encode())
+    root = Path(gridpath.__file__).parent
+    for path in sorted(root.rglob("*.py")):
+        stat = path.stat()
+        digest.update(f"{path.relative_to(root)} {stat.st_mtime_ns} {stat.st_size}".encode())
+    return digest.hexdigest()[:16]
+
+
+def _stamp_path(step: Step) -> Path:
+    return stamp_dir() / f"{step.name}-{_sources_key()}"
+
+
+def stamped(step: Step) -> bool:
+    """Whether ``step`` was compiled into the cache before (same sources, numba, CPU)."""
+    return _stamp_path(step).exists()
+
+
+def stamp(step: Step) -> None:
+    """Record that the cache holds ``step``'s kernels (a read-only cache: nothing)."""
+    with contextlib.suppress(OSError):
+        _stamp_path(step).parent.mkdir(parents=True, exist_ok=True)
+        _stamp_path(step).touch()
+
+
 def warm_up(progress: Callable[[str], None] | None = None) -> float:
     """Every step, here, one after the other; returns the seconds it took (compile time on
     a cold cache, milliseconds when warm). ``progress`` gets one line per step."""
@@ -129,6 +172,7 @@ def warm_up(progress: Callable[[str], None] | None = None) -> float:
             elapsed = time.perf_counter() - began
             progress(f"compiling kernels: {step.name} ({n} of {len(STEPS)}), {elapsed:.0f} s")
         step.run(scratch)
+        stamp(step)
     return time.perf_counter() - began
 
 
@@ -139,7 +183,7 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     if args.nice > 0:
         os.nice(args.nice)
-    if args.step:
+    if args.step:  # a staged warm-up's worker: the server stamps the step once it loads it
         BY_NAME[args.step].run(SearchScratch())
         return
     seconds = warm_up(lambda line: print(line, flush=True))

@@ -95,9 +95,9 @@ def compiled():
 # No stamps: every step after `serving` is compiled (or, numba's cache being warm, loaded) by
 # a worker process, as on a first start, instead of being loaded here before serving.
 import pathlib, tempfile
-import gridpath.search.staged as staged_module
+import gridpath.search.warmup as warmup_module
 stamps = pathlib.Path(tempfile.mkdtemp())
-staged_module._stamp_dir = lambda: stamps
+warmup_module.stamp_dir = lambda: stamps
 staged = StagedWarmUp(processes=2, log=print)
 staged.begin()
 staged.serving()
