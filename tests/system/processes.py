@@ -88,8 +88,9 @@ class GridpathProcess:
             assert self.process is not None
             if self.process.poll() is not None:
                 raise RuntimeError(f"server exited ({self.process.returncode}):\n{self.log()}")
-            try:
-                streak = streak + 1 if self.health()[0] == 200 else 0
+            try:  # every kernel loaded too (a cold cache compiles some after /health is 200)
+                status, body = self.health()
+                streak = streak + 1 if status == 200 and body.get("waiting_for") is None else 0
             except (httpx.HTTPError, ValueError):
                 streak = 0
             if streak >= needed:

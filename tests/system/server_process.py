@@ -96,9 +96,11 @@ def serve(
             if process.poll() is not None:
                 output.seek(0)
                 pytest.fail(f"uvicorn exited: {output.read().decode()}")
-            try:
+            try:  # ready, and every kernel loaded (a cold cache compiles some after ready)
                 if server.request("GET", "/health/ready", timeout=5)[0] == 200:
-                    break
+                    status, _, body, _ = server.request("GET", "/health", timeout=5)
+                    if status == 200 and json.loads(body).get("waiting_for") is None:
+                        break
             except OSError:
                 pass
             if time.monotonic() > deadline:

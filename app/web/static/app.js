@@ -31,6 +31,7 @@
     invalid_map_data: "The server could not read the map file.",
     payload_too_large: "The request is too large for the server.",
     not_ready: "The server is still starting; try again in a moment.",
+    warming_up: "This algorithm's kernels are still compiling after start-up; retrying…",
     storage_error: "The server could not write the map file; nothing was changed.",
     batch_too_large: "Too many queries in one batch.",
     not_found: "The server has no such endpoint.",
@@ -1052,7 +1053,10 @@
     if (seq !== pathSeq) return; // a newer query superseded this one
     S.results = results;
     if (!results.b) S.showB = false;
-    if (errors.length) {
+    if (errors.length && errors.every((e) => e.code === "warming_up")) {
+      status(PLAIN.warming_up); // a first start: the answer comes once they are compiled
+      setTimeout(() => seq === pathSeq && runPath(), 2000);
+    } else if (errors.length) {
       report(errors[0], runPath);
       status("");
     } else {
