@@ -196,7 +196,8 @@ class ServiceState:
 
     def require_ready(self) -> MapStore:
         if not self.ready.is_set():
-            raise NotReady(f"the service is starting: {self.warmup.describe()}")
+            # a fixed text: an answer depends on nothing but the request (GET /health says more)
+            raise NotReady("the service is starting: maps are loading and kernels compiling")
         return self.store
 
 

@@ -80,7 +80,8 @@ import numpy as np
 from numba.core.registry import CPUDispatcher
 from gridpath.errors import WarmingUp
 from gridpath.grid import MapStore
-from gridpath.search import Algorithm, SearchOptions, find_path, jump_table, prepare_jps
+from gridpath.search import Algorithm, SearchOptions, find_path, prepare_jps
+from gridpath.search.runners.jps_blocks import block_record
 from gridpath.search import warming
 from gridpath.search.staged import StagedWarmUp
 from gridpath.search.warmup import STEPS
@@ -110,13 +111,13 @@ served, refused = 0, 0
 for grid in grids:
     cells = np.argwhere(grid.clearance >= 1)
     (y0, x0), (y1, x1) = cells[0], cells[-1]
-    try:  # auto, the default options: served unless the map has a JPS+ table
+    try:  # auto, the default options: served where block JPS serves the map
         find_path(grid, (int(x0), int(y0)), (int(x1), int(y1)))
         served += 1
-        assert jump_table(grid) is None, grid.name
+        assert block_record(grid) is not None, grid.name
     except WarmingUp as exc:
-        refused += 1
-        assert jump_table(grid) is not None and "jps" in str(exc), (grid.name, str(exc))
+        refused += 1  # JPS+ (or JPS scanning the bytes): the jps step
+        assert block_record(grid) is None and "jps" in str(exc), (grid.name, str(exc))
     try:
         find_path(grid, (int(x0), int(y0)), (int(x1), int(y1)),
                   SearchOptions(algorithm=Algorithm.THETA))
