@@ -24,12 +24,12 @@ RUN groupadd --system --gid 10001 gridpath \
 
 WORKDIR /app
 
-# Dependency layer: rebuilt only when pyproject.toml changes, not on every code change.
-# The list is read from pyproject.toml itself (build-system requires + project dependencies),
-# so it never drifts from what `pip install .` would resolve.
-COPY pyproject.toml /tmp/src/
+# Dependency layer: rebuilt only when pyproject.toml or requirements.lock changes, not on
+# every code change. The list is read from pyproject.toml itself (build-system requires +
+# project dependencies), the versions from requirements.lock (`make lock`), as CI installs.
+COPY pyproject.toml requirements.lock /tmp/src/
 RUN python -c "import tomllib; p = tomllib.load(open('/tmp/src/pyproject.toml', 'rb')); print('\n'.join(p['build-system']['requires'] + p['project']['dependencies']))" > /tmp/requirements.txt \
-    && pip install -r /tmp/requirements.txt \
+    && pip install -c /tmp/src/requirements.lock -r /tmp/requirements.txt \
     && rm /tmp/requirements.txt
 
 # The package itself, installed (not editable) into site-packages; its dependencies and build
@@ -61,9 +61,12 @@ ENV GIT_COMMIT=${GIT_COMMIT}
 
 EXPOSE 8000
 
-# Ready (200) only once the maps are loaded and the kernels warm; /health answers 503 before,
-# which urllib raises as an error, so the probe fails until then.
-HEALTHCHECK --interval=30s --timeout=5s --start-period=60s --retries=3 \
+# Ready (200) once the maps are loaded and the kernels of the common queries warm; /health
+# answers 503 before, which urllib raises as an error, so the probe fails until then. The
+# image starts warm; on a host whose CPU differs from the build machine's numba compiles
+# again: the serving kernels take about a minute on a loaded 2-core machine (the rest compile
+# after, in the background), so the start period allows 180 s, as deploy/k8s's startupProbe.
+HEALTHCHECK --interval=30s --timeout=5s --start-period=180s --retries=3 \
     CMD ["python", "-c", "import urllib.request; urllib.request.urlopen('http://127.0.0.1:8000/health', timeout=4)"]
 
 # One process. `--workers N` runs N processes instead, each loading its own copy of every map

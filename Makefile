@@ -7,7 +7,12 @@ PORT   ?= 8000
 # Seconds a SIGTERM waits for in-flight requests before closing them (then exit 0).
 GRACEFUL_TIMEOUT ?= 25
 
-.PHONY: run test test-quick bench install dev warmup clean
+# The pinned versions (`make lock` refreshes them): every install here, CI's and the image's
+# take their versions from it. `make LOCK= run` installs without it (the newest allowed).
+LOCK   ?= requirements.lock
+CONSTRAINTS := $(if $(LOCK),-c $(LOCK))
+
+.PHONY: run test test-quick bench install dev warmup clean lock
 
 ## run: create .venv, install, serve the maps in maps/ on $(HOST):$(PORT)
 run: $(VENV)/.installed
@@ -76,7 +81,7 @@ fuzz: $(VENV)/.installed-dev
 clients: $(VENV)/.installed-dev
 	$(BIN)/python -m tests.clients
 
-## warmup: compile the kernels into numba's on-disk cache
+## warmup: compile the kernels into numba's on-disk cache (one progress line per step)
 warmup: $(VENV)/.installed
 	$(BIN)/python -m gridpath.search.warmup
 
@@ -87,13 +92,17 @@ $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
-$(VENV)/.installed: pyproject.toml | $(VENV)/bin/python
-	$(BIN)/python -m pip install --quiet -e .
+$(VENV)/.installed: pyproject.toml $(LOCK) | $(VENV)/bin/python
+	$(BIN)/python -m pip install --quiet $(CONSTRAINTS) -e .
 	touch $@
 
-$(VENV)/.installed-dev: pyproject.toml | $(VENV)/bin/python
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+$(VENV)/.installed-dev: pyproject.toml $(LOCK) | $(VENV)/bin/python
+	$(BIN)/python -m pip install --quiet $(CONSTRAINTS) -e '.[dev]'
 	touch $(VENV)/.installed $@
+
+## lock: re-resolve requirements.lock from pyproject.toml (after changing a dependency)
+lock: | $(VENV)/bin/python
+	$(BIN)/python -m tools.lock
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis build *.egg-info

@@ -43,6 +43,9 @@ class Settings(BaseSettings):
     # The subgoal tier (issue 15), opt-in: its build delays each change's publication by
     # up to seconds on large maps, a cost only deployments that ask for `subgoal` should pay.
     subgoal_max_cells: int = Field(0, ge=0)
+    # Worker processes compiling the kernels after start-up (0: one per CPU); see
+    # gridpath/search/staged.py.
+    warmup_processes: int = Field(0, ge=0)
     flowfield_cache: int = Field(64, ge=0)
     flowfield_cache_bytes: int = Field(256 * 1024 * 1024, ge=0)
     max_upload_bytes: int = Field(64 * 1024 * 1024, ge=1)

@@ -536,6 +536,17 @@ class LoadError(BaseModel):
     reason: str
 
 
+class KernelWarmUp(BaseModel):
+    """The kernels' staged warm-up (gridpath/search/staged.py): ``steps`` in all, those
+    ``ready``, those ``compiling`` (in worker processes or here) and all still ``waiting``."""
+
+    steps: int
+    ready: list[str]
+    compiling: list[str]
+    waiting: list[str]
+    elapsed_s: float
+
+
 class Health(BaseModel):
     status: Literal["ok", "starting"]
     maps: list[str]
@@ -547,6 +558,13 @@ class Health(BaseModel):
     )
     store_type: Literal["folder", "redis"] = "folder"
     store_reason: str | None = Field(None, description="Why the store is degraded.")
+    waiting_for: str | None = Field(
+        None,
+        description="While starting: what readiness waits for (maps loading, the kernel "
+        "being compiled, n of m steps, seconds elapsed); after: the kernels still compiling "
+        "in the background (their queries answer 503 `warming_up`); null once all are ready.",
+    )
+    kernels: KernelWarmUp | None = None
 
 
 class Liveness(BaseModel):

@@ -29,7 +29,7 @@ from app.scheduler import SearchScheduler, on_short_lane
 from gridpath.errors import NotReady
 from gridpath.maps import MapRegistry
 from gridpath.search import ScratchPool, SearchScratch, prepare_jps, subgoal_graph
-from gridpath.search.warmup import warm_up
+from gridpath.search.staged import StagedWarmUp
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -71,6 +71,9 @@ class ServiceState:
         # must answer at once (report a state kept up to date elsewhere, do no I/O).
         self.readiness_checks: dict[str, Callable[[], str | None]] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
+        # The kernels: what the first queries need before ready, the rest compiled by
+        # WARMUP_PROCESSES worker processes after (their queries: 503 warming_up till then).
+        self.warmup = StagedWarmUp(settings.warmup_processes, log=log.info)
 
     def start(self, loop: asyncio.AbstractEventLoop | None = None) -> threading.Thread:
         """Load maps and warm the kernels in a background thread; then, on ``loop``, the
@@ -83,13 +86,14 @@ class ServiceState:
     def _start(self) -> None:
         began = time.perf_counter()
         try:
+            self.warmup.begin()  # the workers compile while the maps load
             self.registry.prepare = self.prepare
             self.authority.load()
             for snapshot in self.registry.all():  # per-revision tables, at load, not on a query
                 self.prepare(snapshot)
             if self._loop is not None:
                 asyncio.run_coroutine_threadsafe(self.authority.start(), self._loop).result()
-            compile_s = warm_up()
+            compile_s = self.warmup.serving()
         except Exception as exc:  # never leave the service hanging in "starting"
             log.exception("start-up failed")
             self.startup_error = f"start-up failed: {exc}"
@@ -101,12 +105,17 @@ class ServiceState:
         self.refresh_gauges()
         self.ready.set()
         log.info(
-            "ready in %.2f s: %d maps loaded, %d failed, kernels warm in %.2f s",
+            "ready in %.2f s: %d maps loaded, %d failed, first kernels warm at %.2f s",
             time.perf_counter() - began,
             len(self.registry),
             len(self.registry.errors),
             compile_s,
         )
+        try:
+            self.warmup.finish()
+        except Exception:  # the gated queries stay 503 warming_up; the rest serve on
+            log.exception("kernel warm-up failed")
+        gc.freeze()  # what the background warm-up loaded, too
 
     def prepare(self, snapshot: Any) -> None:
         """A revision's derived structures, built before it is served: a grid's block JPS
@@ -216,7 +225,7 @@ class ServiceState:
         """Why the service is not ready to serve, by check; empty when it is."""
         problems = {}
         if not self.ready.is_set():
-            problems["maps"] = self.startup_error or "loading maps and compiling the kernels"
+            problems["maps"] = self.startup_error or self.warmup.describe()
         for name, check in self.readiness_checks.items():
             try:
                 problem = check()
@@ -234,6 +243,7 @@ class ServiceState:
         self.scheduler.sample_gauges()
 
     def close(self) -> None:
+        self.warmup.stop()
         self.scheduler.close()
 
     async def aclose(self) -> None:
@@ -242,6 +252,7 @@ class ServiceState:
 
     def require_ready(self) -> MapRegistry:
         if not self.ready.is_set():
+            # a fixed text: an answer depends on nothing but the request (GET /health says more)
             raise NotReady("the service is starting: maps are loading and kernels compiling")
         return self.registry
 

@@ -197,7 +197,7 @@ class Server:
             workers = workers | {worker} if status == 200 else set()
             # With several workers, ready once each has answered 200 (a streak from one
             # worker says nothing of the others, still loading maps).
-            if streak >= needed and len(workers) >= self.spec.workers:
+            if streak >= needed and len(workers) >= self.spec.workers and self._kernels_ready():
                 self.ready_s = now
                 return now
             time.sleep(poll if streak == 0 else 0.0)
@@ -258,6 +258,15 @@ class Server:
             return response.status, found, content, time.perf_counter() - began
         finally:
             connection.close()
+
+    def _kernels_ready(self) -> bool:
+        """Every kernel loaded too: on a cold numba cache the service answers before the
+        kernels of the less common queries are compiled (``/health``'s ``waiting_for``)."""
+        try:
+            status, body = self.health()
+        except (OSError, ValueError, http.client.HTTPException):
+            return False
+        return status == 200 and body.get("waiting_for") is None
 
     def health(self) -> tuple[int, dict]:
         """``GET /health``: status and JSON body."""

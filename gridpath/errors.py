@@ -148,6 +148,15 @@ class NotReady(ServiceError):
     status = 503
 
 
+class WarmingUp(ServiceError):
+    """The query needs kernels still compiling after start-up (``gridpath.search.warming``):
+    refused rather than compiled on the spot or answered by another algorithm."""
+
+    code = "warming_up"
+    status = 503
+    headers = {"Retry-After": "5"}
+
+
 class Overloaded(ServiceError):
     """Every search thread busy and ``SEARCH_QUEUE`` searches waiting: refused at once."""
 

@@ -16,7 +16,8 @@ from fastapi.testclient import TestClient
 from app.config import Settings
 from app.main import create_app
 from gridpath.grid import Grid
-from tests.redis_server import REDIS_SERVER, RedisServer
+from tests.packages import require
+from tests.redis_server import RedisServer
 from tests.reference import grid_from_ascii
 
 # The folder store keeps its lock and revision records in MAP_STATE_DIR (app/authority/folder.py):
@@ -27,7 +28,15 @@ atexit.register(shutil.rmtree, _STATE_DIR, ignore_errors=True)
 
 ROOT = Path(__file__).resolve().parents[1]
 MAPS_DIR = ROOT / "maps"
-MOVINGAI_DIR = ROOT.parent / "shared" / "benchmarks" / "movingai"
+# The Moving AI benchmark maps and scenarios (X.map and X.map.scen, third-party data, not in
+# this repository): MOVINGAI_DIR, else ../shared/benchmarks/movingai beside the checkout.
+MOVINGAI_DIR = Path(
+    os.environ.get("MOVINGAI_DIR") or ROOT.parent / "shared" / "benchmarks" / "movingai"
+)
+MOVINGAI_MISSING = (
+    f"Moving AI maps not found in {MOVINGAI_DIR}: put the benchmark .map and .map.scen files "
+    "from https://movingai.com/benchmarks/grids.html there (or set MOVINGAI_DIR)"
+)
 
 
 def make_grid(text: str, name: str = "test") -> Grid:
@@ -35,8 +44,13 @@ def make_grid(text: str, name: str = "test") -> Grid:
 
 
 def wait_ready(client: TestClient, timeout: float = 600.0) -> None:
+    """Until /health is 200 and every kernel is loaded (on a cold numba cache some compile
+    after 200: their queries answer 503 warming_up until then)."""
     deadline = time.monotonic() + timeout
-    while client.get("/health").status_code != 200:
+    while True:
+        health = client.get("/health")
+        if health.status_code == 200 and health.json().get("waiting_for") is None:
+            return
         if time.monotonic() > deadline:
             raise TimeoutError("service did not become ready")
         time.sleep(0.02)
@@ -54,8 +68,7 @@ def client() -> Iterator[TestClient]:
 @pytest.fixture
 def redis_server(tmp_path: Path) -> Iterator[RedisServer]:
     """A real redis-server of the test's own (tests/redis_server.py), stopped afterwards."""
-    if shutil.which("redis-server") is None and not Path(REDIS_SERVER).exists():
-        pytest.skip("redis-server is not installed (Debian package redis-server)")
+    require("redis-server")
     server = RedisServer(tmp_path / "redis").start()
     try:
         yield server

@@ -11,18 +11,20 @@ tests claim atomicity and ordering, which only the real server can show)::
     server.stop()
 
 The ``redis_server`` fixture (``tests/conftest.py``) gives a started server, stopped after the
-test. The tests skip when ``redis-server`` is not installed (``.ci/run`` installs it).
+test. The tests skip when ``redis-server`` is not installed, fail under ``CI=true``
+(``tests/packages.py``).
 """
 
 from __future__ import annotations
 
-import shutil
 import socket
 import subprocess
 import time
 from pathlib import Path
 
-REDIS_SERVER = shutil.which("redis-server") or "/usr/bin/redis-server"
+from tests.packages import find
+
+REDIS_SERVER = find("redis-server") or "/usr/bin/redis-server"
 
 
 def free_port() -> int:

@@ -7,9 +7,10 @@ Central on purpose, so routes stay short and a route added later is covered:
 - the statuses any operation can give, from what the route depends on: 413
   ``payload_too_large`` where there is a body (``BodySizeLimit``), 422 with the error
   envelope where there are parameters or a body, 503 ``not_ready`` where the map store is
-  needed, 503 ``shutting_down``, 414 and 431 everywhere, 401 (with ``WWW-Authenticate``)
-  and 403 where a token guards it. FastAPI's own ``HTTPValidationError`` never leaves the
-  service, so it leaves the document too;
+  needed (and ``warming_up`` where a search may wait for its kernels), 503 ``shutting_down``,
+  414 and 431 everywhere, 401 (with ``WWW-Authenticate``) and 403 where a token guards it.
+  FastAPI's own ``HTTPValidationError`` never leaves the service, so it leaves the document
+  too;
 - PNG answers typed as binary strings (generators skip a media type without a schema);
 - the patterns the service enforces by hand (map names, ``x,y`` cells in query strings);
 - summaries from the operation ids, links between operations, and request examples on the
@@ -218,6 +219,9 @@ def _declare(op: dict, status: int, code: str, text: str, headers: dict | None =
 
 _RETRY_AFTER = {"Retry-After": {"description": "Seconds", "schema": {"type": "string"}}}
 _WWW_AUTHENTICATE = {"WWW-Authenticate": {"description": "`Bearer`", "schema": {"type": "string"}}}
+_RETRY_AFTER = {"Retry-After": {"description": "Seconds to wait", "schema": {"type": "string"}}}
+# The operations whose searches wait for kernels compiled after start-up (gridpath.search.warming)
+WARMING_OPERATIONS = {"findPath", "findPaths", "validatePath", "flowField", "costTable"}
 
 
 def complete(document: dict, app: FastAPI, settings: Settings) -> dict:
@@ -242,6 +246,11 @@ def complete(document: dict, app: FastAPI, settings: Settings) -> dict:
             _declare(op, 503, "shutting_down", "Cut off by the shutdown", _RETRY_AFTER)
             _declare(op, 414, "uri_too_long", "The request target is over MAX_URL_BYTES")
             _declare(op, 431, "headers_too_large", "The headers are over MAX_HEADER_BYTES")
+            if op["operationId"] in WARMING_OPERATIONS:
+                _declare(
+                    op, 503, "warming_up", "Its kernels still compiling after start-up",
+                    _RETRY_AFTER,
+                )  # fmt: skip
             if admin_bearer.scheme_name in security:
                 # The admin token passes the API_TOKEN check too: it alone is the way in.
                 op["security"] = [{admin_bearer.scheme_name: []}]

@@ -10,6 +10,7 @@ page makes carries the user's token when the server asks for one.
 
 from __future__ import annotations
 
+import functools
 from importlib.resources import files
 from pathlib import Path
 
@@ -20,7 +21,7 @@ from fastapi.openapi.docs import (
     get_swagger_ui_html,
     get_swagger_ui_oauth2_redirect_html,
 )
-from fastapi.responses import FileResponse, HTMLResponse
+from fastapi.responses import FileResponse, HTMLResponse, Response
 from fastapi.staticfiles import StaticFiles
 
 from app.config import Settings
@@ -32,12 +33,34 @@ DOCS_ASSETS_DIR = Path(str(files("fastapi_offline") / "static"))
 _DOCS_ASSETS = "/static/docs"
 _OAUTH2_REDIRECT_URL = "/docs/oauth2-redirect"
 
+_REDOC_JS = f"{_DOCS_ASSETS}/redoc.local.js"
+# ReDoc's sidebar shows a logo from its CDN (which the pages' policy below blocks: a console
+# error); ours serves the same script with that logo replaced by our icon.
+_REDOC_CDN_LOGO = "https://cdn.redoc.ly/redoc/logo-mini.svg"
+
 router = APIRouter(include_in_schema=False)
 
 
 @router.get("/")
 async def page() -> FileResponse:
     return FileResponse(STATIC_DIR / "index.html", media_type="text/html")
+
+
+@router.get("/favicon.ico")
+async def favicon() -> FileResponse:
+    """Browsers ask for it on every page without an icon link (else a 404 in the console)."""
+    return FileResponse(STATIC_DIR / "favicon.svg", media_type="image/svg+xml")
+
+
+@router.get(_REDOC_JS)
+async def redoc_script() -> Response:
+    return Response(_redoc_script(), media_type="text/javascript")
+
+
+@functools.cache
+def _redoc_script() -> bytes:
+    script = (DOCS_ASSETS_DIR / "redoc.standalone.js").read_bytes()
+    return script.replace(_REDOC_CDN_LOGO.encode(), b"/static/favicon.svg")
 
 
 def cors_origins(settings: Settings) -> list[str]:
@@ -82,7 +105,7 @@ def install_web(app: FastAPI, settings: Settings) -> None:
         page = get_redoc_html(
             openapi_url=openapi_url,
             title=f"{app.title} - API reference",
-            redoc_js_url=f"{_DOCS_ASSETS}/redoc.standalone.js",
+            redoc_js_url=_REDOC_JS,
             redoc_favicon_url=f"{_DOCS_ASSETS}/favicon.png",
             with_google_fonts=False,
         )

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from gridpath.search.options import Algorithm, SearchOptions
 from gridpath.search.runner import Query, Runner
 from gridpath.search.runners import fast_astar, general, jps, jps_blocks, subgoal, theta
+from gridpath.search.warming import require as require_warm
 
 FAST, GENERAL, JPS, THETA = fast_astar.RUNNER, general.RUNNER, jps.RUNNER, theta.RUNNER
 JPS_BLOCKS = jps_blocks.RUNNER  # JPS where a revision has no JPS+ table (see its module)
@@ -108,5 +109,6 @@ def choose_runner(query: Query) -> RunnerChoice:
     for runner, reports in ALGORITHMS[query.options.algorithm].runners:
         reason = runner.refuses(query)
         if reason is None:
+            require_warm(runner.name)  # never another runner while this one compiles
             return RunnerChoice(runner, reports)
     return RunnerChoice(None, query.options.algorithm, reason)

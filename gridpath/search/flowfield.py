@@ -23,6 +23,7 @@ from gridpath.search.find import check_cell, terrain_table
 from gridpath.search.options import DEFAULT_OPTIONS, InvalidOption, SearchOptions, kernel_rules
 from gridpath.search.overlay import blocked_cells, stamp
 from gridpath.search.scratch import SearchScratch, thread_scratch
+from gridpath.search.warming import require as require_warm
 
 # Next-step codes, in the kernels' neighbour order; -1: no step (goal, blocked, unreachable).
 DIRECTIONS = ("N", "E", "S", "W", "NE", "SE", "SW", "NW")
@@ -76,6 +77,7 @@ def flow_field(
 ) -> FlowField:
     """Cost to ``goal`` and next step for every cell, under the movement rules of ``options``
     (algorithm and heuristic do not apply: it is always a full Dijkstra search)."""
+    require_warm("flowfield")
     if options.turn_penalty > 0:
         raise InvalidOption("turn_penalty", "flow fields do not support turn_penalty")
     blocked_set = blocked_cells(grid, blocked)

@@ -51,6 +51,7 @@ from gridpath.search.options import (
 )
 from gridpath.search.overlay import blocked_cells, stamp
 from gridpath.search.scratch import SearchScratch, thread_scratch
+from gridpath.search.warming import require as require_warm
 
 Cell = tuple[int, int]
 
@@ -152,6 +153,7 @@ def plan_table(
     a ``blocked`` cell, too little clearance) gets a row or column of no costs. The
     searches share ``max_expanded_total`` expansions evenly (default: each may expand the
     whole map, each at most ``max_expanded``)."""
+    require_warm("table")
     if options.turn_penalty > 0:
         raise InvalidOption("turn_penalty", "cost tables do not support turn_penalty")
     sources_t = _checked(grid, sources, "sources")

@@ -37,6 +37,7 @@ from gridpath.search.options import (
 )
 from gridpath.search.overlay import overlay
 from gridpath.search.scratch import SearchScratch, thread_scratch
+from gridpath.search.warming import require as require_warm
 
 Cell = tuple[int, int]
 MAX_LISTED = 64  # violations listed in path order (plus the first of every kind)
@@ -119,6 +120,7 @@ def validate_path(
     scratch: SearchScratch | None = None,
 ) -> ValidationResult:
     """Validate ``path`` (``[[x, y], ...]``); see the module docstring for the modes."""
+    require_warm("validate")
     if mode not in ("cells", "waypoints"):
         raise ValueError(f"mode must be 'cells' or 'waypoints', got {mode!r}")
     cells = np.asarray(path, dtype=np.int64).reshape(-1, 2)

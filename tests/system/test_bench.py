@@ -11,11 +11,9 @@ import sys
 import pytest
 
 from bench.server import ServerSpec, http_get_status, running
-from tests.conftest import MOVINGAI_DIR, ROOT
+from tests.conftest import MOVINGAI_DIR, MOVINGAI_MISSING, ROOT
 
-pytestmark = pytest.mark.skipif(
-    not MOVINGAI_DIR.is_dir(), reason="shared Moving AI maps not present"
-)
+pytestmark = pytest.mark.skipif(not MOVINGAI_DIR.is_dir(), reason=MOVINGAI_MISSING)
 
 RUNS = {
     "movingai": (

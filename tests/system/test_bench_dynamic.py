@@ -10,11 +10,11 @@ import numpy as np
 import pytest
 
 from bench.dynamic import KINDS, disagreement, find_doors, plan_changes
-from tests.conftest import MOVINGAI_DIR
+from tests.conftest import MOVINGAI_DIR, MOVINGAI_MISSING
 from tests.system.test_bench import run_bench
 
 
-@pytest.mark.skipif(not MOVINGAI_DIR.is_dir(), reason="shared Moving AI maps not present")
+@pytest.mark.skipif(not MOVINGAI_DIR.is_dir(), reason=MOVINGAI_MISSING)
 def test_both_modes_print_their_tables_and_the_tiers_agree():
     out = run_bench(
         "bench.dynamic", "--maps", "arena", "--changes", "10", "--batches", "1", "4",

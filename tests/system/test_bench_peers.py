@@ -11,11 +11,9 @@ import pytest
 
 from bench import peers
 from bench.common import Progress
-from tests.conftest import MOVINGAI_DIR
+from tests.conftest import MOVINGAI_DIR, MOVINGAI_MISSING
 
-pytestmark = pytest.mark.skipif(
-    not MOVINGAI_DIR.is_dir(), reason="shared Moving AI maps not present"
-)
+pytestmark = pytest.mark.skipif(not MOVINGAI_DIR.is_dir(), reason=MOVINGAI_MISSING)
 QUERIES = 4
 
 

@@ -8,11 +8,9 @@ import sys
 
 import pytest
 
-from tests.conftest import MOVINGAI_DIR, ROOT
+from tests.conftest import MOVINGAI_DIR, MOVINGAI_MISSING, ROOT
 
-pytestmark = pytest.mark.skipif(
-    not MOVINGAI_DIR.is_dir(), reason="shared Moving AI maps not present"
-)
+pytestmark = pytest.mark.skipif(not MOVINGAI_DIR.is_dir(), reason=MOVINGAI_MISSING)
 
 
 def test_polygon_bench_agrees_with_extremitypathfinder():

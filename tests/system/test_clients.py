@@ -13,8 +13,6 @@ from __future__ import annotations
 
 import importlib
 import json
-import os
-import shutil
 import subprocess
 import sys
 
@@ -24,6 +22,7 @@ from bench.server import ServerSpec, running_server
 from tests.clients import TS_EXAMPLE, generate_python, generate_typescript, npm_tools
 from tests.clients import write_document as write_openapi
 from tests.conftest import MAPS_DIR, ROOT
+from tests.packages import require
 
 
 @pytest.fixture(scope="module")
@@ -71,12 +70,7 @@ def test_generated_python_client_calls_the_server(server, document, tmp_path):
 
 
 def _node_or_skip() -> None:
-    if shutil.which("node") and shutil.which("npm"):
-        return
-    message = "node and npm are needed (Debian packages nodejs and npm)"
-    if os.environ.get("CI") == "true":
-        pytest.fail(message)
-    pytest.skip(message)
+    require("nodejs", "npm")
 
 
 def test_typescript_types_compile_and_the_example_runs(server, document, tmp_path):

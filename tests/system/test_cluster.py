@@ -37,12 +37,15 @@ from PIL import Image
 
 from bench.server import Server, ServerSpec, start_all
 from tests.conftest import MAPS_DIR, ROOT
-from tests.redis_server import REDIS_SERVER, RedisServer
+from tests.packages import require
+from tests.redis_server import RedisServer
 from tests.reference import path_cost, reference_costs, step_is_legal
 
-pytestmark = pytest.mark.skipif(
-    not Path(REDIS_SERVER).is_file(), reason="redis-server not installed (.ci/run installs it)"
-)
+
+@pytest.fixture(autouse=True, scope="module")
+def _redis_installed() -> None:
+    require("redis-server")
+
 
 SEED_MAPS = ("arena", "maze")
 ARENA_PNG = (MAPS_DIR / "arena.png").read_bytes()

@@ -331,6 +331,31 @@ def test_dockerfile_healthcheck_probes_health(dockerfile):
         assert flag in flags, f"HEALTHCHECK has no --{flag}"
 
 
+# A cold start (a host CPU unlike the build machine's: numba compiles again) serves after the
+# serving kernels compile: about a minute on a loaded 2-core machine (issue 22: 60 s was less
+# than a cold compile). deploy/k8s's startupProbe allows as long.
+COLD_START_S = 180
+
+
+def _seconds(value: str) -> float:
+    units = {"ms": 0.001, "s": 1, "m": 60, "h": 3600}
+    match = re.fullmatch(r"(\d+(?:\.\d+)?)(ms|s|m|h)", value.strip())
+    assert match, f"not a duration: {value!r}"
+    return float(match.group(1)) * units[match.group(2)]
+
+
+def test_healthcheck_start_periods_fit_a_cold_compile(dockerfile, service):
+    flags, _ = split_flags([a for k, a in dockerfile if k == "HEALTHCHECK"][-1])
+    assert _seconds(flags["start-period"]) >= COLD_START_S
+    assert _seconds(str(service["healthcheck"]["start_period"])) >= COLD_START_S
+    with open(ROOT / "docker-compose.cluster.yml") as f:
+        cluster = yaml.safe_load(f)
+    replicas = [s for s in cluster["services"].values() if s.get("image") == "gridpath:latest"]
+    assert replicas
+    for replica in replicas:
+        assert _seconds(str(replica["healthcheck"]["start_period"])) >= COLD_START_S
+
+
 def test_dockerfile_warms_kernels_as_app_user(dockerfile):
     warm = index_of(dockerfile, lambda k, a: k == "RUN" and "gridpath.search.warmup" in a)
     assert warm >= 0, "no RUN of gridpath.search.warmup: the container would start cold"

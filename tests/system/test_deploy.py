@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 import subprocess
 from importlib import resources
 from pathlib import Path
@@ -20,6 +19,7 @@ import pytest
 import yaml
 
 from app.config import Settings
+from tests.packages import require
 
 ROOT = Path(__file__).resolve().parents[2]
 COMPOSE = ROOT / "docker-compose.yml"
@@ -134,12 +134,6 @@ def test_cluster_puts_nginx_in_front_of_every_replica(cluster):
 # --- nginx -----------------------------------------------------------------------------------
 
 
-def nginx_binary() -> str | None:
-    return shutil.which("nginx") or next(
-        (p for p in ("/usr/sbin/nginx", "/usr/local/sbin/nginx") if Path(p).is_file()), None
-    )
-
-
 def test_nginx_upstream_names_every_replica(cluster):
     text = NGINX_CONF.read_text()
     upstream = re.search(r"upstream\s+gridpath\s*\{(.*?)\}", text, re.S)
@@ -158,8 +152,7 @@ def test_nginx_accepts_the_largest_upload():
 
 
 def run_nginx_t(conf: Path, tmp_path: Path) -> subprocess.CompletedProcess:
-    binary = nginx_binary()
-    assert binary, "nginx not installed: `apt-get install nginx` (Debian package; `.ci/run`)"
+    (binary,) = require("nginx")
     # The replicas' names resolve only on the compose network: point them at loopback.
     local = tmp_path / "nginx.conf"
     local.write_text(re.sub(r"gridpath-\d+:", "127.0.0.1:", conf.read_text()))

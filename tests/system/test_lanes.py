@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 from PIL import Image
 
+from bench.server import ServerSpec, running_server
 from tests.conftest import MAPS_DIR
-from tests.system.server_process import serve
 
 BIG = 2000
 LONG = {"map": "big", "start": [0, 0], "goal": [BIG - 1, BIG - 1], "algorithm": "dijkstra"}
@@ -23,6 +23,11 @@ SHORT = [
     {"map": "big", "start": [5, 5], "goal": [30, 20], "max_expanded": 2000},
     {"map": "arena", "start": [2, 2], "goal": [24, 9]},
 ]
+
+
+def _spec(env: dict[str, str]) -> ServerSpec:
+    """``python -m app`` with ``env``, ready once ``/health/ready`` answers."""
+    return ServerSpec({"ACCESS_LOG": "false", **env}, launcher="app", ready_path="/health/ready")
 
 
 @pytest.fixture(scope="module")
@@ -39,7 +44,8 @@ def _percentile(values: list[float], q: float) -> float:
 
 
 def test_short_paths_answer_fast_while_long_searches_flood_one_thread(maps_dir):
-    with serve(MAPS_DIR=str(maps_dir), SEARCH_THREADS="1", SEARCH_QUEUE_WAIT_MS="1500") as server:
+    env = {"MAPS_DIR": str(maps_dir), "SEARCH_THREADS": "1", "SEARCH_QUEUE_WAIT_MS": "1500"}
+    with running_server(_spec(env)) as server:
         for body in [LONG, *SHORT]:  # every scratch at full size: the memory baseline
             assert server.request("POST", "/path", body, 120)[0] == 200
         baseline_rss = server.rss_bytes()
@@ -100,7 +106,7 @@ def test_short_paths_answer_fast_while_long_searches_flood_one_thread(maps_dir):
 
 def test_pictures_are_bounded_like_searches(maps_dir):
     url = "/maps/field/image?scale=16&start=1,1&goal=250,250"
-    with serve(MAPS_DIR=str(maps_dir), SEARCH_THREADS="2") as server:
+    with running_server(_spec({"MAPS_DIR": str(maps_dir), "SEARCH_THREADS": "2"})) as server:
         status, headers, png, _ = server.request("GET", url, timeout=60)
         assert status == 200 and png.startswith(b"\x89PNG")
         baseline_rss = server.rss_bytes()

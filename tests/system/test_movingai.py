@@ -14,11 +14,9 @@ from fastapi.testclient import TestClient
 
 from app.config import Settings
 from app.main import create_app
-from tests.conftest import MOVINGAI_DIR, wait_ready
+from tests.conftest import MOVINGAI_DIR, MOVINGAI_MISSING, wait_ready
 
-pytestmark = pytest.mark.skipif(
-    not MOVINGAI_DIR.is_dir(), reason="shared Moving AI maps not present"
-)
+pytestmark = pytest.mark.skipif(not MOVINGAI_DIR.is_dir(), reason=MOVINGAI_MISSING)
 
 FULL = os.environ.get("MOVINGAI_FULL") == "1"
 SAMPLE_EVERY = 40

@@ -4,7 +4,8 @@ Playwright; never Playwright's own browser download), against a real uvicorn pro
 
 The page's state is read from its ``window.gridpath`` debug object and ``data-*``
 attributes (README, "The page"). Screenshots go to ``tests/artifacts/`` (gitignored).
-Without Chromium or Playwright the tests skip, except under ``CI=true``, where they fail.
+Without Chromium (tests/packages.py) or Playwright the tests skip, except under ``CI=true``,
+where they fail.
 """
 
 from __future__ import annotations
@@ -22,9 +23,10 @@ import pytest
 from PIL import Image
 
 from bench.server import ServerSpec, running_server
+from gridpath.search.algorithms import ALGORITHMS
 from tests.conftest import MAPS_DIR, ROOT
+from tests.packages import require
 
-CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [
     "--no-sandbox",
     "--disable-gpu",
@@ -112,10 +114,9 @@ def server(tmp_path_factory):
 def browser():
     if sync_playwright is None:
         _unavailable("the playwright package is not installed (pip install -e '.[dev]')")
-    if not CHROMIUM.exists():
-        _unavailable(f"{CHROMIUM} is missing (apt-get install chromium)")
+    (binary,) = require("chromium")
     with sync_playwright() as p:
-        chromium = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        chromium = p.chromium.launch(executable_path=binary, args=CHROMIUM_ARGS)
         yield chromium
         chromium.close()
 
@@ -212,8 +213,62 @@ def test_page_asks_for_the_api_token_and_the_docs_need_no_cdn(browser, server):
     tab.wait_for_selector("h1:has-text('gridpath')", timeout=30_000)
     shot(tab, "redoc")
     context.close()
-    # ReDoc's sidebar links a logo on its CDN: the docs' Content-Security-Policy stops it
-    assert set(external) <= blocked, f"the docs fetched from outside: {set(external) - blocked}"
+    # ReDoc's sidebar logo comes from the server too (issue 22: from its CDN, blocked)
+    assert external == [] and not blocked, f"the docs fetched from outside: {external}"
+
+
+def test_no_console_error_on_the_page_and_the_docs(browser, server):
+    """Every page loads without a console error: no 404 (the favicon: issue 22), nothing
+    refused by the docs' Content-Security-Policy (ReDoc's logo), no script error."""
+    context = browser.new_context(viewport={"width": 1400, "height": 900})
+    context.add_init_script(f"sessionStorage.setItem('gridpath.apiToken', '{API_TOKEN}')")
+    tab = context.new_page()
+    errors: list[str] = []
+    tab.on(
+        "console", lambda m: errors.append(f"{tab.url}: {m.text}") if m.type == "error" else None
+    )
+    tab.on("pageerror", lambda exc: errors.append(f"{tab.url}: {exc}"))
+    tab.goto(server + "/")
+    tab.wait_for_function("document.body.dataset.map === 'arena'", timeout=60_000)
+    settle(tab)
+    tab.goto(server + "/docs")
+    tab.wait_for_selector(".swagger-ui .information-container .title", timeout=30_000)
+    tab.goto(server + "/redoc")
+    tab.wait_for_selector("h1:has-text('gridpath')", timeout=30_000)
+    tab.wait_for_selector("img[alt='redocly logo']", timeout=30_000)
+    tab.wait_for_timeout(500)  # the logo's load settles
+    context.close()
+    assert errors == [], errors
+    with urllib.request.urlopen(server + "/favicon.ico", timeout=10) as response:
+        assert response.status == 200 and response.headers["content-type"] == "image/svg+xml"
+
+
+def test_algorithm_menus_list_every_algorithm_of_the_registry(page, server):
+    """Issue 22: theta and subgoal were missing from the menus."""
+    registry = [algorithm.value for algorithm in ALGORITHMS]
+    assert {"theta", "subgoal"} <= set(registry)
+    page.wait_for_function(
+        f"document.querySelectorAll('#opt-algorithm option').length === {len(registry)}"
+    )
+    listed = page.eval_on_selector_all("#opt-algorithm option", "os => os.map(o => o.value)")
+    compare = page.eval_on_selector_all("#opt-compare option", "os => os.map(o => o.value)")
+    assert listed == registry and compare == ["", *registry]
+
+
+def test_auto_with_explored_cells_runs_what_the_api_runs(page, server):
+    """On terrain the API's auto runs astar: the page shows that, with astar's explored
+    cells (asked for in a second request, never by changing auto's request)."""
+    open_map(page, "terrain")
+    shown = run_query(page, (1, 1), (60, 45))
+    assert shown["request"]["algorithm"] == "auto"
+    assert "explored" not in shown["request"]["include"]
+    status, expected = call(server, "POST", "/path", shown["request"])
+    assert status == 200 and expected["algorithm"] == "astar"
+    assert shown["response"]["path"] == expected["path"]
+    astar = {**shown["request"], "algorithm": "astar", "include": ["path", "explored"]}
+    explored = call(server, "POST", "/path", astar)[1]["explored"]
+    assert shown["response"]["explored"] == explored and len(explored) > 0
+    assert figure(page, "explored") == str(len(explored))
 
 
 def test_drawn_path_is_the_apis_and_explored_counts_match(page, server):
@@ -235,7 +290,12 @@ def test_drawn_path_is_the_apis_and_explored_counts_match(page, server):
         r, g, b, _ = page.evaluate(f"window.gridpath.pixel({x}, {y})")
         assert g < 95 and r + b > 200, ((x, y), (r, g, b))
     assert figure(page, "expanded") == str(expected["expanded"])
-    assert figure(page, "explored") == str(len(expected["explored"]))
+    # auto runs what the API's auto runs, "Explored cells" ticked or not (issue 22: with the
+    # box ticked the page asked for explored cells, which made auto run astar)
+    assert page.is_checked("#opt-explored")
+    plain = {"map": "arena", "start": [1, 1], "goal": [62, 62]}
+    assert expected["algorithm"] == call(server, "POST", "/path", plain)[1]["algorithm"] == "jps"
+    assert shown["response"]["algorithm"] == "jps" and figure(page, "algorithm") == "jps"
 
     # another algorithm: the page re-runs, and shows the API's counts for it
     page.select_option("#opt-algorithm", "dijkstra")

@@ -40,6 +40,9 @@ async def health(state: StateDep) -> Response:
         "store_reason": store_status.reason,
     }
     body |= {"version": VERSION, "commit": git_commit()}
+    kernels = state.warmup.status()
+    waiting = not ready or bool(kernels["waiting"])
+    body |= {"waiting_for": state.warmup.describe() if waiting else None, "kernels": kernels}
     return _json(body, 200 if ready else 503)
 
 

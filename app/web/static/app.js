@@ -31,6 +31,7 @@
     invalid_map_data: "The server could not read the map file.",
     payload_too_large: "The request is too large for the server.",
     not_ready: "The server is still starting; try again in a moment.",
+    warming_up: "This algorithm's kernels are still compiling after start-up; retrying…",
     storage_error: "The server could not write the map file; nothing was changed.",
     batch_too_large: "Too many queries in one batch.",
     not_found: "The server has no such endpoint.",
@@ -980,6 +981,12 @@
     return rules;
   }
 
+  // The algorithms whose searches list their explored cells (the general runner's); JPS, the
+  // subgoal tier and Lazy Theta* list none. Any other (auto, subgoal) is asked without them,
+  // so the page runs what the API runs; when it ran one of these, a second request asks that
+  // algorithm for its explored cells.
+  const EXPLORES = new Set(["astar", "dijkstra", "bfs", "greedy"]);
+
   function pathRequest(algorithm) {
     const body = { map: S.name, start: S.start, goal: S.goal, algorithm, ...movementRules() };
     const heuristic = $("opt-heuristic").value;
@@ -988,9 +995,37 @@
     body.turn_penalty = Number($("opt-turn_penalty").value);
     body.smooth = $("opt-smooth").checked;
     body.include = ["path", "waypoints"];
-    // JPS does not report explored cells (the server refuses the pair), so it is left out.
-    if ($("opt-explored").checked && algorithm !== "jps") body.include.push("explored");
+    if ($("opt-explored").checked && EXPLORES.has(algorithm)) body.include.push("explored");
     return body;
+  }
+
+  async function searchPath(algorithm) {
+    const request = pathRequest(algorithm);
+    const { data, searchMs } = await api("POST", "path", { body: request });
+    if ($("opt-explored").checked && !EXPLORES.has(algorithm) && EXPLORES.has(data.algorithm)) {
+      data.explored = (await api("POST", "path", { body: pathRequest(data.algorithm) })).data.explored;
+    }
+    return { request, response: data, searchMs };
+  }
+
+  // The algorithm menus list every algorithm of the server's registry (the request schema's
+  // enum); the options in index.html stand until the document answers.
+  async function loadAlgorithms() {
+    let names;
+    try {
+      const doc = await (await fetch(API_BASE + "openapi.json")).json();
+      names = doc.components.schemas.Algorithm.enum;
+    } catch {
+      return;
+    }
+    for (const [id, blank] of [["opt-algorithm", false], ["opt-compare", true]]) {
+      const sel = $(id);
+      const chosen = sel.value;
+      sel.replaceChildren();
+      if (blank) sel.append(new Option("(none)", ""));
+      for (const name of names) sel.append(new Option(name, name));
+      sel.value = chosen;
+    }
   }
 
   let pathSeq = 0;
@@ -1007,12 +1042,10 @@
     await Promise.all(
       Object.entries(algorithms).map(async ([slot, algorithm]) => {
         if (!algorithm) return;
-        const request = pathRequest(algorithm);
         try {
-          const { data, searchMs } = await api("POST", "path", { body: request });
-          results[slot] = { request, response: data, searchMs };
+          results[slot] = await searchPath(algorithm);
         } catch (err) {
-          results[slot] = { request, error: err };
+          results[slot] = { request: pathRequest(algorithm), error: err };
           errors.push(err);
         }
       }),
@@ -1020,7 +1053,10 @@
     if (seq !== pathSeq) return; // a newer query superseded this one
     S.results = results;
     if (!results.b) S.showB = false;
-    if (errors.length) {
+    if (errors.length && errors.every((e) => e.code === "warming_up")) {
+      status(PLAIN.warming_up); // a first start: the answer comes once they are compiled
+      setTimeout(() => seq === pathSeq && runPath(), 2000);
+    } else if (errors.length) {
       report(errors[0], runPath);
       status("");
     } else {
@@ -1080,12 +1116,14 @@
     $("toggle-compare").disabled = !b;
     $("toggle-compare").textContent = S.showB ? "Show A's explored" : "Show B's explored";
     const notes = [];
-    if (a && a.request.algorithm === "jps") notes.push("JPS reports no explored cells.");
+    if (a && a.response && $("opt-explored").checked && !EXPLORES.has(a.response.algorithm)) {
+      notes.push(`${a.response.algorithm} reports no explored cells.`);
+    }
     if (S.undo.length) notes.push(`Searches run on the saved revision ${S.revision}: save to search your edits.`);
     const shown = shownResult();
     if (shown && shown.response) {
       const r = shown.response;
-      notes.push(`Heat map: ${shown.request.algorithm}'s explored cells.`);
+      notes.push(`Heat map: ${shown.response.algorithm || shown.request.algorithm}'s explored cells.`);
       if (r.explored && r.explored.length < r.expanded) {
         notes.push(
           `The server lists the first ${r.explored.length.toLocaleString()} of ${r.expanded.toLocaleString()} expansions (MAX_EXPLORED).`,
@@ -1480,5 +1518,6 @@
   setTool("path");
   renderFigures();
   showPending();
+  loadAlgorithms();
   loadMapList();
 })();

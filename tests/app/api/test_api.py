@@ -235,12 +235,15 @@ def test_not_ready_before_startup_finishes(tmp_path, monkeypatch):
     from app import state as service
 
     gate = threading.Event()
-    real_warm_up = service.warm_up
-    monkeypatch.setattr(service, "warm_up", lambda: gate.wait(30) and real_warm_up())
+    real_serving = service.StagedWarmUp.serving
+    monkeypatch.setattr(
+        service.StagedWarmUp, "serving", lambda self: gate.wait(30) and real_serving(self)
+    )
     app = create_app(Settings(maps_dir=tmp_path))
     with TestClient(app) as c:
         health = c.get("/health")
         assert health.status_code == 503 and health.json()["status"] == "starting"
+        assert "kernel step 1 of" in health.json()["waiting_for"]  # says what it waits for
         response = c.post("/path", json={"map": "arena", "start": [1, 1], "goal": [2, 2]})
         assert response.status_code == 503 and response.json()["error"]["code"] == "not_ready"
         gate.set()
@@ -296,3 +299,25 @@ def _subgoal_tier_by_name(client):
     assert auto["algorithm"] == "subgoal" and jps["algorithm"] == "jps"
     assert auto["found"] and auto["cost"] == pytest.approx(jps["cost"], abs=1e-9)
     assert client.post("/path", json=ends).json() == auto  # the same body again
+
+
+def test_a_query_whose_kernels_still_compile_gets_503_warming_up(client):
+    """A first start serves before every kernel is compiled (gridpath/search/staged.py):
+    meanwhile a query that needs a pending step is refused, with Retry-After, and declared
+    so in the OpenAPI document; other algorithms answer as usual."""
+    from gridpath.search import warming
+
+    body = {"map": "arena", "start": [2, 2], "goal": [24, 9]}
+    warming.mark_pending("a test's step", ("theta",))  # the gate, as a first start has it
+    try:
+        response = client.post("/path", json={**body, "algorithm": "theta"})
+        assert response.status_code == 503 and response.headers["retry-after"] == "5"
+        assert response.json()["error"]["code"] == "warming_up"
+        assert client.post("/path", json=body).json()["algorithm"] == "jps"
+    finally:
+        warming.mark_ready(("theta",))
+    assert client.post("/path", json={**body, "algorithm": "theta"}).status_code == 200
+    declared = client.get("/openapi.json").json()["paths"]["/path"]["post"]["responses"]["503"]
+    assert "`warming_up`" in declared["description"] and "Retry-After" in declared["headers"]
+    health = client.get("/health").json()
+    assert health["waiting_for"] is None and health["kernels"]["waiting"] == []

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from app.config import Settings
 from app.main import create_app
-from tests.conftest import MAPS_DIR, MOVINGAI_DIR, wait_ready
+from tests.conftest import MAPS_DIR, MOVINGAI_DIR, MOVINGAI_MISSING, wait_ready
 from tests.reference import assert_costs_match
 
 TOKEN = "table-admin"
@@ -112,7 +112,7 @@ def test_random_maps_equal_pairwise_path_costs(server, data):
 def test_bundled_maps_equal_pairwise_path_costs(server, name):
     info = server.get(f"/maps/{name}")
     if info.status_code == 404:
-        pytest.skip("shared Moving AI maps not present")
+        pytest.skip(MOVINGAI_MISSING)
     cells = server.get(f"/maps/{name}/cells").json()
     raw = base64.b64decode(cells["cells"]["data"])
     grid = np.frombuffer(raw, dtype=cells["cells"]["dtype"]).reshape(cells["cells"]["shape"])

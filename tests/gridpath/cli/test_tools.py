@@ -13,7 +13,7 @@ from gridpath.cli.__main__ import main
 from gridpath.cli.convert import same_map
 from gridpath.grid import load_map
 from gridpath.maps.registry import MapRegistry
-from tests.conftest import MAPS_DIR, MOVINGAI_DIR
+from tests.conftest import MAPS_DIR, MOVINGAI_DIR, MOVINGAI_MISSING
 from tests.gridpath.grid.test_tiled import TMX, assert_example
 from tests.gridpath.grid.test_upload import COLOURS, PALETTE
 
@@ -116,7 +116,7 @@ def test_convert_round_trips(tmp_path, chain):
 def test_convert_a_movingai_benchmark_map(tmp_path):
     source = MOVINGAI_DIR / "arena.map"
     if not source.exists():
-        pytest.skip(f"Moving AI data not at {MOVINGAI_DIR}")
+        pytest.skip(MOVINGAI_MISSING)
     assert main(["convert", str(source), str(tmp_path / "arena.tmj")]) == 0
     assert main(["convert", str(tmp_path / "arena.tmj"), str(tmp_path / "arena.png")]) == 0
     original = load_map(source, **LIMITS)

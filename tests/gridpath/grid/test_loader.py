@@ -12,7 +12,7 @@ from PIL import Image, ImageFile
 from gridpath.errors import MapLoadError
 from gridpath.grid import load_map
 from gridpath.grid.loader import parse_movingai
-from tests.conftest import MOVINGAI_DIR
+from tests.conftest import MOVINGAI_DIR, MOVINGAI_MISSING
 
 LIMITS = {"max_cells": 16_000_000, "max_bytes": 64 * 1024 * 1024}
 
@@ -120,7 +120,7 @@ def test_file_over_byte_limit(tmp_path):
         load_map(tmp_path / "m.map", max_cells=100, max_bytes=10)
 
 
-@pytest.mark.skipif(not MOVINGAI_DIR.is_dir(), reason="shared Moving AI maps not present")
+@pytest.mark.skipif(not MOVINGAI_DIR.is_dir(), reason=MOVINGAI_MISSING)
 @pytest.mark.parametrize("path", sorted(MOVINGAI_DIR.glob("*.map")), ids=lambda p: p.stem)
 def test_shared_movingai_maps_load_as_they_are(path):
     grid = load_map(path, **LIMITS)
