@@ -1,0 +1,115 @@
+"""Solve a group move order: collision-free timed paths for many units (:func:`solve_group`).
+
+Budgets count work, never time, so the same request gives the same plans on any machine
+under any load: ``max_work`` is in *work units*, one per unit moved by PIBT and one per
+cell settled by a distance table (:data:`WORK_PER_MS` converts a time budget).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from gridpath.group import pools as P
+from gridpath.group.distances import UNREACHABLE, distance, make_tables
+from gridpath.group.graph import MoveGraph
+from gridpath.group.lacam import new_node, search
+from gridpath.group.pibt import make_scratch
+
+# Work units per millisecond of time budget: about what one core of the reference machine
+# does (bench-group measures it); the conversion is fixed so the result never depends on
+# the machine's speed or load.
+WORK_PER_MS = 20_000
+
+FOUND = "found"
+UNREACHABLE_REASON = "unreachable"
+LIMIT_REACHED = "limit_reached"
+NO_SOLUTION = "no_solution"
+
+
+@dataclass(frozen=True)
+class GroupResult:
+    found: bool
+    reason: str | None  # None when found; else unreachable, limit_reached, no_solution
+    configs: np.ndarray | None  # int32 (makespan + 1, units): vertex ids per tick
+    makespan: int
+    sum_of_costs: int
+    lower_bound: int
+    optimal: bool  # LaCAM* exhausted its search: no plan of lower cost exists
+    expanded: int  # configurations generated (PIBT calls)
+    work: int
+    unreachable: tuple[int, ...] = ()
+
+
+def sum_of_costs(configs: np.ndarray, goals: np.ndarray) -> int:
+    """Sum over units of the tick after which the unit never leaves its goal."""
+    away = configs != goals[None, :]
+    ticks = configs.shape[0]
+    last = np.where(away.any(axis=0), ticks - np.argmax(away[::-1], axis=0), 0)
+    return int(last.sum())
+
+
+def _lower_bound(tables: tuple, graph: MoveGraph, starts: np.ndarray) -> int:
+    return sum(int(distance(tables, graph.neighbours, i, int(s))) for i, s in enumerate(starts))
+
+
+def _backtrack(pools: dict, goal: int) -> np.ndarray:
+    chain = []
+    node = goal
+    while node >= 0:
+        chain.append(node)
+        node = int(pools["hparent"][node])
+    return pools["config"][np.array(chain[::-1], dtype=np.int64)].copy()
+
+
+def solve_group(
+    graph: MoveGraph,
+    starts: np.ndarray,
+    goals: np.ndarray,
+    max_work: int,
+    *,
+    seed: int = 0,
+    refine: bool = True,
+) -> GroupResult:
+    """Plans from the vertices ``starts`` to ``goals`` (distinct, free) with LaCAM* over
+    PIBT: the first solution found, improved while the budget lasts when ``refine``."""
+    starts = np.ascontiguousarray(starts, dtype=np.int32)
+    goals = np.ascontiguousarray(goals, dtype=np.int32)
+    apart = np.nonzero(graph.component[starts] != graph.component[goals])[0]
+    if apart.size:
+        return GroupResult(False, UNREACHABLE_REASON, None, 0, 0, 0, False, 0, 0,
+                           tuple(int(i) for i in apart))
+    n = starts.shape[0]
+    tables = make_tables(graph.vertex_count, goals)
+    lower = _lower_bound(tables, graph, starts)
+    moves = graph.neighbours.shape[1]
+    pools = P.make_pools(n, moves)
+    scratch = make_scratch(graph.vertex_count, n, moves, seed)
+    state = pools["state"]
+    state[P.GOAL] = -1
+    root = new_node(starts, -1, 0, goals, P.high(pools), P.low(pools), pools["table"],
+                    graph.neighbours, tables, state)
+    pools["open"][0] = root
+    state[P.TOP] = 1
+    while True:
+        search(goals, P.high(pools), P.low(pools), P.edges(pools), pools["table"], pools["open"],
+               state, graph.neighbours, graph.cross, tables, scratch, max_work, refine)
+        if state[P.STATUS] != P.GROW:
+            break
+        P.grow(pools, moves)
+    return _result(pools, goals, lower, int(tables[4][0]))
+
+
+def _result(pools: dict, goals: np.ndarray, lower: int, table_work: int) -> GroupResult:
+    state = pools["state"]
+    calls = int(state[P.CALLS])
+    work = calls * goals.shape[0] + table_work
+    goal = int(state[P.GOAL])
+    if goal < 0:
+        reason = NO_SOLUTION if state[P.STATUS] == P.EXHAUSTED else LIMIT_REACHED
+        return GroupResult(False, reason, None, 0, 0, lower, False, calls, work)
+    configs = _backtrack(pools, goal)
+    optimal = bool(state[P.STATUS] == P.EXHAUSTED)
+    return GroupResult(True, None, configs, configs.shape[0] - 1, sum_of_costs(configs, goals),
+                       lower, optimal, calls, work)
