@@ -34,12 +34,21 @@ def make_tables(vertex_count: int, goals: np.ndarray) -> tuple:
 
 @njit(cache=True, nogil=True)
 def distance(tables, neighbours, i, v):
-    """Unit ``i``'s distance from vertex ``v`` to its goal (:data:`UNREACHABLE` if none),
-    continuing its breadth-first search until ``v`` is labelled or the search is done.
-    Labels are final when set: every step costs 1, so the first label is the shortest."""
+    """Unit ``i``'s distance from vertex ``v`` to its goal (:data:`UNREACHABLE` if none).
+    Inlined where it is called: a labelled cell costs one load; an unlabelled one
+    continues the unit's search (:func:`_extend`)."""
+    known = tables[0][i, v]
+    if known > 0:
+        return known - 1
+    return _extend(tables, neighbours, i, v)
+
+
+@njit(cache=True, nogil=True)
+def _extend(tables, neighbours, i, v):
+    """Continue unit ``i``'s breadth-first search until ``v`` is labelled or the search is
+    done. Labels are final when set: every step costs 1, so the first label is the
+    shortest."""
     dist, queue, head, tail, work = tables
-    if dist[i, v] > 0:
-        return dist[i, v] - 1
     k = neighbours.shape[1]
     h = head[i]
     t = tail[i]

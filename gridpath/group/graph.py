@@ -38,6 +38,7 @@ class MoveGraph:
     neighbours: np.ndarray  # int32 (V, K)
     cross: np.ndarray  # int32 (V, K, 2)
     component: np.ndarray  # int32 (V,): connected-component label under these moves
+    degree: np.ndarray  # int32 (V,): the number of moves from each vertex
 
     @property
     def vertex_count(self) -> int:
@@ -94,6 +95,7 @@ def build_graph(free: np.ndarray, connectivity: int = 4, diagonal: int = NO_CORN
         neighbours=neighbours,
         cross=cross,
         component=np.empty(0, dtype=np.int32),
+        degree=(neighbours >= 0).sum(axis=1).astype(np.int32),
     )
     from gridpath.group.distances import label_components  # compiled; after the arrays
 

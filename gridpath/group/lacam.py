@@ -83,7 +83,7 @@ def _constrain(node, lnode, q_to, hp, lp, neighbours, cross, scratch):
 
 
 @njit(cache=True, nogil=True)
-def next_config(node, lnode, q_to, hp, lp, neighbours, cross, tables, scratch):
+def next_config(node, lnode, q_to, hp, lp, neighbours, cross, degree, goals, tables, scratch):
     """The configuration PIBT generates from ``node`` under ``lnode``'s constraints, into
     ``q_to``; False if there is none."""
     config, order = hp[0], hp[5]
@@ -98,7 +98,7 @@ def next_config(node, lnode, q_to, hp, lp, neighbours, cross, tables, scratch):
     while valid and k < n:
         i = order[node, k]
         if q_to[i] == NONE:
-            valid = pibt(i, q_from, q_to, neighbours, cross, tables, scratch)
+            valid = pibt(i, q_from, q_to, neighbours, cross, degree, goals, tables, scratch)
         k += 1
     for i in range(n):  # every reserved cell is some unit's q_to: reset both maps
         occ_now[q_from[i]] = NONE
@@ -177,7 +177,7 @@ def new_node(q, parent, g, goals, hp, lp, table, neighbours, tables, state):
     """Register configuration ``q`` as a new high-level node; returns its id. Priorities
     (LaCAM's): a unit away from its goal gains 1 a step, one at its goal drops to its
     fraction; the start's are the units' distances over the unit count."""
-    config, hparent, gs, hs, prio, order, lq_head, lq_tail, first_edge, hashes = hp
+    config, hparent, gs, hs, prio, order, lq_head, lq_tail, first_edge, hashes = hp[:10]
     node = state[HNODES]
     state[HNODES] += 1
     n = q.shape[0]
@@ -219,8 +219,7 @@ def rewire(start, hp, ep, open_, state):
     gs, hs, hparent, first_edge = hp[2], hp[3], hp[1], hp[8]
     to, enext, ecost = ep
     count = state[HNODES]
-    queue = np.empty(count, dtype=np.int32)
-    queued = np.zeros(count, dtype=np.bool_)
+    queue, queued = hp[10], hp[11]  # a ring of at most ``count`` nodes; flags all False
     head = 0
     size = 1
     queue[0] = start
@@ -279,7 +278,7 @@ def _successor(node, q_to, goals, hp, lp, ep, table, open_, neighbours, tables, 
 
 
 @njit(cache=True, nogil=True)
-def search(goals, hp, lp, ep, table, open_, state, neighbours, cross, tables, scratch, max_work, star):
+def search(goals, hp, lp, ep, table, open_, state, neighbours, cross, degree, tables, scratch, max_work, star):
     """Run LaCAM* until done, out of work, or a pool needs room (status ``GROW``)."""
     n = goals.shape[0]
     moves = neighbours.shape[1]
@@ -312,6 +311,6 @@ def search(goals, hp, lp, ep, table, open_, state, neighbours, cross, tables, sc
         if lp[3][c] < n:
             _expand_low(node, c, hp, lp, neighbours, state, rng)
         state[CALLS] += 1
-        if next_config(node, c, q_to, hp, lp, neighbours, cross, tables, scratch):
+        if next_config(node, c, q_to, hp, lp, neighbours, cross, degree, goals, tables, scratch):
             _successor(node, q_to, goals, hp, lp, ep, table, open_, neighbours, tables, state)
     state[STATUS] = EXHAUSTED

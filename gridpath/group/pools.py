@@ -36,6 +36,8 @@ def make_pools(units: int, moves: int, capacity: int = 64) -> dict:
         "lq_tail": np.empty(h, dtype=np.int32),
         "first_edge": np.empty(h, dtype=np.int32),
         "hash": np.empty(h, dtype=np.uint64),
+        "rqueue": np.empty(h, dtype=np.int32),
+        "rqueued": np.zeros(h, dtype=np.bool_),
         "who": np.empty(h * (moves + 2), dtype=np.int32),
         "where": np.empty(h * (moves + 2), dtype=np.int32),
         "lparent": np.empty(h * (moves + 2), dtype=np.int32),
@@ -50,13 +52,14 @@ def make_pools(units: int, moves: int, capacity: int = 64) -> dict:
     }
 
 
-_HNODE = ("config", "hparent", "g", "h", "prio", "order", "lq_head", "lq_tail", "first_edge", "hash")
+_HNODE = ("config", "hparent", "g", "h", "prio", "order", "lq_head", "lq_tail", "first_edge", "hash", "rqueue", "rqueued")
 _LNODE = ("who", "where", "lparent", "depth", "lnext")
 _EDGE = ("to", "enext", "ecost")
 
 
 def _doubled(array: np.ndarray) -> np.ndarray:
-    grown = np.empty((array.shape[0] * 2,) + array.shape[1:], dtype=array.dtype)
+    # zeroed, so flags read False until set (the rest is written before it is read)
+    grown = np.zeros((array.shape[0] * 2,) + array.shape[1:], dtype=array.dtype)
     grown[: array.shape[0]] = array
     return grown
 

@@ -94,7 +94,7 @@ def solve_group(
     state[P.TOP] = 1
     while True:
         search(goals, P.high(pools), P.low(pools), P.edges(pools), pools["table"], pools["open"],
-               state, graph.neighbours, graph.cross, tables, scratch, max_work, refine)
+               state, graph.neighbours, graph.cross, graph.degree, tables, scratch, max_work, refine)
         if state[P.STATUS] != P.GROW:
             break
         P.grow(pools, moves)
