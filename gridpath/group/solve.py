@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from gridpath.errors import DuplicateCells, GoalBlocked, InvalidRequest, OutOfBounds, StartBlocked
 from gridpath.group import pools as P
 from gridpath.group.distances import UNREACHABLE, distance, make_tables
 from gridpath.group.graph import MoveGraph
@@ -81,6 +82,8 @@ def solve_group(
         return GroupResult(False, UNREACHABLE_REASON, None, 0, 0, 0, False, 0, 0,
                            tuple(int(i) for i in apart))
     n = starts.shape[0]
+    if n == 0:
+        return GroupResult(True, None, np.zeros((1, 0), dtype=np.int32), 0, 0, 0, True, 0, 0)
     tables = make_tables(graph.vertex_count, goals)
     lower = _lower_bound(tables, graph, starts)
     moves = graph.neighbours.shape[1]
@@ -113,3 +116,57 @@ def _result(pools: dict, goals: np.ndarray, lower: int, table_work: int) -> Grou
     optimal = bool(state[P.STATUS] == P.EXHAUSTED)
     return GroupResult(True, None, configs, configs.shape[0] - 1, sum_of_costs(configs, goals),
                        lower, optimal, calls, work)
+
+
+@dataclass(frozen=True)
+class GroupOrder:
+    """A group move order checked against its map: vertex ids of starts and goals."""
+
+    graph: MoveGraph
+    starts: np.ndarray
+    goals: np.ndarray  # as given (with assign: the set of goal cells, in the request's order)
+
+
+def _vertices(graph: MoveGraph, cells, what: str) -> np.ndarray:
+    out = np.empty(len(cells), dtype=np.int32)
+    for i, (x, y) in enumerate(cells):
+        if not (0 <= x < graph.width and 0 <= y < graph.height):
+            raise OutOfBounds(f"unit {i}: {what} ({x}, {y}) is outside the "
+                              f"{graph.width}x{graph.height} map")
+        v = graph.vertex(x, y)
+        if v < 0:
+            error = StartBlocked if what == "start" else GoalBlocked
+            raise error(f"unit {i}: {what} ({x}, {y}) is blocked (for this clearance)")
+        out[i] = v
+    seen: dict[int, int] = {}
+    for i, v in enumerate(out.tolist()):
+        if v in seen:
+            raise DuplicateCells(f"units {seen[v]} and {i} have the same {what} {cells[i]}")
+        seen[v] = i
+    return out
+
+
+def make_order(graph: MoveGraph, starts, goals) -> GroupOrder:
+    """Check cells ((x, y) lists) against the graph: 422 errors name the unit."""
+    if len(starts) != len(goals):
+        raise InvalidRequest(f"{len(starts)} starts but {len(goals)} goals")
+    return GroupOrder(graph, _vertices(graph, starts, "start"), _vertices(graph, goals, "goal"))
+
+
+def solve_order(order: GroupOrder, max_work: int, *, assign: bool = False,
+                refine: bool = True) -> tuple[GroupResult, np.ndarray | None]:
+    """Solve ``order``; with ``assign`` first choose the goals (``goal_of``, else None)."""
+    goals = order.goals
+    goal_of = None
+    if assign and goals.shape[0]:
+        from gridpath.group.assign import assign_goals  # scipy: only for anonymous goals
+
+        goal_of = assign_goals(order.graph, order.starts, goals)
+        if goal_of is None:  # some component has more units than goals: name its units
+            comp = order.graph.component
+            short = [c for c in set(comp[order.starts].tolist())
+                     if (comp[order.starts] == c).sum() > (comp[goals] == c).sum()]
+            apart = tuple(i for i, s in enumerate(order.starts.tolist()) if comp[s] in short)
+            return GroupResult(False, UNREACHABLE_REASON, None, 0, 0, 0, False, 0, 0, apart), None
+        goals = goals[goal_of]
+    return solve_group(order.graph, order.starts, goals, max_work, refine=refine), goal_of
