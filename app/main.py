@@ -14,7 +14,7 @@ from app.api.errors import install_error_handlers, internal_error
 from app.api.guards import TokensBeforeBody
 from app.api.limits import BodySizeLimit
 from app.api.openapi import install_openapi, operation_id
-from app.api.routes import cells, flowfield, health, maps, nearest, paths, table, validate
+from app.api.routes import cells, flowfield, group, health, maps, nearest, paths, table, validate
 from app.api.routes import metrics as metrics_route
 from app.config import Settings, get_settings
 from app.observability import metrics
@@ -70,6 +70,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(validate.router, dependencies=guarded)
     app.include_router(flowfield.router, dependencies=guarded)
     app.include_router(table.router, dependencies=guarded)
+    app.include_router(group.router, dependencies=guarded)
     app.include_router(maps.router, dependencies=guarded)
     if settings.metrics_enabled:
         app.include_router(metrics_route.router, dependencies=guarded)

@@ -10,6 +10,7 @@ from fastapi.responses import Response
 from app.api.deps import StateDep, StoreDep, wait_for_revision
 from app.api.polygon import map_name_of, parse_for_kind, polygon_validate, require_grid
 from app.api.responses import json_response, server_timing
+from app.api.routes.group import validate_group
 from app.api.rules import search_options
 from app.models import (
     STALE_REVISION_RESPONSE,
@@ -64,9 +65,13 @@ async def post_validate(request: AnyValidateRequest, state: StateDep, store: Sto
     """Grid maps: check every step (``cells``) or every sight line (``waypoints``) of a
     claimed ``path``, its cost against ``max_cost``, and its ends. Polygon maps: check that
     every segment of the polyline ``points`` stays in the walkable area (touching its
-    boundary allowed) and its length against ``max_cost``. ``valid`` is false with the
+    boundary allowed) and its length against ``max_cost``. With ``plans`` (grid maps): a
+    group move, each unit's cell at every tick (docs/group.md): `illegal_step`,
+    `blocked_cell`, `vertex_conflict`, `edge_conflict`, `crossing_conflict`. ``valid`` is false with the
     violations listed (at least the first of each kind) when anything is wrong."""
     raw: dict = request  # a JSON object, validated below for the map's kind
+    if "plans" in raw:  # a group move (docs/group.md)
+        return await validate_group(raw, state, store)
     name = map_name_of(raw)
     if name is not None and type(raw.get("revision")) is int:
         await wait_for_revision(state, name, raw["revision"])
