@@ -41,6 +41,7 @@ OPERATION_IDS = {
     "post_validate": "validatePath",
     "post_flowfield": "flowField",
     "post_table": "costTable",
+    "post_group": "planGroup",
     "list_maps": "listMaps",
     "get_map": "getMap",
     "get_map_image": "getMapImage",
