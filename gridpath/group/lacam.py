@@ -8,7 +8,7 @@ configurations (sum of costs).
 
 The loop runs over the arrays of :mod:`gridpath.group.pools` and returns with status
 ``GROW`` when a pool needs room, to be called again; its budget counts work (units moved
-by PIBT plus cells settled by the distance tables), never time.
+by PIBT plus cells settled by the distance tables, weighted), never time.
 """
 
 from __future__ import annotations
@@ -278,7 +278,8 @@ def _successor(node, q_to, goals, hp, lp, ep, table, open_, neighbours, tables, 
 
 
 @njit(cache=True, nogil=True)
-def search(goals, hp, lp, ep, table, open_, state, neighbours, cross, degree, tables, scratch, max_work, star):
+def search(goals, hp, lp, ep, table, open_, state, neighbours, cross, degree, tables, scratch,
+           max_work, star, table_cells_per_work):
     """Run LaCAM* until done, out of work, or a pool needs room (status ``GROW``)."""
     n = goals.shape[0]
     moves = neighbours.shape[1]
@@ -291,7 +292,7 @@ def search(goals, hp, lp, ep, table, open_, state, neighbours, cross, degree, ta
         if _full(hp, lp, ep, table, open_, state, moves):
             state[STATUS] = GROW
             return
-        if state[CALLS] * n + tables[4][0] >= max_work:
+        if state[CALLS] * n + tables[4][0] // table_cells_per_work >= max_work:
             state[STATUS] = LIMIT
             return
         node = open_[state[TOP] - 1]

@@ -2,7 +2,8 @@
 
 Budgets count work, never time, so the same request gives the same plans on any machine
 under any load: ``max_work`` is in *work units*, one per unit moved by PIBT and one per
-cell settled by a distance table (:data:`WORK_PER_MS` converts a time budget).
+:data:`TABLE_CELLS_PER_WORK` cells settled by the distance tables (:data:`WORK_PER_MS`
+converts a time budget).
 """
 
 from __future__ import annotations
@@ -18,10 +19,13 @@ from gridpath.group.graph import MoveGraph
 from gridpath.group.lacam import new_node, search
 from gridpath.group.pibt import make_scratch
 
-# Work units per millisecond of time budget: what one core of the development machine did
-# while shared with other jobs (bench-group prints the rate it measures); fixed, so the
+# Work units per millisecond of time budget: about what one core of the development machine
+# does per millisecond of CPU time (bench-group prints the rate it measures); fixed, so the
 # result never depends on the machine's speed or load.
-WORK_PER_MS = 500
+WORK_PER_MS = 1000
+# A distance-table cell is a load and a few compares, a unit move a sort and a dozen
+# checks: a table cell counts 1 / TABLE_CELLS_PER_WORK of a work unit.
+TABLE_CELLS_PER_WORK = 64
 
 FOUND = "found"
 UNREACHABLE_REASON = "unreachable"
@@ -97,11 +101,12 @@ def solve_group(
     state[P.TOP] = 1
     while True:
         search(goals, P.high(pools), P.low(pools), P.edges(pools), pools["table"], pools["open"],
-               state, graph.neighbours, graph.cross, graph.degree, tables, scratch, max_work, refine)
+               state, graph.neighbours, graph.cross, graph.degree, tables, scratch, max_work,
+               refine, TABLE_CELLS_PER_WORK)
         if state[P.STATUS] != P.GROW:
             break
         P.grow(pools, moves)
-    return _result(pools, goals, lower, int(tables[4][0]))
+    return _result(pools, goals, lower, int(tables[4][0]) // TABLE_CELLS_PER_WORK)
 
 
 def _result(pools: dict, goals: np.ndarray, lower: int, table_work: int) -> GroupResult:
