@@ -175,3 +175,17 @@ def solve_order(order: GroupOrder, max_work: int, *, assign: bool = False,
             return GroupResult(False, UNREACHABLE_REASON, None, 0, 0, 0, False, 0, 0, apart), None
         goals = goals[goal_of]
     return solve_group(order.graph, order.starts, goals, max_work, refine=refine), goal_of
+
+
+def warm_up() -> None:
+    """Compile the group kernels (or load them from numba's cache): a tiny order, with a
+    swap through a pocket (PIBT's swap, LaCAM's constraints, LaCAM*'s rewiring) and an
+    assignment."""
+    from gridpath.group.graph import build_graph
+
+    free = np.ones((2, 4), dtype=bool)
+    free[0, 1:] = False
+    graph = build_graph(free)
+    order = make_order(graph, [(0, 1), (3, 1)], [(3, 1), (0, 1)])
+    solve_order(order, 100_000)
+    solve_order(order, 100_000, assign=True)

@@ -10,6 +10,7 @@ import time
 import numpy as np
 
 from gridpath.grid.model import Grid, TerrainClass
+from gridpath.group.solve import warm_up as group_warm_up
 from gridpath.search.find import find_path
 from gridpath.search.flowfield import flow_field
 from gridpath.search.registry import RUNNERS
@@ -55,6 +56,7 @@ def warm_up() -> float:
     for blocked in ([], [(1, 1)]):  # without and with an overlay: two specialisations
         validate_path(grid, result.path, blocked=blocked, compare_optimal=True, scratch=scratch)
         validate_path(grid, result.path, mode="waypoints", blocked=blocked, scratch=scratch)
+    group_warm_up()  # POST /group's kernels
     return time.perf_counter() - began
 
 
