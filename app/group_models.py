@@ -42,7 +42,9 @@ class GroupRequest(GroupRules):
     time_budget_ms: StrictInt | None = Field(
         None, ge=1, description="Search budget, counted in work (not wall time), capped."
     )
-    revision: StrictInt | None = Field(None, description="Read your writes: at least this revision.")
+    revision: StrictInt | None = Field(
+        None, description="Read your writes: at least this revision."
+    )
 
 
 class GroupResponse(BaseModel):
@@ -55,7 +57,9 @@ class GroupResponse(BaseModel):
     )
     unreachable_units: list[int] = Field(description="Units whose goal they cannot reach.")
     makespan: int = Field(description="Ticks until the last unit rests at its goal.")
-    sum_of_costs: int = Field(description="Sum over units of the tick after which it stays at its goal.")
+    sum_of_costs: int = Field(
+        description="Sum over units of the tick after which it stays at its goal."
+    )
     lower_bound: int = Field(description="Sum of each unit's shortest path length alone.")
     plans: list[list[CellOut]] = Field(description="Unit i's cell at every tick 0..makespan.")
     goal_index: list[int] | None = Field(description="With assign: the goal each unit got.")
@@ -75,7 +79,11 @@ class GroupViolationOut(BaseModel):
     unit: int
     tick: int
     code: Literal[
-        "illegal_step", "blocked_cell", "vertex_conflict", "edge_conflict", "crossing_conflict",
+        "illegal_step",
+        "blocked_cell",
+        "vertex_conflict",
+        "edge_conflict",
+        "crossing_conflict",
         "stale_revision",
     ]
     message: str

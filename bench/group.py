@@ -66,8 +66,11 @@ def cpu_seconds(pid: int) -> float:
 
 
 def run(client: httpx.Client, pid: int, name: str, free, starts, goals) -> dict:
-    body = {"map": name, "units": [{"start": s, "goal": g} for s, g in zip(starts, goals)],
-            "time_budget_ms": BUDGET_MS}
+    body = {
+        "map": name,
+        "units": [{"start": s, "goal": g} for s, g in zip(starts, goals)],
+        "time_budget_ms": BUDGET_MS,
+    }
     cpu = cpu_seconds(pid)
     began = time.perf_counter()
     r = client.post("/group", json=body, timeout=120)
@@ -78,7 +81,9 @@ def run(client: httpx.Client, pid: int, name: str, free, starts, goals) -> dict:
     if out["found"]:
         problems = check_plans(free, out["plans"], starts, goals)
         assert not problems, problems[:3]
-    ratio = out["sum_of_costs"] / out["lower_bound"] if out["found"] and out["lower_bound"] else None
+    ratio = (
+        out["sum_of_costs"] / out["lower_bound"] if out["found"] and out["lower_bound"] else None
+    )
     return {"s": seconds, "cpu": cpu, "found": out["found"], "ratio": ratio, "work": out["work"]}
 
 
@@ -91,9 +96,11 @@ def row(label: str, n: int, runs: list[dict]) -> str:
     cpu_within = sum(r["found"] and r["cpu"] <= LIMIT_S for r in runs)
     worst_cpu = max(r["cpu"] for r in runs)
     rate = statistics.median(r["work"] / max(r["cpu"], 1e-3) / 1000 for r in runs)
-    return (f"| {label} | {n} | {len(runs)} | {solved} | {within} | {worst:.2f} | "
-            f"{statistics.median(r['s'] for r in runs):.2f} | {cpu_within} | {worst_cpu:.2f} | "
-            f"{med} | {rate:.0f} |")
+    return (
+        f"| {label} | {n} | {len(runs)} | {solved} | {within} | {worst:.2f} | "
+        f"{statistics.median(r['s'] for r in runs):.2f} | {cpu_within} | {worst_cpu:.2f} | "
+        f"{med} | {rate:.0f} |"
+    )
 
 
 def cases(maps: Path, quick: bool) -> list[tuple]:
@@ -130,9 +137,11 @@ def main() -> None:
                     got = run(client, server.process.pid, name, free, starts, goals)
                     results.setdefault((label, n), []).append(got)
         print(f"time_budget_ms {BUDGET_MS} per request, limit {LIMIT_S:.0f} s; every plan checked")
-        print("| map | units | instances | solved | solved within 5 s wall | worst wall s | "
-              "median wall s | solved within 5 s CPU | worst CPU s | median SoC / lower bound "
-              "| work per CPU ms |")
+        print(
+            "| map | units | instances | solved | solved within 5 s wall | worst wall s | "
+            "median wall s | solved within 5 s CPU | worst CPU s | median SoC / lower bound "
+            "| work per CPU ms |"
+        )
         print("|---|---|---|---|---|---|---|---|---|---|---|")
         for (label, n), runs in results.items():
             print(row(label, n, runs))

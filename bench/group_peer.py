@@ -53,9 +53,14 @@ def _cbs(free, starts, goals) -> dict:
     job = json.dumps({"width": w, "height": h, "walls": walls, "starts": starts, "goals": goals})
     began = time.perf_counter()
     # a session of its own: cbs-mapf's worker and manager processes go with it
-    proc = subprocess.Popen([sys.executable, "-c", _CBS], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
-                            start_new_session=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", _CBS],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        start_new_session=True,
+    )
     try:
         stdout, _ = proc.communicate(job, timeout=PEER_LIMIT_S)
     except subprocess.TimeoutExpired:
@@ -78,22 +83,33 @@ def _cbs(free, starts, goals) -> dict:
 
 
 def _ours(client, name, free, starts, goals, budget_ms) -> dict:
-    body = {"map": name, "units": [{"start": s, "goal": g} for s, g in zip(starts, goals)],
-            "time_budget_ms": budget_ms}
+    body = {
+        "map": name,
+        "units": [{"start": s, "goal": g} for s, g in zip(starts, goals)],
+        "time_budget_ms": budget_ms,
+    }
     began = time.perf_counter()
     out = client.post("/group", json=body, timeout=120).json()
     seconds = time.perf_counter() - began
     if out["found"]:
         assert not check_plans(free, out["plans"], starts, goals)
-    return {"s": seconds, "found": out["found"], "soc": out["sum_of_costs"] if out["found"] else None}
+    return {
+        "s": seconds,
+        "found": out["found"],
+        "soc": out["sum_of_costs"] if out["found"] else None,
+    }
 
 
 def compare_cbs(maps: Path, budget_ms: int = 1000) -> None:
     from bench.group import free_of, instance
 
     rows = []
-    with running_server(ServerSpec(env={"MAPS_DIR": str(maps), "SEARCH_THREADS": "1"}),
-                        timeout=900) as server, httpx.Client(base_url=server.url) as client:
+    with (
+        running_server(
+            ServerSpec(env={"MAPS_DIR": str(maps), "SEARCH_THREADS": "1"}), timeout=900
+        ) as server,
+        httpx.Client(base_url=server.url) as client,
+    ):
         for n in SIZES:
             ours, peer = [], []
             for k in range(INSTANCES):
@@ -103,14 +119,20 @@ def compare_cbs(maps: Path, budget_ms: int = 1000) -> None:
                 ours.append(_ours(client, name, free, starts, goals, budget_ms))
                 peer.append(_cbs(free, starts, goals))
             rows.append((n, ours, peer))
-    print(f"\ncbs-mapf (CBS) vs POST /group (time_budget_ms {budget_ms}), random 32x32 20 % walls, "
-          f"{INSTANCES} instances each; SoC summed over the instances both solved")
-    print("| units | ours solved | ours median s | cbs-mapf solved | cbs-mapf median s | "
-          "SoC ours / cbs-mapf |")
+    print(
+        f"\ncbs-mapf (CBS) vs POST /group (time_budget_ms {budget_ms}), random 32x32 20 % walls, "
+        f"{INSTANCES} instances each; SoC summed over the instances both solved"
+    )
+    print(
+        "| units | ours solved | ours median s | cbs-mapf solved | cbs-mapf median s | "
+        "SoC ours / cbs-mapf |"
+    )
     print("|---|---|---|---|---|---|")
     for n, ours, peer in rows:
         both = [(o["soc"], p["soc"]) for o, p in zip(ours, peer) if o["found"] and p["found"]]
         ratio = f"{sum(a for a, _ in both) / sum(b for _, b in both):.3f}" if both else "-"
-        print(f"| {n} | {sum(o['found'] for o in ours)} | "
-              f"{statistics.median(o['s'] for o in ours):.2f} | {sum(p['found'] for p in peer)} | "
-              f"{statistics.median(p['s'] for p in peer):.2f} | {ratio} |")
+        print(
+            f"| {n} | {sum(o['found'] for o in ours)} | "
+            f"{statistics.median(o['s'] for o in ours):.2f} | {sum(p['found'] for p in peer)} | "
+            f"{statistics.median(p['s'] for p in peer):.2f} | {ratio} |"
+        )

@@ -62,7 +62,9 @@ def free_cells(passable: np.ndarray, clearance: int, blocked=()) -> np.ndarray:
     return free
 
 
-def build_graph(free: np.ndarray, connectivity: int = 4, diagonal: int = NO_CORNER_CUT) -> MoveGraph:
+def build_graph(
+    free: np.ndarray, connectivity: int = 4, diagonal: int = NO_CORNER_CUT
+) -> MoveGraph:
     """The move graph of the cells ``free`` (bool (height, width)) with 4 or 8 moves a tick;
     with 8, diagonals follow ``diagonal`` (as the single-unit searches do)."""
     height, width = free.shape

@@ -278,8 +278,23 @@ def _successor(node, q_to, goals, hp, lp, ep, table, open_, neighbours, tables, 
 
 
 @njit(cache=True, nogil=True)
-def search(goals, hp, lp, ep, table, open_, state, neighbours, cross, degree, tables, scratch,
-           max_work, star, table_cells_per_work):
+def search(
+    goals,
+    hp,
+    lp,
+    ep,
+    table,
+    open_,
+    state,
+    neighbours,
+    cross,
+    degree,
+    tables,
+    scratch,
+    max_work,
+    star,
+    table_cells_per_work,
+):
     """Run LaCAM* until done, out of work, or a pool needs room (status ``GROW``)."""
     n = goals.shape[0]
     moves = neighbours.shape[1]

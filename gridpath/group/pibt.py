@@ -11,8 +11,8 @@ before held ones, then a seeded random key: deterministic. With LaCAM2's *swap*
 (Okumura, IJCAI 2023): a unit that must pass another in a corridor steps back first and
 pulls the other through, which plain PIBT cannot do.
 
-``scratch`` is the tuple ``(occ_now, occ_next, cand, ncand, cpos, stack, rng, keys, partner)`` built by
-:func:`make_scratch`; ``occ_now``/``occ_next`` are -1 everywhere between calls.
+``scratch`` is the tuple ``(occ_now, occ_next, cand, ncand, cpos, stack, rng, keys,
+partner)`` built by :func:`make_scratch`; ``occ_now``/``occ_next`` are -1 everywhere between calls.
 """
 
 from __future__ import annotations
@@ -119,10 +119,14 @@ def _step_along(v_pusher, v_puller, neighbours, degree, occ_now, goals):
 
 
 @njit(cache=True, nogil=True)
-def _swap_required(pusher, puller, v_pusher, v_puller, neighbours, degree, occ_now, goals, dist, tables):
+def _swap_required(
+    pusher, puller, v_pusher, v_puller, neighbours, degree, occ_now, goals, dist, tables
+):
     """Would ``pusher`` and ``puller`` have to pass each other in a corridor (a chain of
     cells with one way on) for the pusher to progress? (LaCAM2's swap test.)"""
-    while _d(dist, tables, neighbours, pusher, v_puller) < _d(dist, tables, neighbours, pusher, v_pusher):
+    while _d(dist, tables, neighbours, pusher, v_puller) < _d(
+        dist, tables, neighbours, pusher, v_pusher
+    ):
         ways, beyond = _step_along(v_pusher, v_puller, neighbours, degree, occ_now, goals)
         if ways >= 2:
             return False  # room to pass at v_puller
@@ -130,9 +134,12 @@ def _swap_required(pusher, puller, v_pusher, v_puller, neighbours, degree, occ_n
             break
         v_pusher = v_puller
         v_puller = beyond
-    return _d(dist, tables, neighbours, puller, v_pusher) < _d(dist, tables, neighbours, puller, v_puller) and (
+    return _d(dist, tables, neighbours, puller, v_pusher) < _d(
+        dist, tables, neighbours, puller, v_puller
+    ) and (
         _d(dist, tables, neighbours, pusher, v_pusher) == 0
-        or _d(dist, tables, neighbours, pusher, v_puller) < _d(dist, tables, neighbours, pusher, v_pusher)
+        or _d(dist, tables, neighbours, pusher, v_puller)
+        < _d(dist, tables, neighbours, pusher, v_pusher)
     )
 
 

@@ -52,7 +52,20 @@ def make_pools(units: int, moves: int, capacity: int = 64) -> dict:
     }
 
 
-_HNODE = ("config", "hparent", "g", "h", "prio", "order", "lq_head", "lq_tail", "first_edge", "hash", "rqueue", "rqueued")
+_HNODE = (
+    "config",
+    "hparent",
+    "g",
+    "h",
+    "prio",
+    "order",
+    "lq_head",
+    "lq_tail",
+    "first_edge",
+    "hash",
+    "rqueue",
+    "rqueued",
+)
 _LNODE = ("who", "where", "lparent", "depth", "lnext")
 _EDGE = ("to", "enext", "ecost")
 

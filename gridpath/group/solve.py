@@ -14,7 +14,7 @@ import numpy as np
 
 from gridpath.errors import DuplicateCells, GoalBlocked, InvalidRequest, OutOfBounds, StartBlocked
 from gridpath.group import pools as P
-from gridpath.group.distances import UNREACHABLE, distance, make_tables
+from gridpath.group.distances import distance, make_tables
 from gridpath.group.graph import MoveGraph
 from gridpath.group.lacam import new_node, search
 from gridpath.group.pibt import make_scratch
@@ -83,8 +83,9 @@ def solve_group(
     goals = np.ascontiguousarray(goals, dtype=np.int32)
     apart = np.nonzero(graph.component[starts] != graph.component[goals])[0]
     if apart.size:
-        return GroupResult(False, UNREACHABLE_REASON, None, 0, 0, 0, False, 0, 0,
-                           tuple(int(i) for i in apart))
+        return GroupResult(
+            False, UNREACHABLE_REASON, None, 0, 0, 0, False, 0, 0, tuple(int(i) for i in apart)
+        )
     n = starts.shape[0]
     if n == 0:
         return GroupResult(True, None, np.zeros((1, 0), dtype=np.int32), 0, 0, 0, True, 0, 0)
@@ -95,14 +96,38 @@ def solve_group(
     scratch = make_scratch(graph.vertex_count, n, moves, seed)
     state = pools["state"]
     state[P.GOAL] = -1
-    root = new_node(starts, -1, 0, goals, P.high(pools), P.low(pools), pools["table"],
-                    graph.neighbours, tables, state)
+    root = new_node(
+        starts,
+        -1,
+        0,
+        goals,
+        P.high(pools),
+        P.low(pools),
+        pools["table"],
+        graph.neighbours,
+        tables,
+        state,
+    )
     pools["open"][0] = root
     state[P.TOP] = 1
     while True:
-        search(goals, P.high(pools), P.low(pools), P.edges(pools), pools["table"], pools["open"],
-               state, graph.neighbours, graph.cross, graph.degree, tables, scratch, max_work,
-               refine, TABLE_CELLS_PER_WORK)
+        search(
+            goals,
+            P.high(pools),
+            P.low(pools),
+            P.edges(pools),
+            pools["table"],
+            pools["open"],
+            state,
+            graph.neighbours,
+            graph.cross,
+            graph.degree,
+            tables,
+            scratch,
+            max_work,
+            refine,
+            TABLE_CELLS_PER_WORK,
+        )
         if state[P.STATUS] != P.GROW:
             break
         P.grow(pools, moves)
@@ -119,8 +144,17 @@ def _result(pools: dict, goals: np.ndarray, lower: int, table_work: int) -> Grou
         return GroupResult(False, reason, None, 0, 0, lower, False, calls, work)
     configs = _backtrack(pools, goal)
     optimal = bool(state[P.STATUS] == P.EXHAUSTED)
-    return GroupResult(True, None, configs, configs.shape[0] - 1, sum_of_costs(configs, goals),
-                       lower, optimal, calls, work)
+    return GroupResult(
+        True,
+        None,
+        configs,
+        configs.shape[0] - 1,
+        sum_of_costs(configs, goals),
+        lower,
+        optimal,
+        calls,
+        work,
+    )
 
 
 @dataclass(frozen=True)
@@ -136,8 +170,9 @@ def _vertices(graph: MoveGraph, cells, what: str) -> np.ndarray:
     out = np.empty(len(cells), dtype=np.int32)
     for i, (x, y) in enumerate(cells):
         if not (0 <= x < graph.width and 0 <= y < graph.height):
-            raise OutOfBounds(f"unit {i}: {what} ({x}, {y}) is outside the "
-                              f"{graph.width}x{graph.height} map")
+            raise OutOfBounds(
+                f"unit {i}: {what} ({x}, {y}) is outside the {graph.width}x{graph.height} map"
+            )
         v = graph.vertex(x, y)
         if v < 0:
             error = StartBlocked if what == "start" else GoalBlocked
@@ -158,8 +193,9 @@ def make_order(graph: MoveGraph, starts, goals) -> GroupOrder:
     return GroupOrder(graph, _vertices(graph, starts, "start"), _vertices(graph, goals, "goal"))
 
 
-def solve_order(order: GroupOrder, max_work: int, *, assign: bool = False,
-                refine: bool = True) -> tuple[GroupResult, np.ndarray | None]:
+def solve_order(
+    order: GroupOrder, max_work: int, *, assign: bool = False, refine: bool = True
+) -> tuple[GroupResult, np.ndarray | None]:
     """Solve ``order``; with ``assign`` first choose the goals (``goal_of``, else None)."""
     goals = order.goals
     goal_of = None
@@ -169,8 +205,11 @@ def solve_order(order: GroupOrder, max_work: int, *, assign: bool = False,
         goal_of = assign_goals(order.graph, order.starts, goals)
         if goal_of is None:  # some component has more units than goals: name its units
             comp = order.graph.component
-            short = [c for c in set(comp[order.starts].tolist())
-                     if (comp[order.starts] == c).sum() > (comp[goals] == c).sum()]
+            short = [
+                c
+                for c in set(comp[order.starts].tolist())
+                if (comp[order.starts] == c).sum() > (comp[goals] == c).sum()
+            ]
             apart = tuple(i for i, s in enumerate(order.starts.tolist()) if comp[s] in short)
             return GroupResult(False, UNREACHABLE_REASON, None, 0, 0, 0, False, 0, 0, apart), None
         goals = goals[goal_of]

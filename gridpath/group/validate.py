@@ -33,7 +33,7 @@ def _padded(plans: list[list[tuple[int, int]]]) -> np.ndarray:
     for i, plan in enumerate(plans):
         cells = np.asarray(plan, dtype=np.int64).reshape(-1, 2)
         out[: len(cells), i] = cells
-        out[len(cells):, i] = cells[-1]
+        out[len(cells) :, i] = cells[-1]
     return out
 
 
@@ -45,8 +45,14 @@ def _cell_checks(graph: MoveGraph, cells: np.ndarray, out: list) -> np.ndarray:
     vertex[inside] = graph.vertex_of[y[inside], x[inside]]
     for t, i in zip(*np.nonzero(vertex < 0)):
         where = "outside the map" if not inside[t, i] else "blocked"
-        out.append(Violation(int(i), int(t), "blocked_cell" if inside[t, i] else "illegal_step",
-                             f"cell ({x[t, i]}, {y[t, i]}) is {where}"))
+        out.append(
+            Violation(
+                int(i),
+                int(t),
+                "blocked_cell" if inside[t, i] else "illegal_step",
+                f"cell ({x[t, i]}, {y[t, i]}) is {where}",
+            )
+        )
     return vertex
 
 
@@ -57,8 +63,11 @@ def _step_checks(graph: MoveGraph, cells: np.ndarray, vertex: np.ndarray, out: l
             if a < 0 or b < 0 or a == b or b in graph.neighbours[a]:
                 continue
             (x0, y0), (x1, y1) = cells[t - 1, i], cells[t, i]
-            out.append(Violation(i, t, "illegal_step",
-                                 f"({x0}, {y0}) -> ({x1}, {y1}) is not a move of one tick"))
+            out.append(
+                Violation(
+                    i, t, "illegal_step", f"({x0}, {y0}) -> ({x1}, {y1}) is not a move of one tick"
+                )
+            )
 
 
 def _conflicts(cells: np.ndarray, diagonal: bool, out: list) -> None:
@@ -68,8 +77,9 @@ def _conflicts(cells: np.ndarray, diagonal: bool, out: list) -> None:
         for i in range(cells.shape[1]):
             here = (int(cells[t, i, 0]), int(cells[t, i, 1]))
             if here in seen:
-                out.append(Violation(i, t, "vertex_conflict",
-                                     f"units {seen[here]} and {i} both at {here}"))
+                out.append(
+                    Violation(i, t, "vertex_conflict", f"units {seen[here]} and {i} both at {here}")
+                )
             else:
                 seen[here] = i
             if t == 0:
@@ -89,8 +99,14 @@ def _edge_conflicts(t: int, moves: dict, diagonal: bool, out: list) -> None:
             c, d = (b[0], a[1]), (a[0], b[1])
             k = moves.get((c, d), moves.get((d, c)))
             if k is not None and i < k:
-                out.append(Violation(k, t, "crossing_conflict",
-                                     f"units {i} and {k} cross diagonally between {a} and {b}"))
+                out.append(
+                    Violation(
+                        k,
+                        t,
+                        "crossing_conflict",
+                        f"units {i} and {k} cross diagonally between {a} and {b}",
+                    )
+                )
 
 
 def validate_plans(graph: MoveGraph, plans: list, limit: int = 100) -> list[Violation]:

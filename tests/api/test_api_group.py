@@ -70,8 +70,10 @@ def test_assign_says_which_goal_each_unit_got(client):
         ([([0, 0], [4, 1])], "start_blocked"),
         ([([0, 1], [2, 2])], "goal_blocked"),
         ([([0, 1], [9, 1])], "out_of_bounds"),
-        ([([i, 1], [i, 3]) for i in range(5)] + [([i, 3], [i, 1]) for i in range(4)],
-         "group_too_large"),
+        (
+            [([i, 1], [i, 3]) for i in range(5)] + [([i, 3], [i, 1]) for i in range(4)],
+            "group_too_large",
+        ),
     ],
 )
 def test_bad_orders_are_422_in_the_envelope(client, units, code):
@@ -81,8 +83,13 @@ def test_bad_orders_are_422_in_the_envelope(client, units, code):
 
 
 def test_no_plan_and_unreachable(client):
-    r = client.post("/group", json={"map": "corridor", "units": [
-        {"start": [0, 0], "goal": [3, 0]}, {"start": [3, 0], "goal": [0, 0]}]})
+    r = client.post(
+        "/group",
+        json={
+            "map": "corridor",
+            "units": [{"start": [0, 0], "goal": [3, 0]}, {"start": [3, 0], "goal": [0, 0]}],
+        },
+    )
     assert r.json()["found"] is False and r.json()["reason"] == "no_solution"
     r = group(client, [([0, 1], [4, 1])], blocked=[[1, 1], [1, 2], [1, 3]])
     body = r.json()
@@ -110,8 +117,9 @@ def test_limit_reached_on_a_tiny_budget(client):
     ],
 )
 def test_validate_finds_each_kind_of_conflict(client, plans, code, connectivity):
-    r = client.post("/validate", json={"map": "pocket", "plans": plans,
-                                       "connectivity": connectivity})
+    r = client.post(
+        "/validate", json={"map": "pocket", "plans": plans, "connectivity": connectivity}
+    )
     assert r.status_code == 200, r.text
     body = r.json()
     assert body["valid"] is False and code in {v["code"] for v in body["violations"]}

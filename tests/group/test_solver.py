@@ -27,12 +27,15 @@ def parse(rows: list[str]) -> np.ndarray:
 
 def solve(free, starts, goals, *, connectivity=4, refine=True, budget=BUDGET, assign=False):
     graph = build_graph(free, connectivity)
-    result, goal_of = solve_order(make_order(graph, starts, goals), budget, assign=assign,
-                                  refine=refine)
+    result, goal_of = solve_order(
+        make_order(graph, starts, goals), budget, assign=assign, refine=refine
+    )
     plans = None
     if result.found:
-        plans = [[(int(graph.xs[v]), int(graph.ys[v])) for v in result.configs[:, i]]
-                 for i in range(len(starts))]
+        plans = [
+            [(int(graph.xs[v]), int(graph.ys[v])) for v in result.configs[:, i]]
+            for i in range(len(starts))
+        ]
         targets = goals if goal_of is None else [goals[k] for k in goal_of]
         assert check_plans(free, plans, starts, targets, connectivity) == []
         assert result.sum_of_costs == sum_of_costs(plans, targets)
@@ -119,9 +122,15 @@ def test_assign_picks_bottleneck_then_sum():
 def _joint_bfs(free, starts, goals, connectivity=4) -> bool:
     """Is there any collision-free plan? Breadth-first over joint configurations."""
     graph = build_graph(free, connectivity)
-    moves = {(x, y): [(x, y)] + [(int(graph.xs[w]), int(graph.ys[w]))
-                                 for w in graph.neighbours[graph.vertex(x, y)] if w >= 0]
-             for x, y in zip(graph.xs.tolist(), graph.ys.tolist())}
+    moves = {
+        (x, y): [(x, y)]
+        + [
+            (int(graph.xs[w]), int(graph.ys[w]))
+            for w in graph.neighbours[graph.vertex(x, y)]
+            if w >= 0
+        ]
+        for x, y in zip(graph.xs.tolist(), graph.ys.tolist())
+    }
     start, goal = tuple(starts), tuple(goals)
     seen = {start}
     queue = deque([start])
@@ -175,6 +184,10 @@ def test_deterministic_across_two_processes():
         " [(int(g.xs[v]), int(g.ys[v])) for v in t]), 3_000_000)\n"
         "print(res.found, res.sum_of_costs, res.configs.tobytes().hex() if res.found else '')\n"
     )
-    outs = [subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                           check=True).stdout for _ in range(2)]
+    outs = [
+        subprocess.run(
+            [sys.executable, "-c", script], capture_output=True, text=True, check=True
+        ).stdout
+        for _ in range(2)
+    ]
     assert outs[0] == outs[1] and outs[0].startswith("True")

@@ -68,10 +68,13 @@ def solve(grid: Grid, request: GroupRequest, settings: Settings) -> tuple[dict, 
     graph = move_graph(grid, request, settings)
     n = len(request.units)
     if n * graph.vertex_count > settings.max_group_table_cells:
-        raise GroupTooLarge(f"{n} units x {graph.vertex_count} free cells is over "
-                            f"MAX_GROUP_TABLE_CELLS ({settings.max_group_table_cells})")
-    order = make_order(graph, [tuple(u.start) for u in request.units],
-                       [tuple(u.goal) for u in request.units])
+        raise GroupTooLarge(
+            f"{n} units x {graph.vertex_count} free cells is over "
+            f"MAX_GROUP_TABLE_CELLS ({settings.max_group_table_cells})"
+        )
+    order = make_order(
+        graph, [tuple(u.start) for u in request.units], [tuple(u.goal) for u in request.units]
+    )
     result, goal_of = solve_order(order, work_budget(request, settings), assign=request.assign)
     plans: list | np.ndarray = []
     if result.found:  # (units, ticks, 2), serialised by orjson straight from the array
@@ -105,8 +108,10 @@ async def post_group(request: GroupRequest, state: StateDep, store: StoreDep) ->
     counts work, not time)."""
     settings = state.settings
     if len(request.units) > settings.max_group_units:
-        raise GroupTooLarge(f"{len(request.units)} units, over the limit of "
-                            f"{settings.max_group_units} (MAX_GROUP_UNITS)")
+        raise GroupTooLarge(
+            f"{len(request.units)} units, over the limit of "
+            f"{settings.max_group_units} (MAX_GROUP_UNITS)"
+        )
     grid = await snapshot_at(state, store, request.map, request.revision)
     require_grid(grid, "POST /group")
     cost = work_budget(request, settings)
@@ -123,11 +128,22 @@ def validate(grid: Grid, request: GroupValidateRequest, settings: Settings) -> t
         for v in validate_plans(graph, [[tuple(c) for c in p] for p in request.plans])
     ]
     if request.revision is not None and request.revision != grid.revision:
-        violations.insert(0, {"unit": -1, "tick": -1, "code": "stale_revision",
-                              "message": f"the plans were made on revision {request.revision}; "
-                              f"map {grid.name!r} is at revision {grid.revision}"})
-    body = {"map": grid.name, "revision": grid.revision, "valid": not violations,
-            "violations": violations}
+        violations.insert(
+            0,
+            {
+                "unit": -1,
+                "tick": -1,
+                "code": "stale_revision",
+                "message": f"the plans were made on revision {request.revision}; "
+                f"map {grid.name!r} is at revision {grid.revision}",
+            },
+        )
+    body = {
+        "map": grid.name,
+        "revision": grid.revision,
+        "valid": not violations,
+        "violations": violations,
+    }
     return body, (time.perf_counter() - began) * 1e6
 
 
@@ -141,8 +157,11 @@ async def validate_group(raw: dict, state, store) -> Response:
         ) from None
     cells = sum(len(p) for p in request.plans)
     if cells > state.settings.max_validate_cells:
-        raise InvalidField("plans", f"{cells} cells in the plans, over the limit of "
-                           f"{state.settings.max_validate_cells} (MAX_VALIDATE_CELLS)")
+        raise InvalidField(
+            "plans",
+            f"{cells} cells in the plans, over the limit of "
+            f"{state.settings.max_validate_cells} (MAX_VALIDATE_CELLS)",
+        )
     grid = require_grid(store.get(request.map), "group plans")
     body, us = await state.run_search(validate, grid, request, state.settings, cost=cells)
     return json_response(body, us)

@@ -67,8 +67,9 @@ async def post_validate(request: AnyValidateRequest, state: StateDep, store: Sto
     every segment of the polyline ``points`` stays in the walkable area (touching its
     boundary allowed) and its length against ``max_cost``. With ``plans`` (grid maps): a
     group move, each unit's cell at every tick (docs/group.md): `illegal_step`,
-    `blocked_cell`, `vertex_conflict`, `edge_conflict`, `crossing_conflict`. ``valid`` is false with the
-    violations listed (at least the first of each kind) when anything is wrong."""
+    `blocked_cell`, `vertex_conflict`, `edge_conflict`, `crossing_conflict`. ``valid`` is
+    false with the violations listed (at least the first of each kind) when anything is
+    wrong."""
     raw: dict = request  # a JSON object, validated below for the map's kind
     if "plans" in raw:  # a group move (docs/group.md)
         return await validate_group(raw, state, store)
