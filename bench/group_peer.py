@@ -3,7 +3,10 @@ over space-time A*, Sharon et al. 2015) against POST /group on the same small in
 
 cbs-mapf plans in continuous coordinates with a robot radius: cells are points 1 apart,
 walls point obstacles (plus a border), radius 0.4 (two units one cell apart never touch,
-one cell shares none). Its plans go through the same independent checker as ours; one that
+one cell shares none). Its moves are 8-connected, diagonals past corners allowed, so both
+sides plan with ``connectivity`` 8 and ``diagonal`` "always" here (with 4 moves every
+cbs-mapf plan fails the checker: diagonal steps). Its plans go through the same
+independent checker as ours (8 moves, crossings forbidden); one that
 fails it counts as not solved. Each run is a fresh process session with a 20 s limit,
 killed whole after it (cbs-mapf starts processes of its own).
 """
@@ -78,7 +81,7 @@ def _cbs(free, starts, goals) -> dict:
     if ok:  # pad to one length (waiting at the goal), then the checker
         ticks = max(len(p) for p in plans)
         plans = [p + [p[-1]] * (ticks - len(p)) for p in plans]
-        ok = not check_plans(free, plans, starts, goals)
+        ok = not check_plans(free, plans, starts, goals, 8, "always")
     return {"s": seconds, "found": ok, "soc": sum_of_costs(plans, goals) if ok else None}
 
 
@@ -87,12 +90,14 @@ def _ours(client, name, free, starts, goals, budget_ms) -> dict:
         "map": name,
         "units": [{"start": s, "goal": g} for s, g in zip(starts, goals)],
         "time_budget_ms": budget_ms,
+        "connectivity": 8,
+        "diagonal": "always",
     }
     began = time.perf_counter()
     out = client.post("/group", json=body, timeout=120).json()
     seconds = time.perf_counter() - began
     if out["found"]:
-        assert not check_plans(free, out["plans"], starts, goals)
+        assert not check_plans(free, out["plans"], starts, goals, 8, "always")
     return {
         "s": seconds,
         "found": out["found"],
@@ -120,7 +125,8 @@ def compare_cbs(maps: Path, budget_ms: int = 1000) -> None:
                 peer.append(_cbs(free, starts, goals))
             rows.append((n, ours, peer))
     print(
-        f"\ncbs-mapf (CBS) vs POST /group (time_budget_ms {budget_ms}), random 32x32 20 % walls, "
+        f"\ncbs-mapf (CBS) vs POST /group (time_budget_ms {budget_ms}, 8 moves, diagonal always), "
+        "random 32x32 20 % walls, "
         f"{INSTANCES} instances each; SoC summed over the instances both solved"
     )
     print(
