@@ -107,3 +107,10 @@ lock: | $(VENV)/bin/python
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis build *.egg-info
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +
+
+## bench-group: POST /group on the real server (random 32x32, den312d, field) and the
+## cbs-mapf peer on small instances (needs ../shared/benchmarks/movingai)
+.PHONY: bench-group
+bench-group: $(VENV)/.installed-dev
+	$(BIN)/python -m pip install --quiet -e '.[bench]'
+	$(BIN)/python -m bench.group $(BENCH_GROUP_ARGS)

@@ -92,6 +92,14 @@ class Settings(BaseSettings):
     # Polygon maps (NAME.nav.json): most search nodes one exact path (Polyanya) may expand
     # (a request's max_expanded is capped by it); past it, reason limit_reached.
     max_polygon_expanded: int = Field(200_000, ge=1)
+    # POST /group (docs/group.md): most units in one order; the largest time_budget_ms a
+    # request may ask (its work budget: gridpath.group.solve.WORK_PER_MS per ms) and the one
+    # it gets by default; most units x free cells (the distance tables' worst case, 8 bytes
+    # each).
+    max_group_units: int = Field(2000, ge=1)
+    max_group_budget_ms: int = Field(5000, ge=1)
+    group_budget_ms: int = Field(1000, ge=1)
+    max_group_table_cells: int = Field(256_000_000, ge=1)
 
 
 @lru_cache

@@ -12,7 +12,7 @@ from app.api.auth import TokenGate, include_guarded
 from app.api.errors import install_error_handlers, internal_error, shutting_down
 from app.api.limits import BodySizeLimit, RequestHeadLimits
 from app.api.openapi import install_openapi, operation_id
-from app.api.routes import cells, flowfield, health, maps, nearest, paths, table, validate
+from app.api.routes import cells, flowfield, group, health, maps, nearest, paths, table, validate
 from app.api.routes import metrics as metrics_route
 from app.config import Settings, get_settings
 from app.observability import metrics
@@ -65,7 +65,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(health.router)  # always open: orchestrators probe it
     # Every other router needs API_TOKEN (when set). Routes are matched in order: the hot
     # ones first (each miss costs a pattern match).
-    routers = [paths.router, validate.router, flowfield.router, table.router, maps.router]
+    routers = [
+        paths.router, validate.router, flowfield.router, table.router, group.router, maps.router,
+    ]  # fmt: skip
     if settings.metrics_enabled:
         routers.append(metrics_route.router)
     routers += [cells.router, nearest.router]

@@ -69,6 +69,18 @@ class OutOfBounds(ServiceError):
     status = 422
 
 
+class DuplicateCells(ServiceError):
+    """Two units of a group order with the same start or the same goal."""
+
+    code = "duplicate_cells"
+    status = 422
+
+
+class GroupTooLarge(ServiceError):
+    code = "group_too_large"
+    status = 422
+
+
 class StartBlocked(ServiceError):
     code = "start_blocked"
     status = 422

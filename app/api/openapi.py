@@ -42,6 +42,7 @@ OPERATION_IDS = {
     "post_validate": "validatePath",
     "post_flowfield": "flowField",
     "post_table": "costTable",
+    "post_group": "planGroup",
     "list_maps": "listMaps",
     "get_map": "getMap",
     "get_map_image": "getMapImage",
@@ -221,7 +222,14 @@ _RETRY_AFTER = {"Retry-After": {"description": "Seconds", "schema": {"type": "st
 _WWW_AUTHENTICATE = {"WWW-Authenticate": {"description": "`Bearer`", "schema": {"type": "string"}}}
 _RETRY_AFTER = {"Retry-After": {"description": "Seconds to wait", "schema": {"type": "string"}}}
 # The operations whose searches wait for kernels compiled after start-up (gridpath.search.warming)
-WARMING_OPERATIONS = {"findPath", "findPaths", "validatePath", "flowField", "costTable"}
+WARMING_OPERATIONS = {
+    "findPath",
+    "findPaths",
+    "validatePath",
+    "flowField",
+    "costTable",
+    "planGroup",
+}
 
 
 def complete(document: dict, app: FastAPI, settings: Settings) -> dict:

@@ -29,6 +29,7 @@ import numpy as np
 
 import gridpath
 from gridpath.grid.model import Grid, TerrainClass
+from gridpath.group.solve import warm_up as group_warm_up
 from gridpath.search.algorithms import FAST, GENERAL, JPS, JPS_BLOCKS, SUBGOAL, THETA
 from gridpath.search.find import find_path
 from gridpath.search.flowfield import flow_field
@@ -142,6 +143,7 @@ STEPS: tuple[Step, ...] = (
     Step("flowfield", _flowfield, ("flowfield",)),
     Step("table", _table, ("table",)),
     Step("validate", _validate, ("validate",)),
+    Step("group", lambda scratch: group_warm_up(), ("group",)),  # POST /group's kernels
 )
 BY_NAME = {step.name: step for step in STEPS}
 

@@ -678,3 +678,39 @@ def test_tiled_map_terrain_painted_and_saved(page, server):
     grid = served_cells(server, "village")
     assert all(grid[y, x] == mud + 1 for x, y in run)
     shot(page, "village_painted")
+
+
+def test_group_plan_plays_tick_by_tick(page, server):
+    open_map(page, "arena")
+    page.click('button[data-tool="group"]')
+    run = walkable_run(server, "arena")
+    for cell in run[:3]:
+        click_cell(page, *cell)
+    page.check("#group-phase-goals")
+    for cell in run[5:]:
+        click_cell(page, *cell)
+    page.click("#group-run")
+    page.wait_for_function(
+        "document.querySelector('#group-info').textContent.includes('makespan')", timeout=60_000
+    )
+    settle(page)
+    status, expected = call(
+        server,
+        "POST",
+        "/group",
+        {
+            "map": "arena",
+            "connectivity": 4,
+            "units": [{"start": s, "goal": g} for s, g in zip(run[:3], run[5:])],
+        },
+    )
+    assert status == 200 and expected["found"]
+    assert f"makespan {expected['makespan']}" in page.inner_text("#group-info")
+    page.click("#group-play")
+    page.wait_for_function("Number(document.body.dataset.groupTick) > 0", timeout=10_000)
+    page.click("#group-validate")
+    page.wait_for_function(
+        "document.querySelector('#group-info').textContent.startsWith('valid')", timeout=30_000
+    )
+    assert page.evaluate("document.querySelectorAll('#group-violations li').length") == 0
+    shot(page, "group_arena")

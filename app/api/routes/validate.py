@@ -9,6 +9,7 @@ from fastapi import APIRouter
 from fastapi.responses import Response
 
 from app.api.deps import RegistryDep, StateDep
+from app.api.group import validate_group
 from app.api.path_request import path_snapshot
 from app.api.polygon import parse_for_kind, polygon_validate
 from app.api.responses import json_response
@@ -71,8 +72,13 @@ async def post_validate(
     """Grid maps: check every step (``cells``) or every sight line (``waypoints``) of a
     claimed ``path``, its cost against ``max_cost``, and its ends. Polygon maps: check that
     every segment of the polyline ``points`` stays in the walkable area (touching its
-    boundary allowed) and its length against ``max_cost``. ``valid`` is false with the
-    violations listed (at least the first of each kind) when anything is wrong."""
+    boundary allowed) and its length against ``max_cost``. With ``plans`` (grid maps): a
+    group move, each unit's cell at every tick (docs/group.md): `illegal_step`,
+    `blocked_cell`, `vertex_conflict`, `edge_conflict`, `crossing_conflict`. ``valid`` is
+    false with the violations listed (at least the first of each kind) when anything is
+    wrong."""
+    if isinstance(request, dict) and "plans" in request:  # a group move (docs/group.md)
+        return await validate_group(request, state, store)
     snapshot = await path_snapshot(state, request, _MODELS)  # judged for its map's kind
     check = validation_request(request, snapshot, state.settings)
     body, search_us = await state.search(snapshot, check)

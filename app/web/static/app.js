@@ -400,7 +400,8 @@
     ctx.setTransform(dpr, 0, 0, dpr, 0, 0); // CSS pixels from here on
     drawGridLines();
     if (S.tool === "flow") drawFlowArrows();
-    if (S.tool === "validate") drawValidation();
+    if (S.tool === "group") drawGroup();
+    else if (S.tool === "validate") drawValidation();
     else if (S.tool !== "flow") drawPaths();
     if (S.tool === "flow" && S.flowGoal) drawMarker(S.flowGoal, "#d62828", "G");
     if (rectDrag) drawRectPreview();
@@ -549,6 +550,107 @@
     ctx.lineWidth = 3;
     for (const violation of v.response.violations) {
       const cell = v.request.path[violation.index];
+      if (!cell) continue;
+      const [sx, sy] = centre(cell);
+      ctx.beginPath();
+      ctx.moveTo(sx - r, sy - r);
+      ctx.lineTo(sx + r, sy + r);
+      ctx.moveTo(sx + r, sy - r);
+      ctx.lineTo(sx - r, sy + r);
+      ctx.stroke();
+    }
+  }
+
+  // ---- Group (POST /group): starts, goals, a plan played tick by tick ----
+  const G = { starts: [], goals: [], plan: null, tick: 0, timer: null, violations: [] };
+
+  function groupClick(cell) {
+    const list = $("group-phase-goals").checked ? G.goals : G.starts;
+    const at = list.findIndex(([x, y]) => x === cell[0] && y === cell[1]);
+    if (at >= 0) list.splice(at, 1);
+    else list.push(cell);
+    G.plan = null;
+    G.violations = [];
+    groupInfo(`${G.starts.length} starts, ${G.goals.length} goals`);
+  }
+
+  function groupInfo(text) {
+    $("group-info").textContent = text;
+    $("group-tick").max = G.plan ? G.plan.makespan : 0;
+    $("group-tick").value = G.tick;
+    $("group-tick-label").textContent = `tick ${G.tick}`;
+    $("group-violations").replaceChildren(...G.violations.map((v) => {
+      const li = document.createElement("li");
+      li.textContent = `unit ${v.unit}, tick ${v.tick}: ${v.code} (${v.message})`;
+      return li;
+    }));
+    document.body.dataset.groupTick = String(G.tick);
+    requestDraw();
+  }
+
+  async function runGroup() {
+    if (!S.name) return;
+    const units = G.starts.map((s, i) => ({ start: s, goal: G.goals[i] }));
+    const body = { map: S.name, units, assign: $("group-assign").checked,
+                   connectivity: Number($("group-connectivity").value) };
+    try {
+      const { data } = await api("POST", "/group", { body });
+      G.plan = data.found ? data : null;
+      G.tick = 0;
+      G.violations = [];
+      groupInfo(data.found
+        ? `${units.length} units: makespan ${data.makespan}, sum of costs ${data.sum_of_costs} (alone: ${data.lower_bound})`
+        : `no plan: ${data.reason}${data.unreachable_units.length ? " (units " + data.unreachable_units.join(", ") + ")" : ""}`);
+    } catch (err) {
+      showError(err.message);
+    }
+  }
+
+  async function validateGroup() {
+    if (!G.plan) return;
+    const body = { map: S.name, plans: G.plan.plans, connectivity: Number($("group-connectivity").value) };
+    try {
+      const { data } = await api("POST", "/validate", { body });
+      G.violations = data.violations;
+      groupInfo(data.valid ? "valid: no conflict" : `${data.violations.length} violations`);
+    } catch (err) {
+      showError(err.message);
+    }
+  }
+
+  function groupPlay() {
+    if (G.timer) {
+      clearInterval(G.timer);
+      G.timer = null;
+      $("group-play").textContent = "Play";
+      return;
+    }
+    if (!G.plan) return;
+    if (G.tick >= G.plan.makespan) G.tick = 0;
+    $("group-play").textContent = "Pause";
+    G.timer = setInterval(() => {
+      G.tick += 1;
+      if (G.tick >= G.plan.makespan) groupPlay();
+      groupInfo($("group-info").textContent);
+    }, 300);
+  }
+
+  function drawGroup() {
+    const goalsShown = G.plan && G.plan.goal_index ? G.plan.goal_index.map((k) => G.goals[k]) : G.goals;
+    goalsShown.forEach((g, i) => g && drawMarker(g, "rgba(214,40,40,0.55)", String(i)));
+    if (!G.plan) {
+      G.starts.forEach((s, i) => drawMarker(s, "#138a3d", String(i)));
+      return;
+    }
+    G.plan.plans.forEach((p, i) => {
+      polyline(p, "rgba(30,90,230,0.25)", 1.5);
+      drawMarker(p[Math.min(G.tick, p.length - 1)], "#1e5ae6", String(i));
+    });
+    const r = Math.max(5, Math.min(S.zoom * 0.5, 12));
+    ctx.strokeStyle = "#ff1744";
+    ctx.lineWidth = 3;
+    for (const v of G.violations) {
+      const cell = v.unit >= 0 && G.plan.plans[v.unit] && G.plan.plans[v.unit][v.tick];
       if (!cell) continue;
       const [sx, sy] = centre(cell);
       ctx.beginPath();
@@ -1339,6 +1441,8 @@
     } else if (S.tool === "flow") {
       S.flowGoal = cell;
       runFlow();
+    } else if (S.tool === "group") {
+      groupClick(cell);
     } else if (S.tool === "validate") {
       S.valPath.push(cell);
       $("val-path").value = JSON.stringify(S.valPath);
@@ -1356,7 +1460,8 @@
     }
     $("flow-panel").style.display = tool === "flow" ? "" : "none";
     $("validate-panel").style.display = tool === "validate" ? "" : "none";
-    $("results").style.display = tool === "flow" || tool === "validate" ? "none" : "";
+    $("group-panel").style.display = tool === "group" ? "" : "none";
+    $("results").style.display = tool === "flow" || tool === "validate" || tool === "group" ? "none" : "";
     if (tool === "flow" && S.flowGoal && !S.flow) runFlow();
     rebuildOverlay();
     requestDraw();
@@ -1439,6 +1544,21 @@
   });
 
   $("val-run").addEventListener("click", runValidate);
+  $("group-run").addEventListener("click", runGroup);
+  $("group-validate").addEventListener("click", validateGroup);
+  $("group-play").addEventListener("click", groupPlay);
+  $("group-clear").addEventListener("click", () => {
+    G.starts = [];
+    G.goals = [];
+    G.plan = null;
+    G.violations = [];
+    G.tick = 0;
+    groupInfo("Click start cells, then switch to Goals and click as many goals.");
+  });
+  $("group-tick").addEventListener("input", () => {
+    G.tick = Number($("group-tick").value);
+    groupInfo($("group-info").textContent);
+  });
   $("val-clear").addEventListener("click", () => {
     S.valPath = [];
     S.validation = null;

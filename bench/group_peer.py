@@ -1,0 +1,144 @@
+"""The peer of ``make bench-group``: ``cbs-mapf`` (PyPI 0.5, MIT: conflict-based search
+over space-time A*, Sharon et al. 2015) against POST /group on the same small instances.
+
+cbs-mapf plans in continuous coordinates with a robot radius: cells are points 1 apart,
+walls point obstacles (plus a border), radius 0.4 (two units one cell apart never touch,
+one cell shares none). Its moves are 8-connected, diagonals past corners allowed, so both
+sides plan with ``connectivity`` 8 and ``diagonal`` "always" here (with 4 moves every
+cbs-mapf plan fails the checker: diagonal steps). Its plans go through the same
+independent checker as ours (8 moves, crossings forbidden); one that
+fails it counts as not solved. Each run is a fresh process session with a 20 s limit,
+killed whole after it (cbs-mapf starts processes of its own).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+
+from bench.server import ServerSpec, running_server
+from tests.group.checker import check_plans, sum_of_costs
+
+PEER_LIMIT_S = 20
+SIZES = (10, 20, 30)
+INSTANCES = 5
+
+_CBS = r"""
+import json, sys
+from cbs_mapf.planner import Planner
+job = json.load(sys.stdin)
+w, h = job["width"], job["height"]
+walls = [tuple(c) for c in job["walls"]]
+walls += [(x, -1) for x in range(-1, w + 1)] + [(x, h) for x in range(-1, w + 1)]
+walls += [(-1, y) for y in range(h)] + [(w, y) for y in range(h)]
+planner = Planner(1, 0.4, walls)
+def keep(starts, goals):  # the given assignment (cbs-mapf assigns goals itself by default)
+    from cbs_mapf.agent import Agent
+    return [Agent(s, g) for s, g in zip(starts, goals)]
+out = planner.plan([tuple(s) for s in job["starts"]], [tuple(g) for g in job["goals"]],
+                   assign=keep, max_process=1)
+print(json.dumps([[list(map(int, c)) for c in p] for p in out]))
+"""
+
+
+def _cbs(free, starts, goals) -> dict:
+    h, w = free.shape
+    walls = [[x, y] for y in range(h) for x in range(w) if not free[y, x]]
+    job = json.dumps({"width": w, "height": h, "walls": walls, "starts": starts, "goals": goals})
+    began = time.perf_counter()
+    # a session of its own: cbs-mapf's worker and manager processes go with it
+    proc = subprocess.Popen(
+        [sys.executable, "-c", _CBS],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        stdout, _ = proc.communicate(job, timeout=PEER_LIMIT_S)
+    except subprocess.TimeoutExpired:
+        stdout = ""
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+    seconds = time.perf_counter() - began
+    try:
+        plans = json.loads(stdout.strip().splitlines()[-1])
+    except (ValueError, IndexError):
+        return {"s": seconds, "found": False, "soc": None}
+    ok = len(plans) == len(starts) and all(plans)
+    if ok:  # pad to one length (waiting at the goal), then the checker
+        ticks = max(len(p) for p in plans)
+        plans = [p + [p[-1]] * (ticks - len(p)) for p in plans]
+        ok = not check_plans(free, plans, starts, goals, 8, "always")
+    return {"s": seconds, "found": ok, "soc": sum_of_costs(plans, goals) if ok else None}
+
+
+def _ours(client, name, free, starts, goals, budget_ms) -> dict:
+    body = {
+        "map": name,
+        "units": [{"start": s, "goal": g} for s, g in zip(starts, goals)],
+        "time_budget_ms": budget_ms,
+        "connectivity": 8,
+        "diagonal": "always",
+    }
+    began = time.perf_counter()
+    out = client.post("/group", json=body, timeout=120).json()
+    seconds = time.perf_counter() - began
+    if out["found"]:
+        assert not check_plans(free, out["plans"], starts, goals, 8, "always")
+    return {
+        "s": seconds,
+        "found": out["found"],
+        "soc": out["sum_of_costs"] if out["found"] else None,
+    }
+
+
+def compare_cbs(maps: Path, budget_ms: int = 1000) -> None:
+    from bench.group import free_of, instance
+
+    rows = []
+    with (
+        running_server(
+            ServerSpec(env={"MAPS_DIR": str(maps), "SEARCH_THREADS": "1"}), timeout=900
+        ) as server,
+        httpx.Client(base_url=server.url) as client,
+    ):
+        for n in SIZES:
+            ours, peer = [], []
+            for k in range(INSTANCES):
+                name = f"random32_{k}"
+                free = free_of(maps / f"{name}.map")
+                starts, goals = instance(free, n, 1000 + k)
+                ours.append(_ours(client, name, free, starts, goals, budget_ms))
+                peer.append(_cbs(free, starts, goals))
+            rows.append((n, ours, peer))
+    print(
+        f"\ncbs-mapf (CBS) vs POST /group (time_budget_ms {budget_ms}, 8 moves, diagonal always), "
+        "random 32x32 20 % walls, "
+        f"{INSTANCES} instances each; SoC summed over the instances both solved"
+    )
+    print(
+        "| units | ours solved | ours median s | cbs-mapf solved | cbs-mapf median s | "
+        "SoC ours / cbs-mapf |"
+    )
+    print("|---|---|---|---|---|---|")
+    for n, ours, peer in rows:
+        both = [(o["soc"], p["soc"]) for o, p in zip(ours, peer) if o["found"] and p["found"]]
+        ratio = f"{sum(a for a, _ in both) / sum(b for _, b in both):.3f}" if both else "-"
+        print(
+            f"| {n} | {sum(o['found'] for o in ours)} | "
+            f"{statistics.median(o['s'] for o in ours):.2f} | {sum(p['found'] for p in peer)} | "
+            f"{statistics.median(p['s'] for p in peer):.2f} | {ratio} |"
+        )
