@@ -79,10 +79,12 @@ class WaypointGraph:
         best[s] = 0.0
         heap = [(0.0, s)]
         expanded = 0
+        settled = [False] * (n + 2)
         while heap:
             d, u = heapq.heappop(heap)
-            if d > best[u]:
+            if d > best[u] or settled[u]:
                 continue
+            settled[u] = True
             expanded += 1
             if u == t:
                 break
@@ -96,6 +98,10 @@ class WaypointGraph:
                     out.append((dist(self.points[u], goal), t))
             for w, v in out:
                 nd = d + w
+                # A settled node keeps its parent: two waypoints at one spot (an edge of
+                # length 0) would otherwise make each the other's parent, a loop in the route.
+                if settled[v]:
+                    continue
                 if nd < best[v] or (nd == best[v] and u < parent[v]):
                     best[v] = nd
                     parent[v] = u
