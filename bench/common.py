@@ -384,6 +384,11 @@ def ms(us: float) -> str:
     return f"{us / 1000:,.2f}"
 
 
+def median(values: Sequence[float]) -> float:
+    """The median as a float (NaN when empty)."""
+    return float(np.median(values)) if len(values) else math.nan
+
+
 def percentile(sorted_values: Sequence[float], p: float) -> float:
     """Nearest-rank percentile of an ascending sequence (0 when empty)."""
     if not sorted_values:

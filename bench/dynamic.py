@@ -46,12 +46,9 @@ from gridpath.search import (
     SearchOptions,
     SearchScratch,
     find_path,
-    jump_table,
     prepare_jps,
     subgoal_graph,
 )
-from gridpath.search.runners import jps_blocks
-from gridpath.search.runners.jps import DEFAULT_JUMP_TABLE_MAX_CELLS
 
 DEFAULT_MAPS = ("den312d", "brc202d")
 DEFAULT_BATCHES = (1, 10, 100, 1000)
@@ -223,17 +220,6 @@ def _service_defaults(grid: Grid) -> bool:
     return True
 
 
-def _no_bitsets(grid: Grid) -> None:
-    return None
-
-
-def _jump_table(grid: Grid) -> bool:
-    """The JPS+ table and no block bitsets: ``find_path`` serves ``jps`` with the table, as
-    before block JPS (each later revision rebuilds the table and again has no bitsets)."""
-    grid.derived(jps_blocks.KEY, _no_bitsets)
-    return jump_table(grid, DEFAULT_JUMP_TABLE_MAX_CELLS) is not None
-
-
 class KernelTier:
     """One tier in process: its current revision of the map (with what ``build`` makes for
     each revision, as the service's ``prepare``), changed as the service changes it and
@@ -294,7 +280,6 @@ def kernel_tiers(cells: int) -> list[KernelTier]:
     return [
         KernelTier("A*", False, _nothing, Algorithm.ASTAR),
         KernelTier("JPS", False, _service_defaults, Algorithm.JPS),
-        KernelTier("JPS+", True, _jump_table, Algorithm.JPS),
         KernelTier("subgoal", True, subgoal, Algorithm.SUBGOAL),
     ]
 

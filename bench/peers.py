@@ -32,6 +32,7 @@ from bench.common import (
     is_optimal,
     load_scenarios,
     machine_line,
+    median,
     path_problem,
     percent,
     report_failures,
@@ -43,16 +44,7 @@ from bench.common import (
 )
 from gridpath.errors import MapLoadError
 from gridpath.grid import Grid
-from gridpath.search import (
-    Algorithm,
-    SearchOptions,
-    find_path,
-    jump_table,
-    subgoal_graph,
-)
-from gridpath.search._frontier import FOUND
-from gridpath.search.algorithms import JPS
-from gridpath.search.find import checked_query
+from gridpath.search import Algorithm, SearchOptions, find_path, subgoal_graph
 
 DEFAULT_LIMIT = 100
 DEFAULT_PEER_LIMIT = 20
@@ -97,21 +89,6 @@ def prepare_ours(algorithm: Algorithm) -> Callable[[Grid], tuple[Solve, ToPath]]
         return solve, lambda result: result.path if result.found else None
 
     return prepare
-
-
-def prepare_jps_plus(grid: Grid) -> tuple[Solve, ToPath]:
-    """JPS+: the JPS runner (with the map's jump table; scanning the bytes where the map has
-    none), which ``find_path`` no longer picks where block JPS applies, called the way
-    ``find_path`` calls it."""
-    options = SearchOptions(algorithm=Algorithm.JPS)
-    scratch = touched_scratch(grid.flat.size)
-    jump_table(grid)  # built now, not in the first timed query
-
-    def solve(start: Cell, goal: Cell) -> Any:
-        query = checked_query(grid, start, goal, None, options, (), 0)
-        return JPS.run(query, scratch)
-
-    return solve, lambda outcome: outcome.path if outcome.status == FOUND else None
 
 
 def prepare_tcod(grid: Grid) -> tuple[Solve, ToPath]:
@@ -256,10 +233,8 @@ def prepare_heapq(grid: Grid) -> tuple[Solve, ToPath]:
 
 SOLVERS = (
     Solver("ours A*", False, True, prepare_ours(Algorithm.ASTAR)),
-    # JPS+ with its table, which find_path picked before block JPS
-    Solver("ours JPS+", False, True, prepare_jps_plus),
-    # JPS as find_path serves it: block scans where runs are long (jps_blocks), else JPS+
-    Solver("ours JPS-B", False, True, prepare_ours(Algorithm.JPS)),
+    # JPS as find_path serves it: block scans where runs are long (jps_blocks)
+    Solver("ours JPS", False, True, prepare_ours(Algorithm.JPS)),
     Solver("ours subgoal", False, True, prepare_ours(Algorithm.SUBGOAL)),
     Solver("tcod", False, False, prepare_tcod),
     Solver("pyastar2d", False, False, prepare_pyastar2d),
@@ -267,8 +242,7 @@ SOLVERS = (
     Solver("networkx", True, False, prepare_networkx),
     Solver("heapq A*", True, False, prepare_heapq),
 )
-OURS_ASTAR, OURS_JPS, OURS_BLOCKS = SOLVERS[0].name, SOLVERS[1].name, SOLVERS[2].name
-OURS_SUBGOAL = SOLVERS[3].name
+OURS_ASTAR, OURS_JPS, OURS_SUBGOAL = (s.name for s in SOLVERS[:3])
 
 
 # --- running -----------------------------------------------------------------------------
@@ -425,7 +399,7 @@ def row_of(solver: str, runs: Sequence[MapRun]) -> Row:
             legal += answer.legal
             vs_astar.append(answer.ns / run.answers[OURS_ASTAR][i].ns)
             vs_jps.append(answer.ns / run.answers[OURS_JPS][i].ns)
-    n, median = len(us), lambda values: float(np.median(values))
+    n = len(us)
     return Row(solver, n, median(us), 100 * optimal / n, 100 * legal / n, median(vs_astar),
                median(vs_jps))  # fmt: skip
 
@@ -444,16 +418,8 @@ def by_map_table(runs: Sequence[MapRun]) -> str:
     return "\n".join(lines)
 
 
-SUMMARY_COLUMNS = (
-    "solver",
-    "queries",
-    "% optimal",
-    "% legal",
-    "time / our A*",
-    "per-map range",
-    "time / our JPS",
-    "per-map range",
-)
+SUMMARY_COLUMNS = ("solver", "queries", "% optimal", "% legal", "time / our A*",
+                   "per-map range", "time / our JPS", "per-map range")  # fmt: skip
 
 
 def summary_table(runs: Sequence[MapRun]) -> str:
@@ -472,40 +438,22 @@ def summary_table(runs: Sequence[MapRun]) -> str:
     return "\n".join(lines)
 
 
-KERNEL_COLUMNS = (
-    "map",
-    "A* kernel µs",
-    "JPS+ kernel µs",
-    "JPS-B kernel µs",
-    "A* expanded",
-    "JPS+ expanded",
-    "JPS-B expanded",
-    "A* / JPS+, kernels",
-    "A* / JPS-B, kernels",
-    "JPS+ / JPS-B, kernels",
-    "A* / JPS+, calls",
-    "subgoal kernel µs",
-    "A* / subgoal, kernels",
-)
+KERNEL_COLUMNS = ("map", "A* µs", "JPS µs", "subgoal µs", "A* expanded", "JPS expanded",
+                  "A* / JPS", "A* / JPS, calls", "A* / subgoal")  # fmt: skip
 
 
 def kernel_row(name: str, runs: Sequence[MapRun]) -> str:
-    """Our two searches on ``runs``: medians of kernel time (``search_us``) and expansions,
-    and of the per-query A* / JPS time ratios, kernels alone and whole ``find_path`` calls."""
-    ours = (OURS_ASTAR, OURS_JPS, OURS_BLOCKS, OURS_SUBGOAL)
+    """Our searches on ``runs``: medians of kernel time (``search_us``) and expansions, and
+    of the per-query time ratios, kernels alone and (A* / JPS) whole ``find_path`` calls."""
+    ours = (OURS_ASTAR, OURS_JPS, OURS_SUBGOAL)
     answers = [[run.answers[s][i] for s in ours] for run in runs for i in run.answers[OURS_ASTAR]]
-    a_ns = [q[0].kernel_ns for q in answers]  # the others at least 1 ns: they divide
-    j_ns, b_ns, s_ns = ([max(q[k].kernel_ns, 1.0) for q in answers] for k in (1, 2, 3))
-    a_ex, j_ex, b_ex = ([q[k].expanded for q in answers] for k in range(3))
-    by_call = [q[0].ns / q[1].ns for q in answers]
-    a, j, b, sg = np.asarray(a_ns), np.asarray(j_ns), np.asarray(b_ns), np.asarray(s_ns)
-    ratios = [times(float(np.median(r))) for r in (a / j, a / b, j / b)]
-    return (
-        f"| {name} | {np.median(a) / 1e3:,.1f} | {np.median(j) / 1e3:,.1f} | "
-        f"{np.median(b) / 1e3:,.1f} | {np.median(a_ex):,.0f} | {np.median(j_ex):,.0f} | "
-        f"{np.median(b_ex):,.0f} | {' | '.join(ratios)} | {times(float(np.median(by_call)))} | "
-        f"{np.median(sg) / 1e3:,.1f} | {times(float(np.median(a / sg)))} |"
-    )
+    # kernel times in ns, the divisors (JPS, subgoal) at least 1
+    a, j, sg = (np.array([max(q[k].kernel_ns, float(k > 0)) for q in answers]) for k in range(3))
+    a_ex, j_ex = (median([q[k].expanded for q in answers]) for k in range(2))
+    by_call = median([q[0].ns / q[1].ns for q in answers])
+    us = [f"{median(ns) / 1e3:,.1f}" for ns in (a, j, sg)]
+    ratios = [times(median(a / j)), times(by_call), times(median(a / sg))]
+    return row([name, *us, f"{a_ex:,.0f}", f"{j_ex:,.0f}", *ratios])
 
 
 def kernel_table(runs: Sequence[MapRun]) -> str:
@@ -525,26 +473,18 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = scenario_parser("python -m bench.peers", __doc__)
     add_limit(parser, DEFAULT_LIMIT, "queries per map for our kernels, tcod and pyastar2d")
     parser.add_argument(
-        "--peer-limit",
-        type=int,
-        default=DEFAULT_PEER_LIMIT,
-        metavar="N",
+        "--peer-limit", type=int, default=DEFAULT_PEER_LIMIT, metavar="N",
         help="queries per map for the pure-Python peers (an even subset)",
-    )
+    )  # fmt: skip
     parser.add_argument(
-        "--order",
-        choices=ORDERS,
-        default="query",
+        "--order", choices=ORDERS, default="query",
         help="query: every solver per query, round-robin (caches cold); "
         "blocks: each solver's queries back to back per round (caches warm)",
-    )
+    )  # fmt: skip
     parser.add_argument(
-        "--rounds",
-        type=int,
-        default=DEFAULT_ROUNDS,
-        metavar="N",
+        "--rounds", type=int, default=DEFAULT_ROUNDS, metavar="N",
         help="with --order blocks: rounds per map (default: %(default)s)",
-    )
+    )  # fmt: skip
     args = parser.parse_args(argv)
     if args.limit < 1 or args.peer_limit < 1 or args.rounds < 1:
         parser.error("--limit, --peer-limit and --rounds must be at least 1")
