@@ -397,6 +397,12 @@ def percentile(sorted_values: Sequence[float], p: float) -> float:
     return float(sorted_values[rank - 1])
 
 
+def rotated(items: Sequence, turn: int) -> list:
+    """``items`` rotated left by ``turn``: who goes first changes every turn."""
+    k = turn % len(items)
+    return [*items[k:], *items[:k]]
+
+
 def touched_scratch(cells: int) -> SearchScratch:
     """A search scratch for ``cells`` nodes with every page touched now, not in a timed search."""
     from gridpath.search import SearchScratch

@@ -14,7 +14,6 @@ import contextlib
 import dataclasses
 import http.client
 import math
-import statistics
 import sys
 import tempfile
 import time
@@ -32,7 +31,9 @@ from bench.common import (
     load_scenarios,
     log,
     machine_line,
+    median,
     path_problem,
+    rotated,
     row,
     scenario_parser,
     touched_scratch,
@@ -64,6 +65,7 @@ MAX_BATCH = 1000  # the service's default MAX_BATCH: a larger batch takes severa
 REQUEST_TIMEOUT = 300.0
 IDLE_RECONNECT_S = 1.0
 ONLINE = "JPS"  # the tier the preprocessed ones are compared with
+TIER_ALGORITHMS = {"A*": "astar", "JPS": "jps", "subgoal": "subgoal"}  # tier -> algorithm
 
 Cell = tuple[int, int]
 
@@ -163,12 +165,12 @@ def plan_changes(walkable: np.ndarray, count: int, rng: np.random.Generator) -> 
 @dataclass(frozen=True)
 class Answer:
     """A query's answer: its cost (None: no path, or an endpoint blocked), its path
-    (``(n, 2)`` ``[x, y]``), and who served it (None: the tier asked)."""
+    (``(n, 2)`` ``[x, y]``), and the algorithm that served it."""
 
     cost: float | None
     path: np.ndarray | None = None
     blocked: bool = False
-    served_by: str | None = None
+    served_by: str | None = None  # None: not asked (no path, endpoint blocked)
 
 
 NO_PATH = Answer(None)
@@ -209,11 +211,7 @@ class MapRun:
 # --- kernel tiers ------------------------------------------------------------------------------
 
 
-def _nothing(grid: Grid) -> bool:
-    return True
-
-
-def _service_defaults(grid: Grid) -> bool:
+def _online(grid: Grid) -> bool:
     """What ``ServiceState.prepare`` builds with the default settings."""
     prepare_jps(grid)
     subgoal_graph(grid, 0)
@@ -265,21 +263,16 @@ class KernelTier:
         if not result.found:
             return NO_PATH
         served = result.options.algorithm
-        return Answer(
-            result.cost, result.path, served_by=None if served == self.algorithm else served.value
-        )
+        return Answer(result.cost, result.path, served_by=served.value)
 
 
 def kernel_tiers(cells: int) -> list[KernelTier]:
-    subgoal_cells = max(cells, 1)
-
     def subgoal(grid: Grid) -> bool:
-        _service_defaults(grid)
-        return subgoal_graph(grid, subgoal_cells) is not None
+        return _online(grid) and subgoal_graph(grid, max(cells, 1)) is not None
 
     return [
-        KernelTier("A*", False, _nothing, Algorithm.ASTAR),
-        KernelTier("JPS", False, _service_defaults, Algorithm.JPS),
+        KernelTier("A*", False, lambda grid: True, Algorithm.ASTAR),
+        KernelTier("JPS", False, _online, Algorithm.JPS),
         KernelTier("subgoal", True, subgoal, Algorithm.SUBGOAL),
     ]
 
@@ -351,8 +344,7 @@ class HttpTier:
             raise RuntimeError(f"{self.name}: answered on revision {result['revision']}")
         if not result["found"]:
             return NO_PATH
-        other = None if result["algorithm"] == self.algorithm else result["algorithm"]
-        return Answer(result["cost"], np.array(result["path"]), served_by=other)
+        return Answer(result["cost"], np.array(result["path"]), served_by=result["algorithm"])
 
     def close(self) -> None:
         self.client.close()
@@ -397,7 +389,7 @@ def run_map(
                 picks = rng.integers(len(scenarios), size=batch)
                 queries = [scenarios[int(i)] for i in picks]
                 answers = {}
-                for tier in tiers[step % len(tiers) :] + tiers[: step % len(tiers)]:
+                for tier in rotated(tiers, step):
                     series = current[tier.name]
                     seconds = tier.change(change, revision)
                     series.change_s.append(seconds)
@@ -427,7 +419,7 @@ def check_step(
         got = {tier: per_tier[i] for tier, per_tier in answers.items()}
         run.compared += len(got)
         for tier, answer in got.items():
-            if answer.served_by is not None:
+            if answer.served_by not in (None, TIER_ALGORITHMS[tier]):
                 run.other_tier[tier] = run.other_tier.get(tier, 0) + 1
             if answer.cost is not None:
                 problem = path_problem(grid, answer.path, q, answer.cost)
@@ -488,14 +480,12 @@ def main_table(runs: Sequence[MapRun], batches: Sequence[int], online: str) -> s
             change_s, query_s = pooled(run, tier, "change_s"), pooled(run, tier, "query_s")
             if not change_s:
                 continue
-            cells: list[object] = [run.name, tier]
-            cells += [f"{statistics.median(change_s) * 1e3:,.2f}"]
-            cells += [f"{statistics.median(query_s) * 1e6:,.1f}"]
+            change_ms, query_us = median(change_s) * 1e3, median(query_s) * 1e6
+            cells = [run.name, tier, f"{change_ms:,.2f}", f"{query_us:,.1f}"]
             for b in batches:
                 series = run.series.get((tier, b))
                 cells.append("-" if series is None else f"{series.queries_per_second():,.0f}")
-            cells.append(crossover(run, tier, online))
-            lines.append(row(cells))
+            lines.append(row([*cells, crossover(run, tier, online)]))
     return "\n".join(lines)
 
 
@@ -507,7 +497,7 @@ def kinds_table(runs: Sequence[MapRun]) -> str:
             for kind in KINDS:
                 values = [v for (t, _), s in run.series.items() if t == tier
                           for v in s.kind_s.get(kind, [])]  # fmt: skip
-                cells.append(f"{statistics.median(values) * 1e3:,.2f}" if values else "-")
+                cells.append(f"{median(values) * 1e3:,.2f}" if values else "-")
             if any(c != "-" for c in cells[2:]):
                 lines.append(row(cells))
     return "\n".join(lines)

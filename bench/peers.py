@@ -36,6 +36,7 @@ from bench.common import (
     path_problem,
     percent,
     report_failures,
+    rotated,
     row,
     scenario_parser,
     subsample,
@@ -291,11 +292,6 @@ def score(
     if not is_optimal(length, scenario.optimal):
         return length, True, "not optimal"
     return length, True, None
-
-
-def rotated(solvers: Sequence[Solver], turn: int) -> list[Solver]:
-    k = turn % len(solvers)
-    return [*solvers[k:], *solvers[:k]]
 
 
 ORDERS = ("query", "blocks")
