@@ -28,8 +28,6 @@ from bench.common import (
     exit_on_signals,
     header,
     log,
-    machine_info,
-    machine_line,
     ms,
     percentile,
     row,
@@ -38,7 +36,15 @@ from bench.common import (
 )
 from bench.http_load import build_queries
 from bench.http_report import LATENCY_KEYS, LATENCY_MS, errors_text, latency_text
-from bench.load import add_run_options, load_figures, require_wrk, run_wrk
+from bench.load import (
+    abba,
+    add_run_options,
+    load_figures,
+    pooled_rate,
+    require_wrk,
+    results_of,
+    run_wrk,
+)
 from bench.server import HOST, JsonClient, PidFile, Server, ServerSpec, free_port, running
 
 EXPERIMENTS = ("propagation", "store", "scale")
@@ -208,13 +214,6 @@ def measure_propagation(plan: Plan, processes: int, pids: PidFile) -> dict[str, 
     }
 
 
-def closed_load(
-    plan: Plan, server: Server, bodies: Path, duration: float, connections: int
-) -> dict[str, Any]:
-    """One closed-loop run (wrk)."""
-    return run_wrk(server.url, bodies, duration, plan.max_requests, connections)
-
-
 def pooled(results: Sequence[dict[str, Any]]) -> dict[str, Any]:
     """Several simultaneous runs (one per process) as one: requests summed over the longest
     duration, latency percentiles the worst of them."""
@@ -234,7 +233,7 @@ def load_together(plan: Plan, servers: Sequence[Server], bodies: Path) -> dict[s
     results: list[dict[str, Any]] = [{} for _ in servers]
 
     def one(k: int) -> None:
-        results[k] = closed_load(plan, servers[k], bodies, plan.duration, share)
+        results[k] = run_wrk(servers[k].url, bodies, plan.duration, plan.max_requests, share)
 
     threads = [threading.Thread(target=one, args=(k,)) for k in range(len(servers))]
     for t in threads:
@@ -251,27 +250,18 @@ def alternate(
 ) -> list[dict[str, Any]]:
     """Each labelled group of servers loaded in turn, ``plan.rounds`` times (the order
     reversed every other round), after a warm-up."""
-    for _, servers in labelled:
-        for server in servers:
-            closed_load(plan, server, bodies, plan.warmup, plan.connections)
+    for server in (server for _, servers in labelled for server in servers):
+        run_wrk(server.url, bodies, plan.warmup, plan.max_requests, plan.connections)
     runs = []
-    for turn in range(1, plan.rounds + 1):
-        # ABBA: each variant runs first as often as second, so a drift of the machine
-        # (or a first-run effect) does not favour one
-        for label, servers in labelled if turn % 2 else labelled[::-1]:
-            log(f"{what}: {label}, round {turn}, {plan.duration:.0f} s")
-            runs.append({"label": label, "round": turn, **load_together(plan, servers, bodies)})
+    for turn, (label, servers) in abba(plan.rounds, labelled):
+        log(f"{what}: {label}, round {turn}, {plan.duration:.0f} s")
+        runs.append({"label": label, "round": turn, **load_together(plan, servers, bodies)})
     return runs
 
 
 def ratio(runs: Sequence[dict[str, Any]], label: str, base: str) -> float:
     """Pooled requests/s of ``label`` over that of ``base``."""
-
-    def rate(name: str) -> float:
-        mine = [r for r in runs if r["label"] == name]
-        return sum(r["requests"] for r in mine) / sum(r["duration_s"] for r in mine)
-
-    return rate(label) / rate(base)
+    return pooled_rate(runs, "label", label) / pooled_rate(runs, "label", base)
 
 
 def bench_store(plan: Plan, bodies: Path, pids: PidFile) -> dict[str, Any]:
@@ -392,13 +382,7 @@ def make_plan(args: argparse.Namespace, state_root: Path) -> Plan:
 def run_all(plan: Plan, pids: PidFile) -> dict[str, Any]:
     """The chosen experiments; the figures, with the machine and what was skipped."""
     began = time.perf_counter()
-    info = machine_info()
-    results: dict[str, Any] = {
-        "machine": info,
-        "machine_line": machine_line(info),
-        "plan": {k: str(v) if isinstance(v, Path) else v for k, v in vars(plan).items()},
-        "skipped": [],
-    }
+    results: dict[str, Any] = results_of(plan) | {"skipped": []}
     missing = redis_supported()
     redis_needed = {"propagation", "store"} & set(plan.experiments)
     if missing and redis_needed:

@@ -241,6 +241,18 @@ def path_problem(grid: Grid, path: np.ndarray, scenario: Scenario, cost: float) 
     return None
 
 
+def scenario_problem(
+    grid: Grid, scenario: Scenario, path: np.ndarray | None, cost: float | None
+) -> str | None:
+    """Why ``path`` of length ``cost`` (None: no path) is not an optimal legal answer to
+    ``scenario``; None if it is."""
+    if cost is None:
+        return "not found"
+    if not is_optimal(cost, scenario.optimal):
+        return "not optimal"
+    return path_problem(grid, path, scenario, cost)
+
+
 # --- options -----------------------------------------------------------------------------
 
 

@@ -25,8 +25,6 @@ from bench.common import (
     REPO_ROOT,
     exit_on_signals,
     log,
-    machine_info,
-    machine_line,
     parse_scenarios,
     subsample,
     write_bodies,
@@ -34,8 +32,11 @@ from bench.common import (
 )
 from bench.http_report import config_name, print_report
 from bench.load import (
+    abba,
     add_run_options,
+    pooled_rate,
     require_wrk,
+    results_of,
     run_open_loop,
     run_wrk,
 )
@@ -197,23 +198,14 @@ def bench_floor(plan: Plan, body: Path, pids: PidFile) -> dict[str, Any]:
     with running(specs, plan.ready_timeout, pids) as servers:
         for server in servers:
             closed_load(plan, server, body, plan.warmup_duration)
-        for turn in range(1, plan.floor_rounds + 1):
-            pairs = list(zip(FLOOR_ENDPOINTS, servers))
-            for (name, _), server in pairs if turn % 2 else pairs[::-1]:  # ABBA order
-                log(f"floor: {name}, round {turn}, {plan.floor_duration:.0f} s")
-                before = server.cpu_seconds()
-                result = closed_load(plan, server, body, plan.floor_duration)
-                cpu_s = server.cpu_seconds() - before
-                served = max(1, result["requests"])
-                rounds.append(
-                    {"endpoint": name, "round": turn, **result, "cpu_us": cpu_s / served * 1e6}
-                )
-    totals = {
-        name: sum(r["requests"] for r in rounds if r["endpoint"] == name)
-        / sum(r["duration_s"] for r in rounds if r["endpoint"] == name)
-        for name, _ in FLOOR_ENDPOINTS
-    }
-    bare, ours = (totals[name] for name, _ in FLOOR_ENDPOINTS)
+        pairs = [(name, server) for (name, _), server in zip(FLOOR_ENDPOINTS, servers)]
+        for turn, (name, server) in abba(plan.floor_rounds, pairs):
+            log(f"floor: {name}, round {turn}, {plan.floor_duration:.0f} s")
+            before = server.cpu_seconds()
+            result = closed_load(plan, server, body, plan.floor_duration)
+            cpu_us = (server.cpu_seconds() - before) / max(1, result["requests"]) * 1e6
+            rounds.append({"endpoint": name, "round": turn, **result, "cpu_us": cpu_us})
+    bare, ours = (pooled_rate(rounds, "endpoint", name) for name, _ in FLOOR_ENDPOINTS)
     cpu = {
         name: sum(r["cpu_us"] * r["requests"] for r in rounds if r["endpoint"] == name)
         / max(1, sum(r["requests"] for r in rounds if r["endpoint"] == name))
@@ -233,39 +225,16 @@ def bench_floor(plan: Plan, body: Path, pids: PidFile) -> dict[str, Any]:
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(
-        prog="python -m bench.http_load",
-        description="Load the real gridpath server over loopback; print Markdown tables.",
-    )
-    parser.add_argument(
-        "--data",
-        type=Path,
-        default=DEFAULT_DATA,
-        help="Moving AI folder of X.map and X.map.scen, served as MAPS_DIR",
-    )
-    parser.add_argument(
-        "--per-map", type=int, default=40, help="queries per map and class (default 40)"
-    )
-    parser.add_argument("--seed", type=int, default=2024, help="query shuffle seed")
-    parser.add_argument(
-        "--duration", type=float, default=10.0, help="seconds per closed-loop run (default 10)"
-    )
-    parser.add_argument(
-        "--open-duration", type=float, default=8.0, help="seconds per open-loop rate (default 8)"
-    )
-    parser.add_argument(
-        "--rates",
-        type=float,
-        nargs="+",
-        default=[250, 500, 1000, 1500],
-        help="open-loop offered rates, requests/s",
-    )
-    parser.add_argument(
-        "--floor-duration", type=float, default=5.0, help="seconds per floor run (default 5)"
-    )
-    parser.add_argument(
-        "--floor-rounds", type=int, default=2, help="floor runs per endpoint (default 2)"
-    )
+    parser = argparse.ArgumentParser(prog="python -m bench.http_load", description=__doc__)
+    add = parser.add_argument
+    add("--data", type=Path, default=DEFAULT_DATA, help="Moving AI folder, served as MAPS_DIR")
+    add("--per-map", type=int, default=40, help="queries per map and class (default 40)")
+    add("--seed", type=int, default=2024, help="query shuffle seed")
+    add("--duration", type=float, default=10.0, help="seconds per closed-loop run (default 10)")
+    add("--open-duration", type=float, default=8.0, help="seconds per open-loop rate (default 8)")
+    add("--rates", type=float, nargs="+", default=[250, 500, 1000, 1500], help="offered req/s")
+    add("--floor-duration", type=float, default=5.0, help="seconds per floor run (default 5)")
+    add("--floor-rounds", type=int, default=2, help="floor runs per endpoint (default 2)")
     add_run_options(parser, EXPERIMENTS)
     parser.add_argument("--quick", action="store_true", help="2 s runs, rates 500 and 1000")
     args = parser.parse_args(argv)
@@ -296,13 +265,7 @@ def make_plan(args: argparse.Namespace) -> Plan:
 def run_all(plan: Plan, queries: dict[str, list[dict[str, Any]]], pids: PidFile) -> dict:
     """The chosen experiments, in one run; the figures, with the machine and its other load."""
     began = time.perf_counter()
-    info = machine_info()
-    results: dict[str, Any] = dict(
-        machine=info,
-        machine_line=machine_line(info),
-        plan={k: str(v) if isinstance(v, Path) else v for k, v in vars(plan).items()},
-        queries={k: len(v) for k, v in queries.items()},
-    )
+    results = results_of(plan) | {"queries": {k: len(v) for k, v in queries.items()}}
     stamp = code_stamp()
     run = plan.experiments
     with tempfile.TemporaryDirectory(prefix="gridpath-bench-") as tmp:

@@ -13,7 +13,6 @@ import argparse
 import ctypes
 import gc
 import json
-import math
 import mmap
 import subprocess
 import sys
@@ -35,7 +34,6 @@ SIZE = 4096
 BLOCKED_SHARE = 0.2
 MB = 1e6
 SMALL_PAGE = 4096  # bytes in a base page (x86-64, arm64 Linux defaults)
-SQRT2 = math.sqrt(2.0)
 Cell = tuple[int, int]
 
 
@@ -193,13 +191,8 @@ def child(spec: str) -> None:
 def in_child(**spec: Any) -> dict[str, Any]:
     """Run :func:`child` with ``spec`` in a fresh interpreter; its JSON answer."""
     code = "import sys; from bench.memory import child; child(sys.argv[1])"
-    done = subprocess.run(
-        [sys.executable, "-c", code, json.dumps(spec)],
-        cwd=REPO_ROOT,
-        stdout=subprocess.PIPE,
-        text=True,
-        check=True,
-    )
+    command = [sys.executable, "-c", code, json.dumps(spec)]
+    done = subprocess.run(command, cwd=REPO_ROOT, stdout=subprocess.PIPE, text=True, check=True)
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
@@ -227,8 +220,7 @@ def grid_table(r: dict[str, Any]) -> str:
 
 
 def scratch_table(r: dict[str, Any]) -> str:
-    return "\n".join(
-        [
+    return "\n".join([
             "| padded cells | SearchScratch nbytes MB | B/cell | RSS after allocation MB "
             "| A* query | expanded | cells seen | search s | RSS after search MB "
             "| of it in huge pages MB | nodes resident MB | frontier resident MB "
@@ -239,8 +231,7 @@ def scratch_table(r: dict[str, Any]) -> str:
             f"| {r['seen_cells']:,} | {r['search_s']:.2f} | {mb(r['rss_searched'])} "
             f"| {mb(r['huge_pages'])} | {mb(r['resident_nodes'])} "
             f"| {mb(r['resident_frontier'])} | {mb(r['seen_pages_bytes'])} |",
-        ]
-    )
+    ])  # fmt: skip
 
 
 # --- entry point -------------------------------------------------------------------------
