@@ -292,19 +292,16 @@ class HttpTier:
         self.client = JsonClient(server.port, ADMIN_TOKEN, timeout=REQUEST_TIMEOUT)
         self.last_used = 0.0
 
-    def fresh_connection(self) -> None:
-        """A new connection (untimed) if this one sat idle while the other tiers ran: the
-        server may have closed it (uvicorn's keep-alive timeout is 5 s)."""
-        if time.perf_counter() - self.last_used > IDLE_RECONNECT_S:
-            self.client.conn.close()
-            self.client.conn.connect()
-
     def call(self, method: str, path: str, body: dict, admin: bool = False) -> tuple[int, dict]:
         self.last_used = time.perf_counter()
         return self.client.call(method, path, body, admin)
 
     def change(self, change: Change, revision: int) -> float:
-        self.fresh_connection()
+        # A new connection (untimed) if this one sat idle while the other tiers ran: the
+        # server may have closed it (uvicorn's keep-alive timeout is 5 s).
+        if time.perf_counter() - self.last_used > IDLE_RECONNECT_S:
+            self.client.conn.close()
+            self.client.conn.connect()
         began = time.perf_counter()
         status, info = self.call("PATCH", f"/maps/{self.map_name}", change.body(), admin=True)
         seconds = time.perf_counter() - began
@@ -312,19 +309,14 @@ class HttpTier:
             raise RuntimeError(f"PATCH {self.map_name}: {status} {info} (expected {revision})")
         return seconds
 
-    def query(self, q: Scenario) -> dict:
-        return {
-            "start": list(q.start), "goal": list(q.goal), "algorithm": self.algorithm,
-            "include": ["path"],
-        }  # fmt: skip
-
     def ask(self, queries: Sequence[Scenario], revision: int) -> tuple[list[float], list[Answer]]:
         seconds: list[float] = []
         answers: list[Answer] = []
         for first in range(0, len(queries), MAX_BATCH):
             chunk = queries[first : first + MAX_BATCH]
-            body = {"map": self.map_name, "revision": revision}
-            body["queries"] = [self.query(q) for q in chunk]
+            body = {"map": self.map_name, "revision": revision, "queries": [
+                {"start": list(q.start), "goal": list(q.goal), "algorithm": self.algorithm,
+                 "include": ["path"]} for q in chunk]}  # fmt: skip
             began = time.perf_counter()
             status, reply = self.call("POST", "/paths", body)
             elapsed = time.perf_counter() - began
@@ -583,15 +575,12 @@ def http_servers(
                     if where == server:
                         link = folder / f"{http_map_name(map_path.stem, algorithm)}.map"
                         link.symlink_to(map_path.resolve())
-            env = {
-                "MAPS_DIR": str(folder),
-                "MAP_STATE_DIR": str(Path(state) / server),
-                "ADMIN_TOKEN": ADMIN_TOKEN,
-                "MAPS_RELOAD": "off",
+            specs[server] = ServerSpec(env={
+                "MAPS_DIR": str(folder), "MAP_STATE_DIR": str(Path(state) / server),
+                "ADMIN_TOKEN": ADMIN_TOKEN, "MAPS_RELOAD": "off",
                 "MAX_BATCH_EXPANDED": str(16_000_000 * MAX_BATCH),
                 "SUBGOAL_MAX_CELLS": str(16_777_216 if server == "subgoal" else 0),
-            }
-            specs[server] = ServerSpec(env=env)
+            })  # fmt: skip
         log("starting the servers")
         with running(list(specs.values()), timeout, PidFile(pid_file)) as servers:
             yield dict(zip(specs, servers))
@@ -650,9 +639,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     runs: list[MapRun] = []
     try:
         if args.mode in ("kernel", "both"):
-            kernel_runs = kernel_mode(maps, plan)
-            report("Kernels (in process)", kernel_runs, plan.batches)
-            runs += kernel_runs
+            runs += kernel_mode(maps, plan)
+            report("Kernels (in process)", runs, plan.batches)
         if args.mode in ("http", "both"):
             http_runs = http_mode(maps, plan, args)
             report("HTTP (PATCH, then POST /paths)", http_runs, plan.batches)
