@@ -83,12 +83,9 @@ def redis_server(pids: PidFile, timeout: float = 10.0) -> Iterator[str]:
             "redis-server", "--port", str(port), "--bind", HOST, "--save", "",
             "--appendonly", "no", "--dir", folder,
         ]  # fmt: skip
+        quiet = subprocess.DEVNULL
         process = subprocess.Popen(
-            command,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            start_new_session=True,
+            command, stdin=quiet, stdout=quiet, stderr=quiet, start_new_session=True
         )
         pids.add(process.pid)
         try:
@@ -200,18 +197,13 @@ def measure_propagation(plan: Plan, processes: int, pids: PidFile) -> dict[str, 
                     client.close()
     spread_us.sort()
     return {
-        "processes": processes,
-        "changes": plan.changes,
-        "acknowledged": len(acks_us),
-        "refused": refused,
-        "ack_p50_us": statistics.median(acks_us) if acks_us else 0.0,
-        "p50_us": percentile(spread_us, 50),
-        "p99_us": percentile(spread_us, 99),
-        "max_us": spread_us[-1] if spread_us else 0.0,
-        "lost": lost,
+        "processes": processes, "changes": plan.changes, "acknowledged": len(acks_us),
+        "refused": refused, "ack_p50_us": statistics.median(acks_us) if acks_us else 0.0,
+        "p50_us": percentile(spread_us, 50), "p99_us": percentile(spread_us, 99),
+        "max_us": spread_us[-1] if spread_us else 0.0, "lost": lost,
         "hash_mismatches": int(mismatched),
         "poll_us": statistics.median(poll_us) if poll_us else 0.0,
-    }
+    }  # fmt: skip
 
 
 def pooled(results: Sequence[dict[str, Any]]) -> dict[str, Any]:
@@ -365,18 +357,13 @@ def make_plan(args: argparse.Namespace, state_root: Path) -> Plan:
     require_wrk()
     quick = args.quick
     return Plan(
-        data=args.data.resolve(),
-        changes=min(args.changes, 20) if quick else args.changes,
-        process_counts=tuple(args.processes),
-        duration=2.0 if quick else args.duration,
-        warmup=1.0 if quick else 2.0,
-        rounds=1 if quick else args.rounds,
-        connections=args.connections,
-        max_requests=args.max_requests,
+        data=args.data.resolve(), changes=min(args.changes, 20) if quick else args.changes,
+        process_counts=tuple(args.processes), duration=2.0 if quick else args.duration,
+        warmup=1.0 if quick else 2.0, rounds=1 if quick else args.rounds,
+        connections=args.connections, max_requests=args.max_requests,
         ready_timeout=args.ready_timeout,
-        experiments=tuple(e for e in EXPERIMENTS if e in args.only),
-        state_root=state_root,
-    )
+        experiments=tuple(e for e in EXPERIMENTS if e in args.only), state_root=state_root,
+    )  # fmt: skip
 
 
 def run_all(plan: Plan, pids: PidFile) -> dict[str, Any]:

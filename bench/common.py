@@ -265,27 +265,17 @@ def scenario_parser(
     parser = argparse.ArgumentParser(
         prog=prog, description=description, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument(
-        "--data",
-        type=Path,
-        default=DEFAULT_DATA,
-        help="folder with X.map and X.map.scen files (default: %(default)s)",
-    )
+    add = parser.add_argument
+    add("--data", type=Path, default=DEFAULT_DATA, metavar="DIR",
+        help="folder with X.map and X.map.scen files (default: %(default)s)")  # fmt: skip
     if default_maps is None:
-        parser.add_argument(
-            "--maps",
-            nargs="+",
-            metavar="NAME",
-            help="only these maps (file stems, e.g. arena maze512-1-0)",
-        )
+        add("--maps", nargs="+", metavar="NAME",
+            help="only these maps (file stems, e.g. arena maze512-1-0)")  # fmt: skip
     else:
-        parser.add_argument(
-            "--maps",
-            nargs="*",
-            metavar="NAME",
-            default=list(default_maps),
+        add(
+            "--maps", nargs="*", metavar="NAME", default=list(default_maps),
             help="these maps (file stems; default: %(default)s; none: no Moving AI map)",
-        )
+        )  # fmt: skip
     return parser
 
 

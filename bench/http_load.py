@@ -246,20 +246,15 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 def make_plan(args: argparse.Namespace) -> Plan:
     quick = args.quick
     return Plan(
-        data=args.data.resolve(),
-        closed_duration=2.0 if quick else args.duration,
+        data=args.data.resolve(), closed_duration=2.0 if quick else args.duration,
         warmup_duration=1.0 if quick else 3.0,
-        open_duration=2.0 if quick else args.open_duration,
-        max_requests=args.max_requests,
-        connections=args.connections,
-        open_connections=32,
-        rates=(500.0, 1000.0) if quick else tuple(args.rates),
-        open_configs=((1, 2), (2, 1)),
-        ready_timeout=args.ready_timeout,
-        floor_duration=2.0 if quick else args.floor_duration,
+        open_duration=2.0 if quick else args.open_duration, max_requests=args.max_requests,
+        connections=args.connections, open_connections=32,
+        rates=(500.0, 1000.0) if quick else tuple(args.rates), open_configs=((1, 2), (2, 1)),
+        ready_timeout=args.ready_timeout, floor_duration=2.0 if quick else args.floor_duration,
         floor_rounds=args.floor_rounds,
         experiments=tuple(e for e in EXPERIMENTS if e in args.only),
-    )
+    )  # fmt: skip
 
 
 def run_all(plan: Plan, queries: dict[str, list[dict[str, Any]]], pids: PidFile) -> dict:

@@ -298,20 +298,10 @@ ORDERS = ("query", "blocks")
 DEFAULT_ROUNDS = 3
 
 
-def timed_call(solve: Solve, scenario: Scenario) -> tuple[Any, int]:
-    began = time.perf_counter_ns()
-    answer = solve(scenario.start, scenario.goal)
-    return answer, time.perf_counter_ns() - began
-
-
 def run_map(
-    map_path: Path,
-    limit: int,
-    peer_limit: int,
-    progress: Progress,
-    order: str = "query",
+    map_path: Path, limit: int, peer_limit: int, progress: Progress, order: str = "query",
     rounds: int = DEFAULT_ROUNDS,
-) -> MapRun:
+) -> MapRun:  # fmt: skip
     """Every solver on one map's queries: round-robin per query (``order`` "query"), or
     (``order`` "blocks") per round each solver's queries back to back, the solvers in an
     order rotated every round, a query's time the median of its ``rounds`` times."""
@@ -326,27 +316,22 @@ def run_map(
     # per query, per solver: its first answer, and every round's call and kernel times
     raw: list[dict[str, tuple[Any, list[int], list[float]]]] = [{} for _ in scenarios]
 
-    def call(solver: Solver, i: int) -> None:
-        answer, ns = timed_call(prepared[solver.name][0], scenarios[i])
-        kernel = answer.search_us * 1e3 if solver.ours else 0.0
-        _, all_ns, kernels = raw[i].setdefault(solver.name, (answer, [], []))
-        all_ns.append(ns)
-        kernels.append(kernel)
-
-    blocks = order == "blocks"
-    progress.start(grid.name, len(scenarios) * (rounds if blocks else 1))
+    n = len(scenarios)
+    if order == "blocks":
+        calls = [(s, i) for r in range(rounds) for s in rotated(SOLVERS, r) for i in range(n)]
+    else:
+        calls = [(s, i) for i in range(n) for s in rotated(SOLVERS, i)]
+    progress.start(grid.name, n * (rounds if order == "blocks" else 1))
     try:
-        if blocks:
-            for r in range(rounds):
-                for solver in rotated(SOLVERS, r):
-                    for i in range(len(scenarios)):
-                        if not (solver.slow and i not in slow_queries):
-                            call(solver, i)
-        else:
-            for i in range(len(scenarios)):
-                for solver in rotated(SOLVERS, i):
-                    if not (solver.slow and i not in slow_queries):
-                        call(solver, i)
+        for solver, i in calls:
+            if solver.slow and i not in slow_queries:
+                continue
+            began = time.perf_counter_ns()
+            answer = prepared[solver.name][0](scenarios[i].start, scenarios[i].goal)
+            ns = time.perf_counter_ns() - began
+            _, all_ns, kernels = raw[i].setdefault(solver.name, (answer, [], []))
+            all_ns.append(ns)
+            kernels.append(answer.search_us * 1e3 if solver.ours else 0.0)
     finally:
         gc.unfreeze()
     for i, scenario in enumerate(scenarios):
@@ -357,9 +342,8 @@ def run_map(
             path = prepared[solver.name][1](answer)
             reported = answer.cost if solver.ours else None
             cost, legal, problem = score(grid, scenario, path, reported)
-            ns = float(np.median(all_ns))
-            kernel = (float(np.median(kernels)), answer.expanded) if solver.ours else (None, None)
-            run.answers[solver.name][i] = Answer(ns, cost, legal, problem, *kernel)
+            kernel = (median(kernels), answer.expanded) if solver.ours else (None, None)
+            run.answers[solver.name][i] = Answer(median(all_ns), cost, legal, problem, *kernel)
             if solver.ours and problem is not None:
                 what = f"{solver.name}: {problem}"
                 run.failures.append(Failure.at(grid.name, scenario, cost, what))
