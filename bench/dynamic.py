@@ -606,26 +606,19 @@ def http_mode(maps: Sequence[Path], plan: Plan, args: argparse.Namespace) -> lis
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = scenario_parser("bench.dynamic", __doc__.split("\n\n")[0], DEFAULT_MAPS)
-    parser.add_argument("--mode", choices=("kernel", "http", "both"), default="both")
-    parser.add_argument(
-        "--batches", type=int, nargs="+", default=list(DEFAULT_BATCHES), metavar="B",
-        help="queries after each change (default: %(default)s)",
-    )  # fmt: skip
-    parser.add_argument(
-        "--changes", type=int, default=DEFAULT_CHANGES, metavar="N",
-        help="changes per batch size, rounded up to even (default: %(default)s)",
-    )  # fmt: skip
-    parser.add_argument("--seed", type=int, default=1, help="changes and queries (default: 1)")
-    parser.add_argument(
-        "--time-limit", type=float, default=DEFAULT_TIME_LIMIT, metavar="S",
-        help="seconds for the whole run (default: %(default)s)",
-    )  # fmt: skip
-    parser.add_argument(
-        "--state-dir", type=Path, metavar="DIR",
+    add = parser.add_argument
+    add("--mode", choices=("kernel", "http", "both"), default="both")
+    add("--batches", type=int, nargs="+", default=list(DEFAULT_BATCHES), metavar="B",
+        help="queries after each change (default: %(default)s)")  # fmt: skip
+    add("--changes", type=int, default=DEFAULT_CHANGES, metavar="N",
+        help="changes per batch size, rounded up to even (default: %(default)s)")  # fmt: skip
+    add("--seed", type=int, default=1, help="changes and queries (default: 1)")
+    add("--time-limit", type=float, default=DEFAULT_TIME_LIMIT, metavar="S",
+        help="seconds for the whole run (default: %(default)s)")  # fmt: skip
+    add("--state-dir", type=Path, metavar="DIR",
         help="HTTP mode: where the servers keep their revision records (default: the "
-        "system's temporary folder; /dev/shm: in memory, without a disk's fsync)",
-    )  # fmt: skip
-    parser.add_argument("--pid-file", type=Path, help="server process groups, for a shell trap")
+        "system's temporary folder; /dev/shm: in memory, without a disk's fsync)")  # fmt: skip
+    add("--pid-file", type=Path, help="server process groups, for a shell trap")
     args = parser.parse_args(argv)
     if min(args.batches) < 1 or args.changes < 1:
         parser.error("--batches and --changes must be >= 1")

@@ -155,14 +155,9 @@ async def _exchange(
 
 
 async def open_loop(
-    port: int,
-    bodies: Sequence[bytes],
-    rate: float,
-    duration: float,
-    max_requests: int,
-    connections: int,
-    timeout: float,
-) -> LoadResult:
+    port: int, bodies: Sequence[bytes], rate: float, duration: float, max_requests: int,
+    connections: int, timeout: float,
+) -> LoadResult:  # fmt: skip
     """Send ``rate`` requests per second at fixed times for ``duration`` seconds.
 
     Request ``i`` is due at ``t0 + i / rate`` whatever happened to the earlier ones; its
@@ -238,14 +233,9 @@ def run_async(coroutine: Any) -> Any:
 
 
 def run_open_loop(
-    port: int,
-    bodies: Path,
-    rate: float,
-    duration: float,
-    max_requests: int,
-    connections: int,
+    port: int, bodies: Path, rate: float, duration: float, max_requests: int, connections: int,
     timeout: float = 10.0,
-) -> dict[str, Any]:
+) -> dict[str, Any]:  # fmt: skip
     """``python -m bench.load`` in a separate process (its own GIL and core time)."""
     command = [
         sys.executable, "-m", "bench.load", "--port", str(port), "--bodies", str(bodies),
@@ -263,14 +253,9 @@ def run_open_loop(
 
 
 def run_wrk(
-    url: str,
-    bodies: Path,
-    duration: float,
-    max_requests: int,
-    connections: int,
-    threads: int = 1,
-    timeout: float = 10.0,
-) -> dict[str, Any]:
+    url: str, bodies: Path, duration: float, max_requests: int, connections: int,
+    threads: int = 1, timeout: float = 10.0,
+) -> dict[str, Any]:  # fmt: skip
     """wrk (closed loop) with ``bench/wrk/path.lua``; its figures in the load result form."""
     command = [
         "wrk", f"-t{threads}", f"-c{connections}", f"-d{max(1, round(duration))}s",

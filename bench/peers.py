@@ -452,19 +452,14 @@ def kernel_table(runs: Sequence[MapRun]) -> str:
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = scenario_parser("python -m bench.peers", __doc__)
     add_limit(parser, DEFAULT_LIMIT, "queries per map for our kernels, tcod and pyastar2d")
-    parser.add_argument(
-        "--peer-limit", type=int, default=DEFAULT_PEER_LIMIT, metavar="N",
-        help="queries per map for the pure-Python peers (an even subset)",
-    )  # fmt: skip
-    parser.add_argument(
-        "--order", choices=ORDERS, default="query",
+    add = parser.add_argument
+    add("--peer-limit", type=int, default=DEFAULT_PEER_LIMIT, metavar="N",
+        help="queries per map for the pure-Python peers (an even subset)")  # fmt: skip
+    add("--order", choices=ORDERS, default="query",
         help="query: every solver per query, round-robin (caches cold); "
-        "blocks: each solver's queries back to back per round (caches warm)",
-    )  # fmt: skip
-    parser.add_argument(
-        "--rounds", type=int, default=DEFAULT_ROUNDS, metavar="N",
-        help="with --order blocks: rounds per map (default: %(default)s)",
-    )  # fmt: skip
+        "blocks: each solver's queries back to back per round (caches warm)")  # fmt: skip
+    add("--rounds", type=int, default=DEFAULT_ROUNDS, metavar="N",
+        help="with --order blocks: rounds per map (default: %(default)s)")  # fmt: skip
     args = parser.parse_args(argv)
     if args.limit < 1 or args.peer_limit < 1 or args.rounds < 1:
         parser.error("--limit, --peer-limit and --rounds must be at least 1")
