@@ -32,7 +32,6 @@ from bench.common import (
     percentile,
     row,
     write_bodies,
-    write_json,
 )
 from bench.http_load import build_queries
 from bench.http_report import LATENCY_KEYS, LATENCY_MS, errors_text, latency_text
@@ -395,8 +394,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="gridpath-cluster-") as tmp:
         results = run_all(make_plan(args, Path(tmp)), PidFile(args.pid_file))
     print_report(results)
-    if args.json:
-        write_json(args.json, results)
     failed = any(r["lost"] or r["hash_mismatches"] for r in results.get("propagation", []))
     return 1 if failed else 0
 

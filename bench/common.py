@@ -1,13 +1,12 @@
 """What every benchmark shares: the data and output folders, the Moving AI scenarios and
-their loading, the ``--data``/``--maps``/``--limit``/``--json`` options, the JSON writers
-(results, and files of request bodies), the signal handling of benchmarks that run servers,
+their loading, the ``--data``/``--maps``/``--limit`` options, files of request bodies,
+the signal handling of benchmarks that run servers,
 progress on stderr, the machine line under every table, and Markdown table formatting
 (tables go to stdout)."""
 
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
 import math
 import os
@@ -283,28 +282,6 @@ def add_limit(parser: argparse.ArgumentParser, default: int | None, help_text: s
     """``--limit N``: scenarios per map, spread evenly over the scenario file."""
     shown = " (default: %(default)s)" if default is not None else ""
     parser.add_argument("--limit", type=int, default=default, metavar="N", help=help_text + shown)
-
-
-def add_json_option(parser: argparse.ArgumentParser) -> None:
-    """``--json PATH``: every figure of the run, the machine and the options, as JSON."""
-    parser.add_argument("--json", type=Path, metavar="PATH", help="also write results as JSON")
-
-
-def write_json(path: Path, document: dict[str, Any]) -> None:
-    """A run's results as indented JSON (paths and other objects as text)."""
-    path.write_text(json.dumps(document, indent=2, default=str) + "\n", encoding="utf-8")
-
-
-def write_scenario_results(
-    args: argparse.Namespace, info: dict, failures: Sequence[Failure], **tables: Any
-) -> None:
-    """A Moving AI benchmark's ``--json`` file (when asked for): the machine, the options
-    (``--data``, ``--maps``, ``--limit``), its tables and its failures."""
-    if args.json is None:
-        return
-    options = {"data": args.data, "maps": args.maps, "limit": args.limit}
-    failed = [dataclasses.asdict(f) for f in failures]
-    write_json(args.json, {"machine": info, "options": options, **tables, "failures": failed})
 
 
 def write_bodies(path: Path, bodies: Iterable[dict[str, Any]]) -> Path:

@@ -28,7 +28,6 @@ from bench.common import (
     parse_scenarios,
     subsample,
     write_bodies,
-    write_json,
 )
 from bench.http_report import config_name, print_report
 from bench.load import (
@@ -289,8 +288,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     results = run_all(plan, queries, PidFile(args.pid_file))
     results["per_map"] = args.per_map
     print_report(results)
-    if args.json:
-        write_json(args.json, results)
     return 0
 
 

@@ -305,7 +305,7 @@ def require_wrk() -> None:
 
 def add_run_options(parser: argparse.ArgumentParser, experiments: Sequence[str]) -> None:
     """The options every HTTP benchmark shares: which experiments, request cap, closed-loop
-    connections, readiness timeout, the pid file and the JSON output."""
+    connections, readiness timeout and the pid file."""
     add = parser.add_argument
     add("--only", nargs="+", choices=experiments, default=list(experiments),
         help="run only these experiments (default: all)")  # fmt: skip
@@ -313,7 +313,6 @@ def add_run_options(parser: argparse.ArgumentParser, experiments: Sequence[str])
     add("--connections", type=int, default=8, help="closed-loop connections (default 8)")
     add("--ready-timeout", type=float, default=300.0, help="seconds to wait for /health 200 (300)")
     add("--pid-file", type=Path, help="running servers' process groups, for a shell trap")
-    add("--json", type=Path, help="also write every figure here")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

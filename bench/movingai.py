@@ -20,7 +20,6 @@ from bench.common import (
     Failure,
     Progress,
     Scenario,
-    add_json_option,
     add_limit,
     begin,
     header,
@@ -29,7 +28,6 @@ from bench.common import (
     report_failures,
     scenario_parser,
     scenario_problem,
-    write_scenario_results,
 )
 from gridpath.errors import MapLoadError
 from gridpath.grid import Grid
@@ -146,7 +144,6 @@ def table_row(row: dict[str, float | int | str], bold: bool = False) -> str:
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = scenario_parser("python -m bench.movingai", __doc__)
     add_limit(parser, None, "at most N scenarios per map, spread evenly over the file")
-    add_json_option(parser)
     parser.add_argument(
         "--algorithm", choices=["auto", "jps", "astar", "dijkstra"], default="auto",
         help="search algorithm (default auto: the service's default, JPS on these maps)",
@@ -182,7 +179,6 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     failures = [f for r in results for f in r.failures]
     report_failures(failures)
-    write_scenario_results(args, info, failures, maps=rows, total=total)
     return 1 if failures else 0
 
 
