@@ -14,17 +14,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from bench.common import (
-    add_limit,
-    begin,
-    header,
-    load_scenarios,
-    log,
-    machine_line,
-    percent,
-    row,
-    scenario_parser,
-)
+from bench import common
 from gridpath.search import Algorithm, SearchOptions, SearchScratch, find_path
 from gridpath.search.validate import validate_path
 
@@ -46,7 +36,7 @@ def timed(grid, scenario, options, scratch):
 
 
 def run_map(path, limit, scratch) -> tuple[list, list[str]]:
-    grid, scenarios = load_scenarios(path, limit)
+    grid, scenarios = common.load_scenarios(path, limit)
     figures, problems = [], []
     for s in scenarios:
         if s.start == s.goal:
@@ -70,19 +60,19 @@ def table_row(name: str, figures: list) -> str:
     cost, pulled, theta = a[:, 0], a[:, 1], a[:, 2]
     shorter = np.mean(theta < pulled - 1e-9) * 100
     longer = np.mean(theta > pulled + 1e-9) * 100
-    return row([
+    return common.row([
         name, len(a), f"{np.mean(pulled / cost):.4f}", f"{np.mean(theta / cost):.4f}",
-        percent(shorter), percent(100 - shorter - longer), percent(longer),
-        percent(np.mean(theta > cost + 1e-9) * 100),
+        common.percent(shorter), common.percent(100 - shorter - longer), common.percent(longer),
+        common.percent(np.mean(theta > cost + 1e-9) * 100),
         f"{np.median(a[:, 3]) / 1000:.2f}", f"{np.median(a[:, 4]) / 1000:.2f}",
     ])  # fmt: skip
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = scenario_parser("bench.anyangle", __doc__)
-    add_limit(parser, 30, "scenarios per map, spread evenly over the file")
+    parser = common.scenario_parser("bench.anyangle", __doc__)
+    common.add_limit(parser, 30, "scenarios per map, spread evenly over the file")
     args = parser.parse_args(argv)
-    started = begin(args)
+    started = common.begin(args)
     if started is None:
         return 2
     maps, info = started
@@ -94,11 +84,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         if figures:
             every += figures
             lines.append(table_row(path.stem, figures))
-        log(f"{path.stem}: {len(figures)} scenarios")
-    print("\n" + header(COLUMNS))
+        common.log(f"{path.stem}: {len(figures)} scenarios")
+    print("\n" + common.header(COLUMNS))
     print("\n".join(lines))
     print(table_row(f"all {len(maps)} maps", every))
-    print(f"\n{machine_line(info)}")
+    print(f"\n{common.machine_line(info)}")
     for problem in problems:
         print(problem, file=sys.stderr)
     return 1 if problems else 0

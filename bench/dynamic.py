@@ -23,21 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-from bench.common import (
-    Scenario,
-    begin,
-    exit_on_signals,
-    header,
-    load_scenarios,
-    log,
-    machine_line,
-    median,
-    path_problem,
-    rotated,
-    row,
-    scenario_parser,
-    touched_scratch,
-)
+from bench import common
 from bench.server import JsonClient, PidFile, Server, ServerSpec, running
 from gridpath.errors import GoalBlocked, StartBlocked
 from gridpath.grid import Grid
@@ -236,7 +222,7 @@ class KernelTier:
         does not apply to this map."""
         if not self.build(grid):
             return False
-        self.grid, self.scratch = grid, touched_scratch(grid.flat.size)
+        self.grid, self.scratch = grid, common.touched_scratch(grid.flat.size)
         return True
 
     def change(self, change: Change, revision: int) -> float:
@@ -246,7 +232,9 @@ class KernelTier:
         self.grid = grid
         return time.perf_counter() - began
 
-    def ask(self, queries: Sequence[Scenario], revision: int) -> tuple[list[float], list[Answer]]:
+    def ask(
+        self, queries: Sequence[common.Scenario], revision: int
+    ) -> tuple[list[float], list[Answer]]:
         seconds, answers = [], []
         for q in queries:
             began = time.perf_counter()
@@ -309,7 +297,9 @@ class HttpTier:
             raise RuntimeError(f"PATCH {self.map_name}: {status} {info} (expected {revision})")
         return seconds
 
-    def ask(self, queries: Sequence[Scenario], revision: int) -> tuple[list[float], list[Answer]]:
+    def ask(
+        self, queries: Sequence[common.Scenario], revision: int
+    ) -> tuple[list[float], list[Answer]]:
         seconds: list[float] = []
         answers: list[Answer] = []
         for first in range(0, len(queries), MAX_BATCH):
@@ -358,7 +348,7 @@ class TimeUp(Exception):
 
 
 def run_map(
-    name: str, grid: Grid, scenarios: Sequence[Scenario], tiers: Sequence, plan: Plan
+    name: str, grid: Grid, scenarios: Sequence[common.Scenario], tiers: Sequence, plan: Plan
 ) -> MapRun:
     """A warm-up pass (the first pair of changes, :data:`WARM_UP_BATCH` queries after each,
     checked, not counted: compiled code and caches as a running server has them), then
@@ -371,7 +361,7 @@ def run_map(
     revision = grid.revision
     passes = [(None, WARM_UP_BATCH, changes[:2])] + [(b, b, changes) for b in plan.batches]
     for counted, batch, steps in passes:
-        log(f"{name}: {len(steps)} changes, {batch} queries after each")
+        common.log(f"{name}: {len(steps)} changes, {batch} queries after each")
         current = {t.name: Series(batch) for t in tiers}
         try:
             for step, change in enumerate(steps):
@@ -381,7 +371,7 @@ def run_map(
                 picks = rng.integers(len(scenarios), size=batch)
                 queries = [scenarios[int(i)] for i in picks]
                 answers = {}
-                for tier in rotated(tiers, step):
+                for tier in common.rotated(tiers, step):
                     series = current[tier.name]
                     seconds = tier.change(change, revision)
                     series.change_s.append(seconds)
@@ -394,7 +384,7 @@ def run_map(
                 check_step(run, reference, queries, answers, f"revision {revision}")
         except TimeUp as exc:
             run.stopped = str(exc)
-            log(f"{name}: {exc}; batch size {batch} dropped")
+            common.log(f"{name}: {exc}; batch size {batch} dropped")
             break
         if counted is not None:
             for tier_name, series in current.items():
@@ -403,7 +393,7 @@ def run_map(
 
 
 def check_step(
-    run: MapRun, grid: Grid, queries: Sequence[Scenario], answers: dict[str, list[Answer]],
+    run: MapRun, grid: Grid, queries: Sequence[common.Scenario], answers: dict[str, list[Answer]],
     where: str,
 ) -> None:  # fmt: skip
     """Compare every tier's answer to each query (cost to 1e-9, path legal on ``grid``)."""
@@ -414,7 +404,7 @@ def check_step(
             if answer.served_by not in (None, TIER_ALGORITHMS[tier]):
                 run.other_tier[tier] = run.other_tier.get(tier, 0) + 1
             if answer.cost is not None:
-                problem = path_problem(grid, answer.path, q, answer.cost)
+                problem = common.path_problem(grid, answer.path, q, answer.cost)
                 if problem is not None:
                     run.failures.append(f"{run.name} {where} {tier} {q.start}->{q.goal}: {problem}")
         problem = disagreement({t: a.cost for t, a in got.items()})
@@ -466,32 +456,32 @@ def crossover(run: MapRun, tier: str, online: str) -> str:
 def main_table(runs: Sequence[MapRun], batches: Sequence[int], online: str) -> str:
     columns = ["map", "tier", "change ms", "query µs"]
     columns += [f"q/s B={b:,}" for b in batches] + [f"overtakes {online} at B"]
-    lines = [header(columns, 2)]
+    lines = [common.header(columns, 2)]
     for run in runs:
         for tier in run.tiers:
             change_s, query_s = pooled(run, tier, "change_s"), pooled(run, tier, "query_s")
             if not change_s:
                 continue
-            change_ms, query_us = median(change_s) * 1e3, median(query_s) * 1e6
+            change_ms, query_us = common.median(change_s) * 1e3, common.median(query_s) * 1e6
             cells = [run.name, tier, f"{change_ms:,.2f}", f"{query_us:,.1f}"]
             for b in batches:
                 series = run.series.get((tier, b))
                 cells.append("-" if series is None else f"{series.queries_per_second():,.0f}")
-            lines.append(row([*cells, crossover(run, tier, online)]))
+            lines.append(common.row([*cells, crossover(run, tier, online)]))
     return "\n".join(lines)
 
 
 def kinds_table(runs: Sequence[MapRun]) -> str:
-    lines = [header(["map", "tier", *(f"{k} ms" for k in KINDS)], 2)]
+    lines = [common.header(["map", "tier", *(f"{k} ms" for k in KINDS)], 2)]
     for run in runs:
         for tier in run.tiers:
             cells: list[object] = [run.name, tier]
             for kind in KINDS:
                 values = [v for (t, _), s in run.series.items() if t == tier
                           for v in s.kind_s.get(kind, [])]  # fmt: skip
-                cells.append(f"{median(values) * 1e3:,.2f}" if values else "-")
+                cells.append(f"{common.median(values) * 1e3:,.2f}" if values else "-")
             if any(c != "-" for c in cells[2:]):
-                lines.append(row(cells))
+                lines.append(common.row(cells))
     return "\n".join(lines)
 
 
@@ -525,7 +515,7 @@ def report(title: str, runs: Sequence[MapRun], batches: Sequence[int]) -> None:
     print(f"cross-tier check: {compared:,} answers compared, {failed} failed")
     for run in runs:
         for failure in run.failures[:20]:
-            log(f"  FAILED {failure}")
+            common.log(f"  FAILED {failure}")
 
 
 # --- modes -----------------------------------------------------------------------------------
@@ -534,14 +524,14 @@ def report(title: str, runs: Sequence[MapRun], batches: Sequence[int]) -> None:
 def kernel_mode(maps: Sequence[Path], plan: Plan) -> list[MapRun]:
     runs = []
     for map_path in maps:
-        grid, scenarios = load_scenarios(map_path, None)
+        grid, scenarios = common.load_scenarios(map_path, None)
         tiers = []
         for tier in kernel_tiers(grid.cell_count):
-            log(f"{map_path.stem}: building {tier.name}")
+            common.log(f"{map_path.stem}: building {tier.name}")
             if tier.load(dataclasses.replace(grid)):  # a snapshot of its own for its tables
                 tiers.append(tier)
             else:
-                log(f"{map_path.stem}: {tier.name} does not apply to this map")
+                common.log(f"{map_path.stem}: {tier.name} does not apply to this map")
         runs.append(run_map(map_path.stem, grid, scenarios, tiers, plan))
     return runs
 
@@ -581,7 +571,7 @@ def http_servers(
                 "MAX_BATCH_EXPANDED": str(16_000_000 * MAX_BATCH),
                 "SUBGOAL_MAX_CELLS": str(16_777_216 if server == "subgoal" else 0),
             })  # fmt: skip
-        log("starting the servers")
+        common.log("starting the servers")
         with running(list(specs.values()), timeout, PidFile(pid_file)) as servers:
             yield dict(zip(specs, servers))
 
@@ -590,7 +580,7 @@ def http_mode(maps: Sequence[Path], plan: Plan, args: argparse.Namespace) -> lis
     runs = []
     with http_servers(maps, args.state_dir, args.pid_file, timeout=300.0) as servers:
         for map_path in maps:
-            grid, scenarios = load_scenarios(map_path, None)
+            grid, scenarios = common.load_scenarios(map_path, None)
             tiers = [
                 HttpTier(name, pre, algorithm, servers[where],
                          http_map_name(map_path.stem, algorithm))
@@ -605,7 +595,7 @@ def http_mode(maps: Sequence[Path], plan: Plan, args: argparse.Namespace) -> lis
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = scenario_parser("bench.dynamic", __doc__.split("\n\n")[0], DEFAULT_MAPS)
+    parser = common.scenario_parser("bench.dynamic", __doc__.split("\n\n")[0], DEFAULT_MAPS)
     add = parser.add_argument
     add("--mode", choices=("kernel", "http", "both"), default="both")
     add("--batches", type=int, nargs="+", default=list(DEFAULT_BATCHES), metavar="B",
@@ -622,8 +612,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if min(args.batches) < 1 or args.changes < 1:
         parser.error("--batches and --changes must be >= 1")
-    exit_on_signals()  # stop the servers on the way out
-    started = begin(args)
+    common.exit_on_signals()  # stop the servers on the way out
+    started = common.begin(args)
     if started is None:
         return 2
     maps, info = started
@@ -639,12 +629,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             report("HTTP (PATCH, then POST /paths)", http_runs, plan.batches)
             runs += http_runs
     except (RuntimeError, TimeoutError, ConnectionError, http.client.HTTPException) as exc:
-        log(f"the server failed: {exc!r}")
+        common.log(f"the server failed: {exc!r}")
         return 2
     except (OSError, ValueError) as exc:
-        log(f"cannot read the data: {exc}")
+        common.log(f"cannot read the data: {exc}")
         return 2
-    print(f"\n{machine_line(info)}")
+    print(f"\n{common.machine_line(info)}")
     return 1 if any(r.failures for r in runs) else 0
 
 

@@ -20,25 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bench.common import (
-    DEFAULT_DATA,
-    REPO_ROOT,
-    exit_on_signals,
-    log,
-    parse_scenarios,
-    subsample,
-    write_bodies,
-)
+from bench import common, load
 from bench.http_report import config_name, print_report
-from bench.load import (
-    abba,
-    add_run_options,
-    pooled_rate,
-    require_wrk,
-    results_of,
-    run_open_loop,
-    run_wrk,
-)
 from bench.server import PidFile, Server, ServerSpec, running, running_server
 
 # Query classes by published optimal length (Moving AI bucket = floor(length / 4)).
@@ -61,7 +44,7 @@ CONFIGS: tuple[tuple[int, int], ...] = ((1, 1), (1, 2), (2, 1), (2, 2))
 EXPERIMENTS = ("closed", "open", "floor")
 # The floor experiment: issue 15's query, on the README's demo maps.
 FLOOR_QUERY = {"map": "arena", "start": [2, 2], "goal": [24, 9]}
-FLOOR_MAPS = REPO_ROOT / "maps"
+FLOOR_MAPS = common.REPO_ROOT / "maps"
 FLOOR_APP = "bench.floor_app:app"
 FLOOR_ENDPOINTS = (("bare FastAPI", FLOOR_APP), ("gridpath /path", "app.main:app"))
 
@@ -78,9 +61,9 @@ def build_queries(data: Path, per_map: int, seed: int) -> dict[str, list[dict[st
     queries: dict[str, list[dict[str, Any]]] = {name: [] for name in CLASSES}
     for scen in scen_files:
         map_name = scen.name.removesuffix(".map.scen")
-        scenarios = parse_scenarios(scen)
+        scenarios = common.parse_scenarios(scen)
         for name, (low, high) in CLASSES.items():
-            chosen = subsample([s for s in scenarios if low <= s.optimal < high], per_map)
+            chosen = common.subsample([s for s in scenarios if low <= s.optimal < high], per_map)
             queries[name] += [
                 {"map": map_name, "start": list(s.start), "goal": list(s.goal)} for s in chosen
             ]
@@ -101,7 +84,7 @@ def workload_files(directory: Path, queries: dict[str, list[dict[str, Any]]]) ->
     random.Random(0).shuffle(everything)
     named = {**workloads, "all": everything, "floor": [FLOOR_QUERY]}
     return {
-        name: write_bodies(directory / f"bodies-{index}.jsonl", bodies)
+        name: common.write_bodies(directory / f"bodies-{index}.jsonl", bodies)
         for index, (name, bodies) in enumerate(named.items())
     }
 
@@ -110,7 +93,7 @@ def code_stamp() -> float:
     """Latest modification time of the app's sources (numba recompiles when it changes)."""
     return max(
         p.stat().st_mtime
-        for p in (p for d in ("gridpath", "app") for p in (REPO_ROOT / d).rglob("*.py"))
+        for p in (p for d in ("gridpath", "app") for p in (common.REPO_ROOT / d).rglob("*.py"))
     )
 
 
@@ -143,7 +126,7 @@ class Plan:
 
 def closed_load(plan: Plan, server: Server, bodies: Path, duration: float) -> dict[str, Any]:
     """One closed-loop run (wrk)."""
-    return run_wrk(server.url, bodies, duration, plan.max_requests, plan.connections)
+    return load.run_wrk(server.url, bodies, duration, plan.max_requests, plan.connections)
 
 
 def bench_closed(plan: Plan, files: dict[str, Path], pids: PidFile) -> list[dict[str, Any]]:
@@ -153,10 +136,10 @@ def bench_closed(plan: Plan, files: dict[str, Path], pids: PidFile) -> list[dict
         name = config_name(workers, threads)
         spec = plan.gridpath(workers, threads)
         with running_server(spec, plan.ready_timeout, pids) as server:
-            log(f"closed loop: {name}: warm-up {plan.warmup_duration:.0f} s")
+            common.log(f"closed loop: {name}: warm-up {plan.warmup_duration:.0f} s")
             closed_load(plan, server, files["all"], plan.warmup_duration)
             for workload in WORKLOADS:
-                log(f"closed loop: {name}: {workload} for {plan.closed_duration:.0f} s")
+                common.log(f"closed loop: {name}: {workload} for {plan.closed_duration:.0f} s")
                 result = closed_load(plan, server, files[workload], plan.closed_duration)
                 row = {"config": name, "workers": workers, "threads": threads}
                 rows.append(row | {"queries": workload} | result)
@@ -170,13 +153,13 @@ def bench_open(plan: Plan, files: dict[str, Path], pids: PidFile) -> list[dict[s
         name = config_name(workers, threads)
         spec = plan.gridpath(workers, threads)
         with running_server(spec, plan.ready_timeout, pids) as server:
-            log(f"open loop: {name}: warm-up")
+            common.log(f"open loop: {name}: warm-up")
             warm_up = (files["all"], 200, plan.warmup_duration, plan.max_requests)
-            run_open_loop(server.port, *warm_up, plan.open_connections)
+            load.run_open_loop(server.port, *warm_up, plan.open_connections)
             for query_class in ("short", "medium"):
                 for rate in plan.rates:
-                    log(f"open loop: {name}: {query_class} at {rate:.0f}/s")
-                    result = run_open_loop(
+                    common.log(f"open loop: {name}: {query_class} at {rate:.0f}/s")
+                    result = load.run_open_loop(
                         server.port, files[query_class], rate, plan.open_duration,
                         plan.max_requests, plan.open_connections,
                     )  # fmt: skip
@@ -198,13 +181,13 @@ def bench_floor(plan: Plan, body: Path, pids: PidFile) -> dict[str, Any]:
         for server in servers:
             closed_load(plan, server, body, plan.warmup_duration)
         pairs = [(name, server) for (name, _), server in zip(FLOOR_ENDPOINTS, servers)]
-        for turn, (name, server) in abba(plan.floor_rounds, pairs):
-            log(f"floor: {name}, round {turn}, {plan.floor_duration:.0f} s")
+        for turn, (name, server) in load.abba(plan.floor_rounds, pairs):
+            common.log(f"floor: {name}, round {turn}, {plan.floor_duration:.0f} s")
             before = server.cpu_seconds()
             result = closed_load(plan, server, body, plan.floor_duration)
             cpu_us = (server.cpu_seconds() - before) / max(1, result["requests"]) * 1e6
             rounds.append({"endpoint": name, "round": turn, **result, "cpu_us": cpu_us})
-    bare, ours = (pooled_rate(rounds, "endpoint", name) for name, _ in FLOOR_ENDPOINTS)
+    bare, ours = (load.pooled_rate(rounds, "endpoint", name) for name, _ in FLOOR_ENDPOINTS)
     cpu = {
         name: sum(r["cpu_us"] * r["requests"] for r in rounds if r["endpoint"] == name)
         / max(1, sum(r["requests"] for r in rounds if r["endpoint"] == name))
@@ -226,7 +209,12 @@ def bench_floor(plan: Plan, body: Path, pids: PidFile) -> dict[str, Any]:
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="python -m bench.http_load", description=__doc__)
     add = parser.add_argument
-    add("--data", type=Path, default=DEFAULT_DATA, help="Moving AI folder, served as MAPS_DIR")
+    add(
+        "--data",
+        type=Path,
+        default=common.DEFAULT_DATA,
+        help="Moving AI folder, served as MAPS_DIR",
+    )
     add("--per-map", type=int, default=40, help="queries per map and class (default 40)")
     add("--seed", type=int, default=2024, help="query shuffle seed")
     add("--duration", type=float, default=10.0, help="seconds per closed-loop run (default 10)")
@@ -234,7 +222,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     add("--rates", type=float, nargs="+", default=[250, 500, 1000, 1500], help="offered req/s")
     add("--floor-duration", type=float, default=5.0, help="seconds per floor run (default 5)")
     add("--floor-rounds", type=int, default=2, help="floor runs per endpoint (default 2)")
-    add_run_options(parser, EXPERIMENTS)
+    load.add_run_options(parser, EXPERIMENTS)
     parser.add_argument("--quick", action="store_true", help="2 s runs, rates 500 and 1000")
     args = parser.parse_args(argv)
     if args.floor_rounds < 1:
@@ -259,7 +247,7 @@ def make_plan(args: argparse.Namespace) -> Plan:
 def run_all(plan: Plan, queries: dict[str, list[dict[str, Any]]], pids: PidFile) -> dict:
     """The chosen experiments, in one run; the figures, with the machine and its other load."""
     began = time.perf_counter()
-    results = results_of(plan) | {"queries": {k: len(v) for k, v in queries.items()}}
+    results = load.results_of(plan) | {"queries": {k: len(v) for k, v in queries.items()}}
     stamp = code_stamp()
     run = plan.experiments
     with tempfile.TemporaryDirectory(prefix="gridpath-bench-") as tmp:
@@ -278,13 +266,13 @@ def run_all(plan: Plan, queries: dict[str, list[dict[str, Any]]], pids: PidFile)
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
     if not args.data.is_dir():
-        log(f"no Moving AI data in {args.data}")
+        common.log(f"no Moving AI data in {args.data}")
         return 2
-    exit_on_signals()
-    require_wrk()
+    common.exit_on_signals()
+    load.require_wrk()
     plan = make_plan(args)
     queries = build_queries(plan.data, args.per_map, args.seed)
-    log("queries: " + ", ".join(f"{len(v)} {k}" for k, v in queries.items()))
+    common.log("queries: " + ", ".join(f"{len(v)} {k}" for k, v in queries.items()))
     results = run_all(plan, queries, PidFile(args.pid_file))
     results["per_map"] = args.per_map
     print_report(results)

@@ -16,19 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from bench.common import (
-    Failure,
-    Progress,
-    Scenario,
-    add_limit,
-    begin,
-    header,
-    load_scenarios,
-    machine_line,
-    report_failures,
-    scenario_parser,
-    scenario_problem,
-)
+from bench import common
 from gridpath.errors import MapLoadError
 from gridpath.grid import Grid
 from gridpath.search import Algorithm, PathResult, SearchOptions, SearchScratch, find_path, smooth
@@ -45,7 +33,7 @@ class MapResult:
     search_ns: list[int] = field(default_factory=list)
     smooth_ns: list[int] = field(default_factory=list)
     expanded: list[int] = field(default_factory=list)
-    failures: list[Failure] = field(default_factory=list)
+    failures: list[common.Failure] = field(default_factory=list)
 
     @property
     def runs(self) -> int:
@@ -79,22 +67,25 @@ def summarise(name: str, size: str, results: Sequence[MapResult]) -> dict[str, f
     }
 
 
-def check(grid: Grid, scenario: Scenario, result: PathResult) -> Failure | None:
+def check(grid: Grid, scenario: common.Scenario, result: PathResult) -> common.Failure | None:
     """A :class:`Failure` if ``result`` is not an optimal legal path for ``scenario``."""
     cost = result.cost if result.found else None
-    problem = scenario_problem(grid, scenario, result.path, cost)
+    problem = common.scenario_problem(grid, scenario, result.path, cost)
     if problem is None:
         return None
     if not result.found:
         problem = f"not found ({result.reason})"
-    return Failure.at(grid.name, scenario, result.cost, problem)
+    return common.Failure.at(grid.name, scenario, result.cost, problem)
 
 
 def run_map(
-    map_path: Path, limit: int | None, progress: Progress, options: SearchOptions = DEFAULT_OPTIONS
+    map_path: Path,
+    limit: int | None,
+    progress: common.Progress,
+    options: SearchOptions = DEFAULT_OPTIONS,
 ) -> MapResult:
     """Load one map and run its (subsampled) scenarios, timing find_path and smooth."""
-    grid, scenarios = load_scenarios(map_path, limit)
+    grid, scenarios = common.load_scenarios(map_path, limit)
     result = MapResult(grid.name, grid.width, grid.height)
     scratch = SearchScratch(grid.flat.size)  # sized up front: no allocation while timing
     progress.start(grid.name, len(scenarios))
@@ -142,8 +133,8 @@ def table_row(row: dict[str, float | int | str], bold: bool = False) -> str:
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
-    parser = scenario_parser("python -m bench.movingai", __doc__)
-    add_limit(parser, None, "at most N scenarios per map, spread evenly over the file")
+    parser = common.scenario_parser("python -m bench.movingai", __doc__)
+    common.add_limit(parser, None, "at most N scenarios per map, spread evenly over the file")
     parser.add_argument(
         "--algorithm", choices=["auto", "jps", "astar", "dijkstra"], default="auto",
         help="search algorithm (default auto: the service's default, JPS on these maps)",
@@ -156,12 +147,12 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
-    started = begin(args)
+    started = common.begin(args)
     if started is None:
         return 2
     maps, info = started
     print(f"Algorithm: {args.algorithm}\n", flush=True)
-    progress = Progress(len(maps))
+    progress = common.Progress(len(maps))
     try:
         options = SearchOptions(algorithm=Algorithm(args.algorithm))
         results = [run_map(path, args.limit, progress, options) for path in maps]
@@ -171,14 +162,14 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     rows = [r.summary() for r in results]
     total = summarise("total", f"{len(results)} map{'s' if len(results) > 1 else ''}", results)
-    print(header(COLUMNS, 2))
+    print(common.header(COLUMNS, 2))
     for row in rows:
         print(table_row(row))
     print(table_row(total, bold=True))
-    print(f"\n{machine_line(info)}")
+    print(f"\n{common.machine_line(info)}")
 
     failures = [f for r in results for f in r.failures]
-    report_failures(failures)
+    common.report_failures(failures)
     return 1 if failures else 0
 
 

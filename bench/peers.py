@@ -21,28 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from bench.common import (
-    SQRT2,
-    Failure,
-    Progress,
-    Scenario,
-    add_limit,
-    begin,
-    header,
-    is_optimal,
-    load_scenarios,
-    machine_line,
-    median,
-    path_problem,
-    percent,
-    report_failures,
-    rotated,
-    row,
-    scenario_parser,
-    subsample,
-    times,
-    touched_scratch,
-)
+from bench import common
 from gridpath.errors import MapLoadError
 from gridpath.grid import Grid
 from gridpath.search import Algorithm, SearchOptions, find_path, subgoal_graph
@@ -82,7 +61,7 @@ def prepare_ours(algorithm: Algorithm) -> Callable[[Grid], tuple[Solve, ToPath]]
     def prepare(grid: Grid) -> tuple[Solve, ToPath]:
         if algorithm == Algorithm.SUBGOAL:
             subgoal_graph(grid)  # the tier's build, as the service's before it publishes
-        scratch = touched_scratch(grid.flat.size)
+        scratch = common.touched_scratch(grid.flat.size)
 
         def solve(start: Cell, goal: Cell) -> Any:
             return find_path(grid, start, goal, options, scratch=scratch)
@@ -152,7 +131,7 @@ def prepare_pathfinding(grid: Grid) -> tuple[Solve, ToPath]:
 
 def octile(a: Cell, b: Cell) -> float:
     dx, dy = abs(a[0] - b[0]), abs(a[1] - b[1])
-    return (dx + dy) + (SQRT2 - 2.0) * min(dx, dy)
+    return (dx + dy) + (common.SQRT2 - 2.0) * min(dx, dy)
 
 
 class TutorialGrid:
@@ -178,7 +157,7 @@ class TutorialGrid:
                 and self.passable(x + dx, y)
                 and self.passable(x, y + dy)
             ):
-                result.append(((x + dx, y + dy), SQRT2))
+                result.append(((x + dx, y + dy), common.SQRT2))
         return result
 
 
@@ -267,9 +246,9 @@ class MapRun:
 
     name: str
     size: str
-    scenarios: list[Scenario]
+    scenarios: list[common.Scenario]
     answers: dict[str, dict[int, Answer]]  # solver -> scenario index -> answer
-    failures: list[Failure] = field(default_factory=list)  # our kernels only
+    failures: list[common.Failure] = field(default_factory=list)  # our kernels only
 
     @property
     def runs(self) -> int:
@@ -277,7 +256,7 @@ class MapRun:
 
 
 def score(
-    grid: Grid, scenario: Scenario, path: np.ndarray | None, reported: float | None = None
+    grid: Grid, scenario: common.Scenario, path: np.ndarray | None, reported: float | None = None
 ) -> tuple[float | None, bool, str | None]:
     """(length, legal, problem) of ``path``; ``reported`` is the solver's own cost, if any."""
     if path is None or len(path) == 0:
@@ -285,11 +264,11 @@ def score(
     path = np.asarray(path, dtype=np.int64).reshape(-1, 2)
     step = np.abs(np.diff(path, axis=0))
     diagonal = int(((step[:, 0] != 0) & (step[:, 1] != 0)).sum())
-    length = (len(step) - diagonal) + diagonal * SQRT2
-    problem = path_problem(grid, path, scenario, length if reported is None else reported)
+    length = (len(step) - diagonal) + diagonal * common.SQRT2
+    problem = common.path_problem(grid, path, scenario, length if reported is None else reported)
     if problem is not None:
         return length, False, problem
-    if not is_optimal(length, scenario.optimal):
+    if not common.is_optimal(length, scenario.optimal):
         return length, True, "not optimal"
     return length, True, None
 
@@ -299,14 +278,14 @@ DEFAULT_ROUNDS = 3
 
 
 def run_map(
-    map_path: Path, limit: int, peer_limit: int, progress: Progress, order: str = "query",
+    map_path: Path, limit: int, peer_limit: int, progress: common.Progress, order: str = "query",
     rounds: int = DEFAULT_ROUNDS,
 ) -> MapRun:  # fmt: skip
     """Every solver on one map's queries: round-robin per query (``order`` "query"), or
     (``order`` "blocks") per round each solver's queries back to back, the solvers in an
     order rotated every round, a query's time the median of its ``rounds`` times."""
-    grid, scenarios = load_scenarios(map_path, limit)
-    slow_queries = set(subsample(list(range(len(scenarios))), peer_limit))
+    grid, scenarios = common.load_scenarios(map_path, limit)
+    slow_queries = set(common.subsample(list(range(len(scenarios))), peer_limit))
     prepared = {s.name: s.prepare(grid) for s in SOLVERS}
     for solve, _ in prepared.values():  # one untimed call each: first-call costs
         solve(scenarios[0].start, scenarios[0].goal)
@@ -318,9 +297,11 @@ def run_map(
 
     n = len(scenarios)
     if order == "blocks":
-        calls = [(s, i) for r in range(rounds) for s in rotated(SOLVERS, r) for i in range(n)]
+        calls = [
+            (s, i) for r in range(rounds) for s in common.rotated(SOLVERS, r) for i in range(n)
+        ]
     else:
-        calls = [(s, i) for i in range(n) for s in rotated(SOLVERS, i)]
+        calls = [(s, i) for i in range(n) for s in common.rotated(SOLVERS, i)]
     progress.start(grid.name, n * (rounds if order == "blocks" else 1))
     try:
         for solver, i in calls:
@@ -342,11 +323,13 @@ def run_map(
             path = prepared[solver.name][1](answer)
             reported = answer.cost if solver.ours else None
             cost, legal, problem = score(grid, scenario, path, reported)
-            kernel = (median(kernels), answer.expanded) if solver.ours else (None, None)
-            run.answers[solver.name][i] = Answer(median(all_ns), cost, legal, problem, *kernel)
+            kernel = (common.median(kernels), answer.expanded) if solver.ours else (None, None)
+            run.answers[solver.name][i] = Answer(
+                common.median(all_ns), cost, legal, problem, *kernel
+            )
             if solver.ours and problem is not None:
                 what = f"{solver.name}: {problem}"
-                run.failures.append(Failure.at(grid.name, scenario, cost, what))
+                run.failures.append(common.Failure.at(grid.name, scenario, cost, what))
     progress.finish(run)
     prepared.clear()
     gc.collect()
@@ -380,6 +363,7 @@ def row_of(solver: str, runs: Sequence[MapRun]) -> Row:
             vs_astar.append(answer.ns / run.answers[OURS_ASTAR][i].ns)
             vs_jps.append(answer.ns / run.answers[OURS_JPS][i].ns)
     n = len(us)
+    median = common.median
     return Row(solver, n, median(us), 100 * optimal / n, 100 * legal / n, median(vs_astar),
                median(vs_jps))  # fmt: skip
 
@@ -389,12 +373,12 @@ def by_map_table(runs: Sequence[MapRun]) -> str:
     its per-query ratios; pure-Python peers on their subset of the queries)."""
     peers = [s.name for s in SOLVERS if not s.ours]
     columns = ("map", "size", "queries", "our A* median µs", "our JPS median µs")
-    lines = [header((*columns, *(f"{p} / our A*" for p in peers)), 2)]
+    lines = [common.header((*columns, *(f"{p} / our A*" for p in peers)), 2)]
     for run in runs:
         astar, jps = row_of(OURS_ASTAR, [run]), row_of(OURS_JPS, [run])
-        ratios = [times(row_of(p, [run]).vs_astar) for p in peers]
+        ratios = [common.times(row_of(p, [run]).vs_astar) for p in peers]
         cells = [run.name, run.size, f"{astar.queries:,}", f"{astar.median_us:,.1f}"]
-        lines.append(row([*cells, f"{jps.median_us:,.1f}", *ratios]))
+        lines.append(common.row([*cells, f"{jps.median_us:,.1f}", *ratios]))
     return "\n".join(lines)
 
 
@@ -403,17 +387,17 @@ SUMMARY_COLUMNS = ("solver", "queries", "% optimal", "% legal", "time / our A*",
 
 
 def summary_table(runs: Sequence[MapRun]) -> str:
-    lines = [header(SUMMARY_COLUMNS)]
+    lines = [common.header(SUMMARY_COLUMNS)]
     for solver in SOLVERS:
         r = row_of(solver.name, runs)
         per_map = [row_of(solver.name, [run]) for run in runs]
         a = [p.vs_astar for p in per_map]
         j = [p.vs_jps for p in per_map]
         lines.append(
-            f"| {r.solver} | {r.queries:,} | {percent(r.optimal_pct)} | "
-            f"{percent(r.legal_pct)} | {times(r.vs_astar)} | "
-            f"{times(min(a))} – {times(max(a))} | {times(r.vs_jps)} | "
-            f"{times(min(j))} – {times(max(j))} |"
+            f"| {r.solver} | {r.queries:,} | {common.percent(r.optimal_pct)} | "
+            f"{common.percent(r.legal_pct)} | {common.times(r.vs_astar)} | "
+            f"{common.times(min(a))} – {common.times(max(a))} | {common.times(r.vs_jps)} | "
+            f"{common.times(min(j))} – {common.times(max(j))} |"
         )
     return "\n".join(lines)
 
@@ -429,17 +413,21 @@ def kernel_row(name: str, runs: Sequence[MapRun]) -> str:
     answers = [[run.answers[s][i] for s in ours] for run in runs for i in run.answers[OURS_ASTAR]]
     # kernel times in ns, the divisors (JPS, subgoal) at least 1
     a, j, sg = (np.array([max(q[k].kernel_ns, float(k > 0)) for q in answers]) for k in range(3))
-    a_ex, j_ex = (median([q[k].expanded for q in answers]) for k in range(2))
-    by_call = median([q[0].ns / q[1].ns for q in answers])
-    us = [f"{median(ns) / 1e3:,.1f}" for ns in (a, j, sg)]
-    ratios = [times(median(a / j)), times(by_call), times(median(a / sg))]
-    return row([name, *us, f"{a_ex:,.0f}", f"{j_ex:,.0f}", *ratios])
+    a_ex, j_ex = (common.median([q[k].expanded for q in answers]) for k in range(2))
+    by_call = common.median([q[0].ns / q[1].ns for q in answers])
+    us = [f"{common.median(ns) / 1e3:,.1f}" for ns in (a, j, sg)]
+    ratios = [
+        common.times(common.median(a / j)),
+        common.times(by_call),
+        common.times(common.median(a / sg)),
+    ]
+    return common.row([name, *us, f"{a_ex:,.0f}", f"{j_ex:,.0f}", *ratios])
 
 
 def kernel_table(runs: Sequence[MapRun]) -> str:
     """Per map and over all maps: what our searches cost without the ~10 µs of Python
     around each ``find_path`` call (the same queries as the tables above)."""
-    lines = [header(KERNEL_COLUMNS)]
+    lines = [common.header(KERNEL_COLUMNS)]
     lines += [kernel_row(run.name, [run]) for run in runs]
     if len(runs) > 1:
         lines.append(kernel_row("all maps", runs))
@@ -450,8 +438,8 @@ def kernel_table(runs: Sequence[MapRun]) -> str:
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
-    parser = scenario_parser("python -m bench.peers", __doc__)
-    add_limit(parser, DEFAULT_LIMIT, "queries per map for our kernels, tcod and pyastar2d")
+    parser = common.scenario_parser("python -m bench.peers", __doc__)
+    common.add_limit(parser, DEFAULT_LIMIT, "queries per map for our kernels, tcod and pyastar2d")
     add = parser.add_argument
     add("--peer-limit", type=int, default=DEFAULT_PEER_LIMIT, metavar="N",
         help="queries per map for the pure-Python peers (an even subset)")  # fmt: skip
@@ -469,12 +457,12 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
-    started = begin(args)
+    started = common.begin(args)
     if started is None:
         return 2
     maps, info = started
     print(flush=True)
-    progress = Progress(len(maps))
+    progress = common.Progress(len(maps))
     try:
         runs = [
             run_map(path, args.limit, args.peer_limit, progress, args.order, args.rounds)
@@ -484,7 +472,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"\nerror: {exc}", file=sys.stderr)
         return 2
 
-    line = machine_line(info)
+    line = common.machine_line(info)
     print("#### By map: our medians, and each peer's time over our A*'s\n")
     print(by_map_table(runs))
     print()
@@ -496,7 +484,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(kernel_table(runs))
     print(f"\n{line}")
 
-    report_failures([f for run in runs for f in run.failures])
+    common.report_failures([f for run in runs for f in run.failures])
     return 1 if any(run.failures for run in runs) else 0
 
 
