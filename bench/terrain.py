@@ -1,6 +1,6 @@
-"""Paths on terrain maps (issue 20), two measurements on the same maps and queries
-(``python -m bench.terrain waypoints|theta --help``; method and latest tables:
-bench/README.md, "bench.terrain"):
+"""Any-angle and smoothed paths against A*, three commands sharing the searches
+(``python -m bench.terrain waypoints|theta|anyangle --help``; method and latest tables:
+bench/README.md, "bench.terrain" and "bench.terrain anyangle"):
 
 * ``waypoints``: what walking A*'s ``smooth`` waypoints costs against the ``cost`` the
   server quotes, on the bundled ``village`` (400 random pairs, and the issue's example)
@@ -16,6 +16,10 @@ bench/README.md, "bench.terrain"):
   (smooth noise cut into five grey levels of cost 1, 1.5, 2, 3 and 5). Every Theta*
   answer is checked (its waypoints validate in ``waypoints`` mode at exactly its cost; A*'s
   waypoints never cost more than A*'s cost). Exit status 1 if a check failed.
+* ``anyangle``: Theta* against A* and string-pulled A* (its smooth waypoints' length) on
+  the Moving AI maps as they are (``--limit`` scenarios each): lengths and times; every
+  Theta* answer must validate in both ``/validate`` modes (exit status 1 if not, 2 if the
+  data cannot be read).
 
 Every random choice comes from one generator seeded with :data:`SEED`.
 """
@@ -23,16 +27,19 @@ Every random choice comes from one generator seeded with :data:`SEED`.
 from __future__ import annotations
 
 import argparse
+import math
 import sys
-from collections.abc import Sequence
+import time
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import numpy as np
 
+from bench import common
 from bench.common import DEFAULT_DATA, MAX_BYTES, MAX_CELLS, load_scenarios
 from gridpath.grid import load_map
 from gridpath.grid.model import Grid, TerrainClass
-from gridpath.search import Algorithm, SearchOptions, find_path
+from gridpath.search import Algorithm, PathResult, SearchOptions, SearchScratch, find_path
 from gridpath.search.cost import polyline_cost, price_record
 from gridpath.search.find import terrain_table
 from gridpath.search.validate import validate_path
@@ -159,14 +166,25 @@ def grey(grid: Grid, rng: np.random.Generator) -> Grid:
     return terrain_grid(grid, levels, (1.0, 1.5, 2.0, 3.0, 5.0), "grey")
 
 
+def searched(
+    grid: Grid, queries: Sequence[Query], scratch: SearchScratch | None = None
+) -> Iterator[tuple[int, PathResult, PathResult, float, float]]:
+    """Per query (start != goal): its index, A* with smooth waypoints and Theta*, and the
+    µs each took."""
+    for i, (start, goal) in enumerate(queries):
+        if start == goal:
+            continue
+        began = time.perf_counter_ns()
+        astar = find_path(grid, start, goal, SMOOTH_ASTAR, waypoints=True, scratch=scratch)
+        middle = time.perf_counter_ns()
+        theta = find_path(grid, start, goal, THETA, waypoints=True, scratch=scratch)
+        yield i, astar, theta, (middle - began) / 1e3, (time.perf_counter_ns() - middle) / 1e3
+
+
 def compare(grid: Grid, queries: Sequence[Query]) -> tuple[list[tuple[float, ...]], int]:
     """Per query found: (A* cost, smooth waypoints' cost, Theta* cost); and the failures."""
     rows, failures = [], 0
-    for start, goal in queries:
-        if start == goal:
-            continue
-        astar = find_path(grid, start, goal, SMOOTH_ASTAR, waypoints=True)
-        theta = find_path(grid, start, goal, THETA, waypoints=True)
+    for _, astar, theta, _, _ in searched(grid, queries):
         if not astar.found or not theta.found:
             failures += astar.found != theta.found
             continue
@@ -209,6 +227,70 @@ def theta_main(args: argparse.Namespace) -> int:
     return 1 if failures else 0
 
 
+# --- anyangle: uniform Moving AI maps -----------------------------------------------------
+
+ANYANGLE_COLUMNS = ("map", "queries", "pulled / A*", "theta / A*", "theta < pulled %",
+                    "= %", "> %", "theta > A* %", "A* ms", "theta ms")  # fmt: skip
+
+
+def polyline(points: np.ndarray) -> float:
+    return sum(math.dist(a, b) for a, b in zip(points.tolist(), points[1:].tolist()))
+
+
+def anyangle_map(path: Path, limit: int | None, scratch: SearchScratch) -> tuple[list, list]:
+    """Per scenario: (A* cost, its smooth waypoints' length, Theta* cost, A* µs, Theta* µs);
+    and what failed: a path not found, a Theta* answer invalid in either validate mode."""
+    grid, scenarios = common.load_scenarios(path, limit)
+    figures, problems = [], []
+    queries = [(s.start, s.goal) for s in scenarios]
+    for i, astar, theta, astar_us, theta_us in searched(grid, queries, scratch):
+        where = f"{path.name}:{scenarios[i].line}"
+        if not (astar.found and theta.found):
+            problems.append(f"{where}: found astar={astar.found} theta={theta.found}")
+            continue
+        for mode, points in (("waypoints", theta.waypoints), ("cells", theta.path)):
+            if not validate_path(grid, points, mode=mode, options=THETA, scratch=scratch).valid:
+                problems.append(f"{where}: theta {mode} invalid")
+        figures.append((astar.cost, polyline(astar.waypoints), theta.cost, astar_us, theta_us))
+    return figures, problems
+
+
+def anyangle_row(name: str, figures: list) -> str:
+    a = np.array(figures)
+    cost, pulled, theta = a[:, 0], a[:, 1], a[:, 2]
+    shorter = np.mean(theta < pulled - 1e-9) * 100
+    longer = np.mean(theta > pulled + 1e-9) * 100
+    return common.row([
+        name, len(a), f"{np.mean(pulled / cost):.4f}", f"{np.mean(theta / cost):.4f}",
+        common.percent(shorter), common.percent(100 - shorter - longer), common.percent(longer),
+        common.percent(np.mean(theta > cost + 1e-9) * 100),
+        f"{np.median(a[:, 3]) / 1000:.2f}", f"{np.median(a[:, 4]) / 1000:.2f}",
+    ])  # fmt: skip
+
+
+def anyangle_main(args: argparse.Namespace) -> int:
+    started = common.begin(args)
+    if started is None:
+        return 2
+    maps, info = started
+    scratch = SearchScratch()
+    every, problems, lines = [], [], []
+    for path in maps:
+        figures, found = anyangle_map(path, args.limit or None, scratch)
+        problems += found
+        if figures:
+            every += figures
+            lines.append(anyangle_row(path.stem, figures))
+        common.log(f"{path.stem}: {len(figures)} scenarios")
+    print("\n" + common.header(ANYANGLE_COLUMNS))
+    print("\n".join(lines))
+    print(anyangle_row(f"all {len(maps)} maps", every))
+    print(f"\n{common.machine_line(info)}")
+    for problem in problems:
+        print(problem, file=sys.stderr)
+    return 1 if problems else 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         "python -m bench.terrain", description=__doc__,
@@ -222,8 +304,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     theta.add_argument("--maps", nargs="*", default=list(DEFAULT_MAPS), help="Moving AI maps")
     theta.add_argument("--limit", type=int, default=40, help="scenarios per Moving AI map")
     theta.add_argument("--data", type=Path, default=DEFAULT_DATA, help="Moving AI folder")
+    anyangle = commands.add_parser("anyangle", help="Theta* against A* on Moving AI maps")
+    anyangle.add_argument("--data", type=Path, default=common.DEFAULT_DATA, help="Moving AI folder")
+    anyangle.add_argument("--maps", nargs="+", metavar="NAME", help="only these maps (stems)")
+    anyangle.add_argument("--limit", type=int, default=30, help="scenarios per map (default 30)")
     args = parser.parse_args(argv)
-    return waypoints_main(args) if args.command == "waypoints" else theta_main(args)
+    run = {"waypoints": waypoints_main, "theta": theta_main, "anyangle": anyangle_main}
+    return run[args.command](args)
 
 
 if __name__ == "__main__":
