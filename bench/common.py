@@ -83,13 +83,10 @@ def machine_info() -> dict[str, str | int]:
 
     return {
         "date": datetime.now().astimezone().isoformat(timespec="seconds"),
-        "commit": code_version(),
-        "python": platform.python_version(),
-        "numba": numba.__version__,
-        "numpy": np.__version__,
-        "cpu": cpu_model(),
+        "commit": code_version(), "python": platform.python_version(),
+        "numba": numba.__version__, "numpy": np.__version__, "cpu": cpu_model(),
         "cores": core_count(),
-    }
+    }  # fmt: skip
 
 
 def machine_line(info: dict[str, str | int]) -> str:

@@ -34,11 +34,9 @@ CLASSES: dict[str, tuple[float, float]] = {
 # runs the long queries with plain A* (several times JPS's kernel time per query), so the
 # kernel's share of a request is larger: what GIL release can scale.
 WORKLOADS: dict[str, tuple[str, dict[str, Any]]] = {
-    "short": ("short", {}),
-    "medium": ("medium", {}),
-    "long": ("long", {}),
+    "short": ("short", {}), "medium": ("medium", {}), "long": ("long", {}),
     "long A*": ("long", {"algorithm": "astar"}),
-}
+}  # fmt: skip
 # Server configurations of the closed-loop runs: (workers, SEARCH_THREADS per worker).
 CONFIGS: tuple[tuple[int, int], ...] = ((1, 1), (1, 2), (2, 1), (2, 2))
 EXPERIMENTS = ("closed", "open", "floor")

@@ -122,13 +122,11 @@ def child_grid(size: int, seed: int) -> dict[str, Any]:
         "terrain": grid.terrain,
     }
     return {
-        "cells": grid.cell_count,
-        "rss_before": before,
-        "rss_walkable": with_walkable,
+        "cells": grid.cell_count, "rss_before": before, "rss_walkable": with_walkable,
         "rss_after": after,
         "nbytes": merge_minor({k: 0 if a is None else int(a.nbytes) for k, a in arrays.items()}),
         "resident": merge_minor({k: resident_bytes(a) for k, a in arrays.items()}),
-    }
+    }  # fmt: skip
 
 
 def merge_minor(figures: dict[str, int]) -> dict[str, int]:
@@ -161,21 +159,13 @@ def child_scratch(size: int, seed: int) -> dict[str, Any]:
     ends = np.concatenate([base + seen * row, base + (seen + 1) * row - 1])
     seen_pages = np.unique(ends // SMALL_PAGE)
     return {
-        "cells": grid.flat.size,
-        "nbytes": scratch.nbytes,
-        "rss_allocated": allocated - before,
-        "rss_searched": searched - before,
-        "resident_nodes": resident_nodes,
-        "resident_frontier": resident_frontier,
-        "huge_pages": huge_after - huge_before,
-        "seen_cells": int(seen.size),
-        "seen_pages_bytes": int(seen_pages.size) * SMALL_PAGE,
-        "found": result.found,
-        "expanded": result.expanded,
-        "search_s": elapsed_s,
-        "start": list(start),
-        "goal": list(goal),
-    }
+        "cells": grid.flat.size, "nbytes": scratch.nbytes, "rss_allocated": allocated - before,
+        "rss_searched": searched - before, "resident_nodes": resident_nodes,
+        "resident_frontier": resident_frontier, "huge_pages": huge_after - huge_before,
+        "seen_cells": int(seen.size), "seen_pages_bytes": int(seen_pages.size) * SMALL_PAGE,
+        "found": result.found, "expanded": result.expanded, "search_s": elapsed_s,
+        "start": list(start), "goal": list(goal),
+    }  # fmt: skip
 
 
 def child(spec: str) -> None:

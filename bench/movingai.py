@@ -53,10 +53,7 @@ def summarise(name: str, size: str, results: Sequence[MapResult]) -> dict[str, f
     failures = sum(len(r.failures) for r in results)
     total_s = float(search_us.sum()) / 1e6
     return {
-        "map": name,
-        "size": size,
-        "scenarios": runs,
-        "failures": failures,
+        "map": name, "size": size, "scenarios": runs, "failures": failures,
         "optimal_pct": 100.0 * (runs - failures) / runs if runs else 0.0,
         "median_us": float(np.median(search_us)) if runs else math.nan,
         "p95_us": float(np.percentile(search_us, 95)) if runs else math.nan,
@@ -64,7 +61,7 @@ def summarise(name: str, size: str, results: Sequence[MapResult]) -> dict[str, f
         "expansions_per_s": float(expanded.sum()) / total_s if total_s > 0 else math.nan,
         "median_smooth_us": float(np.median(smooth_us)) if smooth_us.size else math.nan,
         "search_total_s": total_s,
-    }
+    }  # fmt: skip
 
 
 def check(grid: Grid, scenario: common.Scenario, result: PathResult) -> common.Failure | None:
