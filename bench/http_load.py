@@ -207,12 +207,7 @@ def bench_floor(plan: Plan, body: Path, pids: PidFile) -> dict[str, Any]:
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="python -m bench.http_load", description=__doc__)
     add = parser.add_argument
-    add(
-        "--data",
-        type=Path,
-        default=common.DEFAULT_DATA,
-        help="Moving AI folder, served as MAPS_DIR",
-    )
+    add("--data", type=Path, default=common.DEFAULT_DATA, help="Moving AI folder (MAPS_DIR)")
     add("--per-map", type=int, default=40, help="queries per map and class (default 40)")
     add("--seed", type=int, default=2024, help="query shuffle seed")
     add("--duration", type=float, default=10.0, help="seconds per closed-loop run (default 10)")

@@ -76,11 +76,9 @@ def check(grid: Grid, scenario: common.Scenario, result: PathResult) -> common.F
 
 
 def run_map(
-    map_path: Path,
-    limit: int | None,
-    progress: common.Progress,
+    map_path: Path, limit: int | None, progress: common.Progress,
     options: SearchOptions = DEFAULT_OPTIONS,
-) -> MapResult:
+) -> MapResult:  # fmt: skip
     """Load one map and run its (subsampled) scenarios, timing find_path and smooth."""
     grid, scenarios = common.load_scenarios(map_path, limit)
     result = MapResult(grid.name, grid.width, grid.height)
