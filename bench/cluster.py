@@ -34,13 +34,6 @@ EDITED_MAP = "arena"
 PROPAGATION_TIMEOUT_S = 5.0  # a change not seen everywhere by then counts as lost
 
 
-def redis_supported() -> str | None:
-    """None if redis-server can be started here; otherwise why not."""
-    if shutil.which("redis-server") is None:
-        return "redis-server is not installed (Debian package redis-server)"
-    return None
-
-
 # --- Redis -------------------------------------------------------------------------------
 
 
@@ -351,7 +344,9 @@ def run_all(plan: Plan, pids: PidFile) -> dict[str, Any]:
     """The chosen experiments; the figures, with the machine and what was skipped."""
     began = time.perf_counter()
     results: dict[str, Any] = load.results_of(plan) | {"skipped": []}
-    missing = redis_supported()
+    missing = None  # why Redis cannot run here (the experiments that need it are skipped)
+    if shutil.which("redis-server") is None:
+        missing = "redis-server is not installed (Debian package redis-server)"
     redis_needed = {"propagation", "store"} & set(plan.experiments)
     if missing and redis_needed:
         results["skipped"].append(f"{' and '.join(sorted(redis_needed))}: {missing}")

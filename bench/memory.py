@@ -95,10 +95,6 @@ def random_walkable(size: int, seed: int, open_cells: Sequence[Cell] = ()) -> np
     return walkable
 
 
-def corners(size: int) -> tuple[Cell, Cell]:
-    return (0, 0), (size - 1, size - 1)
-
-
 def child_grid(size: int, seed: int) -> dict[str, Any]:
     """(a), in a fresh process: VmRSS before and after loading one random map."""
     release_large_frees()  # as the service does at start-up
@@ -139,7 +135,7 @@ def child_scratch(size: int, seed: int) -> dict[str, Any]:
     """(b), in a fresh process: VmRSS growth of a scratch, allocated and after one search."""
     release_large_frees()  # as the service does at start-up
     warm_up()
-    start, goal = corners(size)
+    start, goal = (0, 0), (size - 1, size - 1)  # opposite corners: a long search
     grid = Grid.from_walkable("big", random_walkable(size, seed, (start, goal)))
     gc.collect()
     before, huge_before = rss_bytes(), huge_page_bytes()
