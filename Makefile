@@ -29,7 +29,7 @@ test-quick: $(VENV)/.installed-dev
 ## bench: Moving AI scenarios, Theta*, memory, JPS+ and the subgoal tier (needs ../shared/benchmarks/movingai)
 bench: $(VENV)/.installed
 	$(BIN)/python -m bench.movingai
-	$(BIN)/python -m bench.anyangle
+	$(BIN)/python -m bench.terrain anyangle
 	$(BIN)/python -m bench.memory
 	$(BIN)/python -m bench.tiers --check
 

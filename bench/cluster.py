@@ -23,35 +23,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bench.common import (
-    DEFAULT_DATA,
-    exit_on_signals,
-    header,
-    log,
-    machine_info,
-    machine_line,
-    ms,
-    percentile,
-    row,
-    write_bodies,
-    write_json,
-)
+from bench import common, load
 from bench.http_load import build_queries
 from bench.http_report import LATENCY_KEYS, LATENCY_MS, errors_text, latency_text
-from bench.load import add_run_options, load_figures, require_wrk, run_wrk
 from bench.server import HOST, JsonClient, PidFile, Server, ServerSpec, free_port, running
 
 EXPERIMENTS = ("propagation", "store", "scale")
 ADMIN_TOKEN = "bench-cluster-admin"
 EDITED_MAP = "arena"
 PROPAGATION_TIMEOUT_S = 5.0  # a change not seen everywhere by then counts as lost
-
-
-def redis_supported() -> str | None:
-    """None if redis-server can be started here; otherwise why not."""
-    if shutil.which("redis-server") is None:
-        return "redis-server is not installed (Debian package redis-server)"
-    return None
 
 
 # --- Redis -------------------------------------------------------------------------------
@@ -77,12 +57,9 @@ def redis_server(pids: PidFile, timeout: float = 10.0) -> Iterator[str]:
             "redis-server", "--port", str(port), "--bind", HOST, "--save", "",
             "--appendonly", "no", "--dir", folder,
         ]  # fmt: skip
+        quiet = subprocess.DEVNULL
         process = subprocess.Popen(
-            command,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            start_new_session=True,
+            command, stdin=quiet, stdout=quiet, stderr=quiet, start_new_session=True
         )
         pids.add(process.pid)
         try:
@@ -188,31 +165,19 @@ def measure_propagation(plan: Plan, processes: int, pids: PidFile) -> dict[str, 
                     else:
                         spread_us.append((time.perf_counter() - acked) * 1e6)
                     if (i + 1) % max(1, plan.changes // 10) == 0:
-                        log(f"propagation, {processes} processes: {i + 1}/{plan.changes}")
+                        common.log(f"propagation, {processes} processes: {i + 1}/{plan.changes}")
             finally:
                 for client in clients:
                     client.close()
     spread_us.sort()
     return {
-        "processes": processes,
-        "changes": plan.changes,
-        "acknowledged": len(acks_us),
-        "refused": refused,
-        "ack_p50_us": statistics.median(acks_us) if acks_us else 0.0,
-        "p50_us": percentile(spread_us, 50),
-        "p99_us": percentile(spread_us, 99),
-        "max_us": spread_us[-1] if spread_us else 0.0,
-        "lost": lost,
+        "processes": processes, "changes": plan.changes, "acknowledged": len(acks_us),
+        "refused": refused, "ack_p50_us": statistics.median(acks_us) if acks_us else 0.0,
+        "p50_us": common.percentile(spread_us, 50), "p99_us": common.percentile(spread_us, 99),
+        "max_us": spread_us[-1] if spread_us else 0.0, "lost": lost,
         "hash_mismatches": int(mismatched),
         "poll_us": statistics.median(poll_us) if poll_us else 0.0,
-    }
-
-
-def closed_load(
-    plan: Plan, server: Server, bodies: Path, duration: float, connections: int
-) -> dict[str, Any]:
-    """One closed-loop run (wrk)."""
-    return run_wrk(server.url, bodies, duration, plan.max_requests, connections)
+    }  # fmt: skip
 
 
 def pooled(results: Sequence[dict[str, Any]]) -> dict[str, Any]:
@@ -225,7 +190,7 @@ def pooled(results: Sequence[dict[str, Any]]) -> dict[str, Any]:
         for kind, n in r["errors"].items():
             errors[kind] = errors.get(kind, 0) + n
     latency = {k: max(r["latency_us"][k] for r in results) for k in LATENCY_KEYS}
-    return load_figures(duration, requests, errors, latency)
+    return load.load_figures(duration, requests, errors, latency)
 
 
 def load_together(plan: Plan, servers: Sequence[Server], bodies: Path) -> dict[str, Any]:
@@ -234,7 +199,7 @@ def load_together(plan: Plan, servers: Sequence[Server], bodies: Path) -> dict[s
     results: list[dict[str, Any]] = [{} for _ in servers]
 
     def one(k: int) -> None:
-        results[k] = closed_load(plan, servers[k], bodies, plan.duration, share)
+        results[k] = load.run_wrk(servers[k].url, bodies, plan.duration, plan.max_requests, share)
 
     threads = [threading.Thread(target=one, args=(k,)) for k in range(len(servers))]
     for t in threads:
@@ -251,27 +216,18 @@ def alternate(
 ) -> list[dict[str, Any]]:
     """Each labelled group of servers loaded in turn, ``plan.rounds`` times (the order
     reversed every other round), after a warm-up."""
-    for _, servers in labelled:
-        for server in servers:
-            closed_load(plan, server, bodies, plan.warmup, plan.connections)
+    for server in (server for _, servers in labelled for server in servers):
+        load.run_wrk(server.url, bodies, plan.warmup, plan.max_requests, plan.connections)
     runs = []
-    for turn in range(1, plan.rounds + 1):
-        # ABBA: each variant runs first as often as second, so a drift of the machine
-        # (or a first-run effect) does not favour one
-        for label, servers in labelled if turn % 2 else labelled[::-1]:
-            log(f"{what}: {label}, round {turn}, {plan.duration:.0f} s")
-            runs.append({"label": label, "round": turn, **load_together(plan, servers, bodies)})
+    for turn, (label, servers) in load.abba(plan.rounds, labelled):
+        common.log(f"{what}: {label}, round {turn}, {plan.duration:.0f} s")
+        runs.append({"label": label, "round": turn, **load_together(plan, servers, bodies)})
     return runs
 
 
 def ratio(runs: Sequence[dict[str, Any]], label: str, base: str) -> float:
     """Pooled requests/s of ``label`` over that of ``base``."""
-
-    def rate(name: str) -> float:
-        mine = [r for r in runs if r["label"] == name]
-        return sum(r["requests"] for r in mine) / sum(r["duration_s"] for r in mine)
-
-    return rate(label) / rate(base)
+    return load.pooled_rate(runs, "label", label) / load.pooled_rate(runs, "label", base)
 
 
 def bench_store(plan: Plan, bodies: Path, pids: PidFile) -> dict[str, Any]:
@@ -304,29 +260,29 @@ def propagation_table(rows: Sequence[dict[str, Any]]) -> str:
         "p99 ms", "max ms", f"not everywhere in {PROPAGATION_TIMEOUT_S:.0f} s",
         "hash mismatches", "poll p50 ms",
     )  # fmt: skip
-    lines = [header(columns, 0)]
+    lines = [common.header(columns, 0)]
     for r in rows:
         refused = sum(r["refused"].values())
         acknowledged = f"{r['acknowledged']:,}" + (f" ({refused} refused)" if refused else "")
-        cells = [r["processes"], f"{r['changes']:,}", acknowledged, ms(r["ack_p50_us"])]
-        cells += [ms(r[k]) for k in ("p50_us", "p99_us", "max_us")]
-        lines.append(row([*cells, r["lost"], r["hash_mismatches"], ms(r["poll_us"])]))
+        cells = [r["processes"], f"{r['changes']:,}", acknowledged, common.ms(r["ack_p50_us"])]
+        cells += [common.ms(r[k]) for k in ("p50_us", "p99_us", "max_us")]
+        lines.append(common.row([*cells, r["lost"], r["hash_mismatches"], common.ms(r["poll_us"])]))
     return "\n".join(lines)
 
 
 def runs_table(runs: Sequence[dict[str, Any]], first: str) -> str:
     columns = (first, "run", "requests", "req/s", *LATENCY_MS, "errors")
-    lines = [header(columns, 1)]
+    lines = [common.header(columns, 1)]
     for r in runs:
         lat = r["latency_us"]
         cells = [r["label"], r["round"], f"{r['requests']:,}", f"{r['rps']:,.0f}"]
-        lines.append(row([*cells, latency_text(lat), errors_text(r)]))
+        lines.append(common.row([*cells, latency_text(lat), errors_text(r)]))
     return "\n".join(lines)
 
 
 def print_report(results: dict[str, Any]) -> None:
     plan = results["plan"]
-    load = f"wrk, {plan['connections']} connections in all, closed loop"
+    closed = f"wrk, {plan['connections']} connections in all, closed loop"
     for reason in results["skipped"]:
         print(f"Skipped: {reason}.\n")
     if results.get("propagation"):
@@ -337,13 +293,13 @@ def print_report(results: dict[str, Any]) -> None:
         print(propagation_table(results["propagation"]), end="\n\n")
     if results.get("store"):
         store = results["store"]
-        print(f"Short queries, one process per store, runs alternating ({load}):\n")
+        print(f"Short queries, one process per store, runs alternating ({closed}):\n")
         print(runs_table(store["runs"], "store"))
         print(f"\nRedis store / folder store: **{store['ratio']:.2f}x** requests/s.\n")
     if results.get("scale"):
         scale = results["scale"]
         print(
-            f"Short queries, one process against two ({scale['store']} store; {load}, "
+            f"Short queries, one process against two ({scale['store']} store; {closed}, "
             "split evenly over the processes; runs alternating):\n"
         )
         print(runs_table(scale["runs"], "processes"))
@@ -357,13 +313,13 @@ def print_report(results: dict[str, Any]) -> None:
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="python -m bench.cluster", description=__doc__)
-    parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="Moving AI folder")
+    parser.add_argument("--data", type=Path, default=common.DEFAULT_DATA, help="Moving AI folder")
     parser.add_argument("--changes", type=int, default=200, help="changes per propagation run")
     parser.add_argument("--processes", type=int, nargs="+", default=[2, 3],
                         help="process counts of the propagation runs")  # fmt: skip
     parser.add_argument("--duration", type=float, default=5.0, help="seconds per load run")
     parser.add_argument("--rounds", type=int, default=2, help="runs per variant (default 2)")
-    add_run_options(parser, EXPERIMENTS)
+    load.add_run_options(parser, EXPERIMENTS)
     parser.add_argument("--quick", action="store_true", help="20 changes, 2 s runs, 1 round")
     args = parser.parse_args(argv)
     if args.changes < 1 or args.rounds < 1 or min(args.processes) < 1:
@@ -372,39 +328,30 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 
 
 def make_plan(args: argparse.Namespace, state_root: Path) -> Plan:
-    require_wrk()
+    load.require_wrk()
     quick = args.quick
     return Plan(
-        data=args.data.resolve(),
-        changes=min(args.changes, 20) if quick else args.changes,
-        process_counts=tuple(args.processes),
-        duration=2.0 if quick else args.duration,
-        warmup=1.0 if quick else 2.0,
-        rounds=1 if quick else args.rounds,
-        connections=args.connections,
-        max_requests=args.max_requests,
+        data=args.data.resolve(), changes=min(args.changes, 20) if quick else args.changes,
+        process_counts=tuple(args.processes), duration=2.0 if quick else args.duration,
+        warmup=1.0 if quick else 2.0, rounds=1 if quick else args.rounds,
+        connections=args.connections, max_requests=args.max_requests,
         ready_timeout=args.ready_timeout,
-        experiments=tuple(e for e in EXPERIMENTS if e in args.only),
-        state_root=state_root,
-    )
+        experiments=tuple(e for e in EXPERIMENTS if e in args.only), state_root=state_root,
+    )  # fmt: skip
 
 
 def run_all(plan: Plan, pids: PidFile) -> dict[str, Any]:
     """The chosen experiments; the figures, with the machine and what was skipped."""
     began = time.perf_counter()
-    info = machine_info()
-    results: dict[str, Any] = {
-        "machine": info,
-        "machine_line": machine_line(info),
-        "plan": {k: str(v) if isinstance(v, Path) else v for k, v in vars(plan).items()},
-        "skipped": [],
-    }
-    missing = redis_supported()
+    results: dict[str, Any] = load.results_of(plan) | {"skipped": []}
+    missing = None  # why Redis cannot run here (the experiments that need it are skipped)
+    if shutil.which("redis-server") is None:
+        missing = "redis-server is not installed (Debian package redis-server)"
     redis_needed = {"propagation", "store"} & set(plan.experiments)
     if missing and redis_needed:
         results["skipped"].append(f"{' and '.join(sorted(redis_needed))}: {missing}")
     short = build_queries(plan.data, 40, seed=0)["short"]  # < 32 cells, 40 per map
-    bodies = write_bodies(plan.state_root / "short.jsonl", short)
+    bodies = common.write_bodies(plan.state_root / "short.jsonl", short)
     if "propagation" in plan.experiments and not missing:
         results["propagation"] = [measure_propagation(plan, n, pids) for n in plan.process_counts]
     if "store" in plan.experiments and not missing:
@@ -418,14 +365,12 @@ def run_all(plan: Plan, pids: PidFile) -> dict[str, Any]:
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
     if not args.data.is_dir():
-        log(f"no Moving AI data in {args.data}")
+        common.log(f"no Moving AI data in {args.data}")
         return 2
-    exit_on_signals()
+    common.exit_on_signals()
     with tempfile.TemporaryDirectory(prefix="gridpath-cluster-") as tmp:
         results = run_all(make_plan(args, Path(tmp)), PidFile(args.pid_file))
     print_report(results)
-    if args.json:
-        write_json(args.json, results)
     failed = any(r["lost"] or r["hash_mismatches"] for r in results.get("propagation", []))
     return 1 if failed else 0
 

@@ -1,13 +1,12 @@
 """What every benchmark shares: the data and output folders, the Moving AI scenarios and
-their loading, the ``--data``/``--maps``/``--limit``/``--json`` options, the JSON writers
-(results, and files of request bodies), the signal handling of benchmarks that run servers,
+their loading, the ``--data``/``--maps``/``--limit`` options, files of request bodies,
+the signal handling of benchmarks that run servers,
 progress on stderr, the machine line under every table, and Markdown table formatting
 (tables go to stdout)."""
 
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
 import math
 import os
@@ -84,13 +83,10 @@ def machine_info() -> dict[str, str | int]:
 
     return {
         "date": datetime.now().astimezone().isoformat(timespec="seconds"),
-        "commit": code_version(),
-        "python": platform.python_version(),
-        "numba": numba.__version__,
-        "numpy": np.__version__,
-        "cpu": cpu_model(),
+        "commit": code_version(), "python": platform.python_version(),
+        "numba": numba.__version__, "numpy": np.__version__, "cpu": cpu_model(),
         "cores": core_count(),
-    }
+    }  # fmt: skip
 
 
 def machine_line(info: dict[str, str | int]) -> str:
@@ -241,6 +237,18 @@ def path_problem(grid: Grid, path: np.ndarray, scenario: Scenario, cost: float) 
     return None
 
 
+def scenario_problem(
+    grid: Grid, scenario: Scenario, path: np.ndarray | None, cost: float | None
+) -> str | None:
+    """Why ``path`` of length ``cost`` (None: no path) is not an optimal legal answer to
+    ``scenario``; None if it is."""
+    if cost is None:
+        return "not found"
+    if not is_optimal(cost, scenario.optimal):
+        return "not optimal"
+    return path_problem(grid, path, scenario, cost)
+
+
 # --- options -----------------------------------------------------------------------------
 
 
@@ -253,27 +261,17 @@ def scenario_parser(
     parser = argparse.ArgumentParser(
         prog=prog, description=description, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument(
-        "--data",
-        type=Path,
-        default=DEFAULT_DATA,
-        help="folder with X.map and X.map.scen files (default: %(default)s)",
-    )
+    add = parser.add_argument
+    add("--data", type=Path, default=DEFAULT_DATA, metavar="DIR",
+        help="folder with X.map and X.map.scen files (default: %(default)s)")  # fmt: skip
     if default_maps is None:
-        parser.add_argument(
-            "--maps",
-            nargs="+",
-            metavar="NAME",
-            help="only these maps (file stems, e.g. arena maze512-1-0)",
-        )
+        add("--maps", nargs="+", metavar="NAME",
+            help="only these maps (file stems, e.g. arena maze512-1-0)")  # fmt: skip
     else:
-        parser.add_argument(
-            "--maps",
-            nargs="*",
-            metavar="NAME",
-            default=list(default_maps),
+        add(
+            "--maps", nargs="*", metavar="NAME", default=list(default_maps),
             help="these maps (file stems; default: %(default)s; none: no Moving AI map)",
-        )
+        )  # fmt: skip
     return parser
 
 
@@ -281,28 +279,6 @@ def add_limit(parser: argparse.ArgumentParser, default: int | None, help_text: s
     """``--limit N``: scenarios per map, spread evenly over the scenario file."""
     shown = " (default: %(default)s)" if default is not None else ""
     parser.add_argument("--limit", type=int, default=default, metavar="N", help=help_text + shown)
-
-
-def add_json_option(parser: argparse.ArgumentParser) -> None:
-    """``--json PATH``: every figure of the run, the machine and the options, as JSON."""
-    parser.add_argument("--json", type=Path, metavar="PATH", help="also write results as JSON")
-
-
-def write_json(path: Path, document: dict[str, Any]) -> None:
-    """A run's results as indented JSON (paths and other objects as text)."""
-    path.write_text(json.dumps(document, indent=2, default=str) + "\n", encoding="utf-8")
-
-
-def write_scenario_results(
-    args: argparse.Namespace, info: dict, failures: Sequence[Failure], **tables: Any
-) -> None:
-    """A Moving AI benchmark's ``--json`` file (when asked for): the machine, the options
-    (``--data``, ``--maps``, ``--limit``), its tables and its failures."""
-    if args.json is None:
-        return
-    options = {"data": args.data, "maps": args.maps, "limit": args.limit}
-    failed = [dataclasses.asdict(f) for f in failures]
-    write_json(args.json, {"machine": info, "options": options, **tables, "failures": failed})
 
 
 def write_bodies(path: Path, bodies: Iterable[dict[str, Any]]) -> Path:
@@ -384,12 +360,23 @@ def ms(us: float) -> str:
     return f"{us / 1000:,.2f}"
 
 
+def median(values: Sequence[float]) -> float:
+    """The median as a float (NaN when empty)."""
+    return float(np.median(values)) if len(values) else math.nan
+
+
 def percentile(sorted_values: Sequence[float], p: float) -> float:
     """Nearest-rank percentile of an ascending sequence (0 when empty)."""
     if not sorted_values:
         return 0.0
     rank = max(1, math.ceil(p / 100 * len(sorted_values)))
     return float(sorted_values[rank - 1])
+
+
+def rotated(items: Sequence, turn: int) -> list:
+    """``items`` rotated left by ``turn``: who goes first changes every turn."""
+    k = turn % len(items)
+    return [*items[k:], *items[:k]]
 
 
 def touched_scratch(cells: int) -> SearchScratch:

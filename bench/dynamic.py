@@ -14,7 +14,6 @@ import contextlib
 import dataclasses
 import http.client
 import math
-import statistics
 import sys
 import tempfile
 import time
@@ -24,19 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-from bench.common import (
-    Scenario,
-    begin,
-    exit_on_signals,
-    header,
-    load_scenarios,
-    log,
-    machine_line,
-    path_problem,
-    row,
-    scenario_parser,
-    touched_scratch,
-)
+from bench import common
 from bench.server import JsonClient, PidFile, Server, ServerSpec, running
 from gridpath.errors import GoalBlocked, StartBlocked
 from gridpath.grid import Grid
@@ -46,12 +33,9 @@ from gridpath.search import (
     SearchOptions,
     SearchScratch,
     find_path,
-    jump_table,
     prepare_jps,
     subgoal_graph,
 )
-from gridpath.search.runners import jps_blocks
-from gridpath.search.runners.jps import DEFAULT_JUMP_TABLE_MAX_CELLS
 
 DEFAULT_MAPS = ("den312d", "brc202d")
 DEFAULT_BATCHES = (1, 10, 100, 1000)
@@ -67,6 +51,7 @@ MAX_BATCH = 1000  # the service's default MAX_BATCH: a larger batch takes severa
 REQUEST_TIMEOUT = 300.0
 IDLE_RECONNECT_S = 1.0
 ONLINE = "JPS"  # the tier the preprocessed ones are compared with
+TIER_ALGORITHMS = {"A*": "astar", "JPS": "jps", "subgoal": "subgoal"}  # tier -> algorithm
 
 Cell = tuple[int, int]
 
@@ -166,12 +151,12 @@ def plan_changes(walkable: np.ndarray, count: int, rng: np.random.Generator) -> 
 @dataclass(frozen=True)
 class Answer:
     """A query's answer: its cost (None: no path, or an endpoint blocked), its path
-    (``(n, 2)`` ``[x, y]``), and who served it (None: the tier asked)."""
+    (``(n, 2)`` ``[x, y]``), and the algorithm that served it."""
 
     cost: float | None
     path: np.ndarray | None = None
     blocked: bool = False
-    served_by: str | None = None
+    served_by: str | None = None  # None: not asked (no path, endpoint blocked)
 
 
 NO_PATH = Answer(None)
@@ -212,26 +197,11 @@ class MapRun:
 # --- kernel tiers ------------------------------------------------------------------------------
 
 
-def _nothing(grid: Grid) -> bool:
-    return True
-
-
-def _service_defaults(grid: Grid) -> bool:
+def _online(grid: Grid) -> bool:
     """What ``ServiceState.prepare`` builds with the default settings."""
     prepare_jps(grid)
     subgoal_graph(grid, 0)
     return True
-
-
-def _no_bitsets(grid: Grid) -> None:
-    return None
-
-
-def _jump_table(grid: Grid) -> bool:
-    """The JPS+ table and no block bitsets: ``find_path`` serves ``jps`` with the table, as
-    before block JPS (each later revision rebuilds the table and again has no bitsets)."""
-    grid.derived(jps_blocks.KEY, _no_bitsets)
-    return jump_table(grid, DEFAULT_JUMP_TABLE_MAX_CELLS) is not None
 
 
 class KernelTier:
@@ -252,7 +222,7 @@ class KernelTier:
         does not apply to this map."""
         if not self.build(grid):
             return False
-        self.grid, self.scratch = grid, touched_scratch(grid.flat.size)
+        self.grid, self.scratch = grid, common.touched_scratch(grid.flat.size)
         return True
 
     def change(self, change: Change, revision: int) -> float:
@@ -262,7 +232,9 @@ class KernelTier:
         self.grid = grid
         return time.perf_counter() - began
 
-    def ask(self, queries: Sequence[Scenario], revision: int) -> tuple[list[float], list[Answer]]:
+    def ask(
+        self, queries: Sequence[common.Scenario], revision: int
+    ) -> tuple[list[float], list[Answer]]:
         seconds, answers = [], []
         for q in queries:
             began = time.perf_counter()
@@ -279,22 +251,16 @@ class KernelTier:
         if not result.found:
             return NO_PATH
         served = result.options.algorithm
-        return Answer(
-            result.cost, result.path, served_by=None if served == self.algorithm else served.value
-        )
+        return Answer(result.cost, result.path, served_by=served.value)
 
 
 def kernel_tiers(cells: int) -> list[KernelTier]:
-    subgoal_cells = max(cells, 1)
-
     def subgoal(grid: Grid) -> bool:
-        _service_defaults(grid)
-        return subgoal_graph(grid, subgoal_cells) is not None
+        return _online(grid) and subgoal_graph(grid, max(cells, 1)) is not None
 
     return [
-        KernelTier("A*", False, _nothing, Algorithm.ASTAR),
-        KernelTier("JPS", False, _service_defaults, Algorithm.JPS),
-        KernelTier("JPS+", True, _jump_table, Algorithm.JPS),
+        KernelTier("A*", False, lambda grid: True, Algorithm.ASTAR),
+        KernelTier("JPS", False, _online, Algorithm.JPS),
         KernelTier("subgoal", True, subgoal, Algorithm.SUBGOAL),
     ]
 
@@ -314,19 +280,16 @@ class HttpTier:
         self.client = JsonClient(server.port, ADMIN_TOKEN, timeout=REQUEST_TIMEOUT)
         self.last_used = 0.0
 
-    def fresh_connection(self) -> None:
-        """A new connection (untimed) if this one sat idle while the other tiers ran: the
-        server may have closed it (uvicorn's keep-alive timeout is 5 s)."""
-        if time.perf_counter() - self.last_used > IDLE_RECONNECT_S:
-            self.client.conn.close()
-            self.client.conn.connect()
-
     def call(self, method: str, path: str, body: dict, admin: bool = False) -> tuple[int, dict]:
         self.last_used = time.perf_counter()
         return self.client.call(method, path, body, admin)
 
     def change(self, change: Change, revision: int) -> float:
-        self.fresh_connection()
+        # A new connection (untimed) if this one sat idle while the other tiers ran: the
+        # server may have closed it (uvicorn's keep-alive timeout is 5 s).
+        if time.perf_counter() - self.last_used > IDLE_RECONNECT_S:
+            self.client.conn.close()
+            self.client.conn.connect()
         began = time.perf_counter()
         status, info = self.call("PATCH", f"/maps/{self.map_name}", change.body(), admin=True)
         seconds = time.perf_counter() - began
@@ -334,19 +297,16 @@ class HttpTier:
             raise RuntimeError(f"PATCH {self.map_name}: {status} {info} (expected {revision})")
         return seconds
 
-    def query(self, q: Scenario) -> dict:
-        return {
-            "start": list(q.start), "goal": list(q.goal), "algorithm": self.algorithm,
-            "include": ["path"],
-        }  # fmt: skip
-
-    def ask(self, queries: Sequence[Scenario], revision: int) -> tuple[list[float], list[Answer]]:
+    def ask(
+        self, queries: Sequence[common.Scenario], revision: int
+    ) -> tuple[list[float], list[Answer]]:
         seconds: list[float] = []
         answers: list[Answer] = []
         for first in range(0, len(queries), MAX_BATCH):
             chunk = queries[first : first + MAX_BATCH]
-            body = {"map": self.map_name, "revision": revision}
-            body["queries"] = [self.query(q) for q in chunk]
+            body = {"map": self.map_name, "revision": revision, "queries": [
+                {"start": list(q.start), "goal": list(q.goal), "algorithm": self.algorithm,
+                 "include": ["path"]} for q in chunk]}  # fmt: skip
             began = time.perf_counter()
             status, reply = self.call("POST", "/paths", body)
             elapsed = time.perf_counter() - began
@@ -366,8 +326,7 @@ class HttpTier:
             raise RuntimeError(f"{self.name}: answered on revision {result['revision']}")
         if not result["found"]:
             return NO_PATH
-        other = None if result["algorithm"] == self.algorithm else result["algorithm"]
-        return Answer(result["cost"], np.array(result["path"]), served_by=other)
+        return Answer(result["cost"], np.array(result["path"]), served_by=result["algorithm"])
 
     def close(self) -> None:
         self.client.close()
@@ -389,7 +348,7 @@ class TimeUp(Exception):
 
 
 def run_map(
-    name: str, grid: Grid, scenarios: Sequence[Scenario], tiers: Sequence, plan: Plan
+    name: str, grid: Grid, scenarios: Sequence[common.Scenario], tiers: Sequence, plan: Plan
 ) -> MapRun:
     """A warm-up pass (the first pair of changes, :data:`WARM_UP_BATCH` queries after each,
     checked, not counted: compiled code and caches as a running server has them), then
@@ -402,7 +361,7 @@ def run_map(
     revision = grid.revision
     passes = [(None, WARM_UP_BATCH, changes[:2])] + [(b, b, changes) for b in plan.batches]
     for counted, batch, steps in passes:
-        log(f"{name}: {len(steps)} changes, {batch} queries after each")
+        common.log(f"{name}: {len(steps)} changes, {batch} queries after each")
         current = {t.name: Series(batch) for t in tiers}
         try:
             for step, change in enumerate(steps):
@@ -412,7 +371,7 @@ def run_map(
                 picks = rng.integers(len(scenarios), size=batch)
                 queries = [scenarios[int(i)] for i in picks]
                 answers = {}
-                for tier in tiers[step % len(tiers) :] + tiers[: step % len(tiers)]:
+                for tier in common.rotated(tiers, step):
                     series = current[tier.name]
                     seconds = tier.change(change, revision)
                     series.change_s.append(seconds)
@@ -425,7 +384,7 @@ def run_map(
                 check_step(run, reference, queries, answers, f"revision {revision}")
         except TimeUp as exc:
             run.stopped = str(exc)
-            log(f"{name}: {exc}; batch size {batch} dropped")
+            common.log(f"{name}: {exc}; batch size {batch} dropped")
             break
         if counted is not None:
             for tier_name, series in current.items():
@@ -434,7 +393,7 @@ def run_map(
 
 
 def check_step(
-    run: MapRun, grid: Grid, queries: Sequence[Scenario], answers: dict[str, list[Answer]],
+    run: MapRun, grid: Grid, queries: Sequence[common.Scenario], answers: dict[str, list[Answer]],
     where: str,
 ) -> None:  # fmt: skip
     """Compare every tier's answer to each query (cost to 1e-9, path legal on ``grid``)."""
@@ -442,10 +401,10 @@ def check_step(
         got = {tier: per_tier[i] for tier, per_tier in answers.items()}
         run.compared += len(got)
         for tier, answer in got.items():
-            if answer.served_by is not None:
+            if answer.served_by not in (None, TIER_ALGORITHMS[tier]):
                 run.other_tier[tier] = run.other_tier.get(tier, 0) + 1
             if answer.cost is not None:
-                problem = path_problem(grid, answer.path, q, answer.cost)
+                problem = common.path_problem(grid, answer.path, q, answer.cost)
                 if problem is not None:
                     run.failures.append(f"{run.name} {where} {tier} {q.start}->{q.goal}: {problem}")
         problem = disagreement({t: a.cost for t, a in got.items()})
@@ -497,34 +456,32 @@ def crossover(run: MapRun, tier: str, online: str) -> str:
 def main_table(runs: Sequence[MapRun], batches: Sequence[int], online: str) -> str:
     columns = ["map", "tier", "change ms", "query µs"]
     columns += [f"q/s B={b:,}" for b in batches] + [f"overtakes {online} at B"]
-    lines = [header(columns, 2)]
+    lines = [common.header(columns, 2)]
     for run in runs:
         for tier in run.tiers:
             change_s, query_s = pooled(run, tier, "change_s"), pooled(run, tier, "query_s")
             if not change_s:
                 continue
-            cells: list[object] = [run.name, tier]
-            cells += [f"{statistics.median(change_s) * 1e3:,.2f}"]
-            cells += [f"{statistics.median(query_s) * 1e6:,.1f}"]
+            change_ms, query_us = common.median(change_s) * 1e3, common.median(query_s) * 1e6
+            cells = [run.name, tier, f"{change_ms:,.2f}", f"{query_us:,.1f}"]
             for b in batches:
                 series = run.series.get((tier, b))
                 cells.append("-" if series is None else f"{series.queries_per_second():,.0f}")
-            cells.append(crossover(run, tier, online))
-            lines.append(row(cells))
+            lines.append(common.row([*cells, crossover(run, tier, online)]))
     return "\n".join(lines)
 
 
 def kinds_table(runs: Sequence[MapRun]) -> str:
-    lines = [header(["map", "tier", *(f"{k} ms" for k in KINDS)], 2)]
+    lines = [common.header(["map", "tier", *(f"{k} ms" for k in KINDS)], 2)]
     for run in runs:
         for tier in run.tiers:
             cells: list[object] = [run.name, tier]
             for kind in KINDS:
                 values = [v for (t, _), s in run.series.items() if t == tier
                           for v in s.kind_s.get(kind, [])]  # fmt: skip
-                cells.append(f"{statistics.median(values) * 1e3:,.2f}" if values else "-")
+                cells.append(f"{common.median(values) * 1e3:,.2f}" if values else "-")
             if any(c != "-" for c in cells[2:]):
-                lines.append(row(cells))
+                lines.append(common.row(cells))
     return "\n".join(lines)
 
 
@@ -558,7 +515,7 @@ def report(title: str, runs: Sequence[MapRun], batches: Sequence[int]) -> None:
     print(f"cross-tier check: {compared:,} answers compared, {failed} failed")
     for run in runs:
         for failure in run.failures[:20]:
-            log(f"  FAILED {failure}")
+            common.log(f"  FAILED {failure}")
 
 
 # --- modes -----------------------------------------------------------------------------------
@@ -567,14 +524,14 @@ def report(title: str, runs: Sequence[MapRun], batches: Sequence[int]) -> None:
 def kernel_mode(maps: Sequence[Path], plan: Plan) -> list[MapRun]:
     runs = []
     for map_path in maps:
-        grid, scenarios = load_scenarios(map_path, None)
+        grid, scenarios = common.load_scenarios(map_path, None)
         tiers = []
         for tier in kernel_tiers(grid.cell_count):
-            log(f"{map_path.stem}: building {tier.name}")
+            common.log(f"{map_path.stem}: building {tier.name}")
             if tier.load(dataclasses.replace(grid)):  # a snapshot of its own for its tables
                 tiers.append(tier)
             else:
-                log(f"{map_path.stem}: {tier.name} does not apply to this map")
+                common.log(f"{map_path.stem}: {tier.name} does not apply to this map")
         runs.append(run_map(map_path.stem, grid, scenarios, tiers, plan))
     return runs
 
@@ -608,16 +565,13 @@ def http_servers(
                     if where == server:
                         link = folder / f"{http_map_name(map_path.stem, algorithm)}.map"
                         link.symlink_to(map_path.resolve())
-            env = {
-                "MAPS_DIR": str(folder),
-                "MAP_STATE_DIR": str(Path(state) / server),
-                "ADMIN_TOKEN": ADMIN_TOKEN,
-                "MAPS_RELOAD": "off",
+            specs[server] = ServerSpec(env={
+                "MAPS_DIR": str(folder), "MAP_STATE_DIR": str(Path(state) / server),
+                "ADMIN_TOKEN": ADMIN_TOKEN, "MAPS_RELOAD": "off",
                 "MAX_BATCH_EXPANDED": str(16_000_000 * MAX_BATCH),
                 "SUBGOAL_MAX_CELLS": str(16_777_216 if server == "subgoal" else 0),
-            }
-            specs[server] = ServerSpec(env=env)
-        log("starting the servers")
+            })  # fmt: skip
+        common.log("starting the servers")
         with running(list(specs.values()), timeout, PidFile(pid_file)) as servers:
             yield dict(zip(specs, servers))
 
@@ -626,7 +580,7 @@ def http_mode(maps: Sequence[Path], plan: Plan, args: argparse.Namespace) -> lis
     runs = []
     with http_servers(maps, args.state_dir, args.pid_file, timeout=300.0) as servers:
         for map_path in maps:
-            grid, scenarios = load_scenarios(map_path, None)
+            grid, scenarios = common.load_scenarios(map_path, None)
             tiers = [
                 HttpTier(name, pre, algorithm, servers[where],
                          http_map_name(map_path.stem, algorithm))
@@ -641,32 +595,25 @@ def http_mode(maps: Sequence[Path], plan: Plan, args: argparse.Namespace) -> lis
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = scenario_parser("bench.dynamic", __doc__.split("\n\n")[0], DEFAULT_MAPS)
-    parser.add_argument("--mode", choices=("kernel", "http", "both"), default="both")
-    parser.add_argument(
-        "--batches", type=int, nargs="+", default=list(DEFAULT_BATCHES), metavar="B",
-        help="queries after each change (default: %(default)s)",
-    )  # fmt: skip
-    parser.add_argument(
-        "--changes", type=int, default=DEFAULT_CHANGES, metavar="N",
-        help="changes per batch size, rounded up to even (default: %(default)s)",
-    )  # fmt: skip
-    parser.add_argument("--seed", type=int, default=1, help="changes and queries (default: 1)")
-    parser.add_argument(
-        "--time-limit", type=float, default=DEFAULT_TIME_LIMIT, metavar="S",
-        help="seconds for the whole run (default: %(default)s)",
-    )  # fmt: skip
-    parser.add_argument(
-        "--state-dir", type=Path, metavar="DIR",
+    parser = common.scenario_parser("bench.dynamic", __doc__.split("\n\n")[0], DEFAULT_MAPS)
+    add = parser.add_argument
+    add("--mode", choices=("kernel", "http", "both"), default="both")
+    add("--batches", type=int, nargs="+", default=list(DEFAULT_BATCHES), metavar="B",
+        help="queries after each change (default: %(default)s)")  # fmt: skip
+    add("--changes", type=int, default=DEFAULT_CHANGES, metavar="N",
+        help="changes per batch size, rounded up to even (default: %(default)s)")  # fmt: skip
+    add("--seed", type=int, default=1, help="changes and queries (default: 1)")
+    add("--time-limit", type=float, default=DEFAULT_TIME_LIMIT, metavar="S",
+        help="seconds for the whole run (default: %(default)s)")  # fmt: skip
+    add("--state-dir", type=Path, metavar="DIR",
         help="HTTP mode: where the servers keep their revision records (default: the "
-        "system's temporary folder; /dev/shm: in memory, without a disk's fsync)",
-    )  # fmt: skip
-    parser.add_argument("--pid-file", type=Path, help="server process groups, for a shell trap")
+        "system's temporary folder; /dev/shm: in memory, without a disk's fsync)")  # fmt: skip
+    add("--pid-file", type=Path, help="server process groups, for a shell trap")
     args = parser.parse_args(argv)
     if min(args.batches) < 1 or args.changes < 1:
         parser.error("--batches and --changes must be >= 1")
-    exit_on_signals()  # stop the servers on the way out
-    started = begin(args)
+    common.exit_on_signals()  # stop the servers on the way out
+    started = common.begin(args)
     if started is None:
         return 2
     maps, info = started
@@ -675,20 +622,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     runs: list[MapRun] = []
     try:
         if args.mode in ("kernel", "both"):
-            kernel_runs = kernel_mode(maps, plan)
-            report("Kernels (in process)", kernel_runs, plan.batches)
-            runs += kernel_runs
+            runs += kernel_mode(maps, plan)
+            report("Kernels (in process)", runs, plan.batches)
         if args.mode in ("http", "both"):
             http_runs = http_mode(maps, plan, args)
             report("HTTP (PATCH, then POST /paths)", http_runs, plan.batches)
             runs += http_runs
     except (RuntimeError, TimeoutError, ConnectionError, http.client.HTTPException) as exc:
-        log(f"the server failed: {exc!r}")
+        common.log(f"the server failed: {exc!r}")
         return 2
     except (OSError, ValueError) as exc:
-        log(f"cannot read the data: {exc}")
+        common.log(f"cannot read the data: {exc}")
         return 2
-    print(f"\n{machine_line(info)}")
+    print(f"\n{common.machine_line(info)}")
     return 1 if any(r.failures for r in runs) else 0
 
 

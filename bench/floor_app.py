@@ -13,14 +13,9 @@ from fastapi.responses import Response
 app = FastAPI(title="gridpath HTTP floor", docs_url=None, redoc_url=None, openapi_url=None)
 
 _OPTIONS = {
-    "algorithm": "jps",
-    "heuristic": "octile",
-    "heuristic_weight": 1.0,
-    "connectivity": 8,
-    "diagonal": "no_corner_cut",
-    "cost_model": "float",
-    "smooth": True,
-}
+    "algorithm": "jps", "heuristic": "octile", "heuristic_weight": 1.0, "connectivity": 8,
+    "diagonal": "no_corner_cut", "cost_model": "float", "smooth": True,
+}  # fmt: skip
 
 
 @app.get("/health")
@@ -33,19 +28,9 @@ async def path(request: Request) -> Response:
     query = orjson.loads(await request.body())
     start, goal = query["start"], query["goal"]
     answer = {
-        "map": query["map"],
-        "revision": 1,
-        "found": True,
-        "reason": None,
-        "partial": False,
-        "goal_index": 0,
-        "cost": math.dist(start, goal),
-        "path": [start, goal],
-        "waypoints": [start, goal],
-        "turns": 0,
-        "expanded": 0,
-        "algorithm": "jps",
-        "optimal": True,
-        "options": _OPTIONS,
-    }
+        "map": query["map"], "revision": 1, "found": True, "reason": None, "partial": False,
+        "goal_index": 0, "cost": math.dist(start, goal), "path": [start, goal],
+        "waypoints": [start, goal], "turns": 0, "expanded": 0, "algorithm": "jps",
+        "optimal": True, "options": _OPTIONS,
+    }  # fmt: skip
     return Response(orjson.dumps(answer), media_type="application/json")

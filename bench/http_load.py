@@ -20,25 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bench.common import (
-    DEFAULT_DATA,
-    REPO_ROOT,
-    exit_on_signals,
-    log,
-    machine_info,
-    machine_line,
-    parse_scenarios,
-    subsample,
-    write_bodies,
-    write_json,
-)
+from bench import common, load
 from bench.http_report import config_name, print_report
-from bench.load import (
-    add_run_options,
-    require_wrk,
-    run_open_loop,
-    run_wrk,
-)
 from bench.server import PidFile, Server, ServerSpec, running, running_server
 
 # Query classes by published optimal length (Moving AI bucket = floor(length / 4)).
@@ -51,17 +34,15 @@ CLASSES: dict[str, tuple[float, float]] = {
 # runs the long queries with plain A* (several times JPS's kernel time per query), so the
 # kernel's share of a request is larger: what GIL release can scale.
 WORKLOADS: dict[str, tuple[str, dict[str, Any]]] = {
-    "short": ("short", {}),
-    "medium": ("medium", {}),
-    "long": ("long", {}),
+    "short": ("short", {}), "medium": ("medium", {}), "long": ("long", {}),
     "long A*": ("long", {"algorithm": "astar"}),
-}
+}  # fmt: skip
 # Server configurations of the closed-loop runs: (workers, SEARCH_THREADS per worker).
 CONFIGS: tuple[tuple[int, int], ...] = ((1, 1), (1, 2), (2, 1), (2, 2))
 EXPERIMENTS = ("closed", "open", "floor")
 # The floor experiment: issue 15's query, on the README's demo maps.
 FLOOR_QUERY = {"map": "arena", "start": [2, 2], "goal": [24, 9]}
-FLOOR_MAPS = REPO_ROOT / "maps"
+FLOOR_MAPS = common.REPO_ROOT / "maps"
 FLOOR_APP = "bench.floor_app:app"
 FLOOR_ENDPOINTS = (("bare FastAPI", FLOOR_APP), ("gridpath /path", "app.main:app"))
 
@@ -78,9 +59,9 @@ def build_queries(data: Path, per_map: int, seed: int) -> dict[str, list[dict[st
     queries: dict[str, list[dict[str, Any]]] = {name: [] for name in CLASSES}
     for scen in scen_files:
         map_name = scen.name.removesuffix(".map.scen")
-        scenarios = parse_scenarios(scen)
+        scenarios = common.parse_scenarios(scen)
         for name, (low, high) in CLASSES.items():
-            chosen = subsample([s for s in scenarios if low <= s.optimal < high], per_map)
+            chosen = common.subsample([s for s in scenarios if low <= s.optimal < high], per_map)
             queries[name] += [
                 {"map": map_name, "start": list(s.start), "goal": list(s.goal)} for s in chosen
             ]
@@ -101,7 +82,7 @@ def workload_files(directory: Path, queries: dict[str, list[dict[str, Any]]]) ->
     random.Random(0).shuffle(everything)
     named = {**workloads, "all": everything, "floor": [FLOOR_QUERY]}
     return {
-        name: write_bodies(directory / f"bodies-{index}.jsonl", bodies)
+        name: common.write_bodies(directory / f"bodies-{index}.jsonl", bodies)
         for index, (name, bodies) in enumerate(named.items())
     }
 
@@ -110,7 +91,7 @@ def code_stamp() -> float:
     """Latest modification time of the app's sources (numba recompiles when it changes)."""
     return max(
         p.stat().st_mtime
-        for p in (p for d in ("gridpath", "app") for p in (REPO_ROOT / d).rglob("*.py"))
+        for p in (p for d in ("gridpath", "app") for p in (common.REPO_ROOT / d).rglob("*.py"))
     )
 
 
@@ -143,7 +124,7 @@ class Plan:
 
 def closed_load(plan: Plan, server: Server, bodies: Path, duration: float) -> dict[str, Any]:
     """One closed-loop run (wrk)."""
-    return run_wrk(server.url, bodies, duration, plan.max_requests, plan.connections)
+    return load.run_wrk(server.url, bodies, duration, plan.max_requests, plan.connections)
 
 
 def bench_closed(plan: Plan, files: dict[str, Path], pids: PidFile) -> list[dict[str, Any]]:
@@ -153,10 +134,10 @@ def bench_closed(plan: Plan, files: dict[str, Path], pids: PidFile) -> list[dict
         name = config_name(workers, threads)
         spec = plan.gridpath(workers, threads)
         with running_server(spec, plan.ready_timeout, pids) as server:
-            log(f"closed loop: {name}: warm-up {plan.warmup_duration:.0f} s")
+            common.log(f"closed loop: {name}: warm-up {plan.warmup_duration:.0f} s")
             closed_load(plan, server, files["all"], plan.warmup_duration)
             for workload in WORKLOADS:
-                log(f"closed loop: {name}: {workload} for {plan.closed_duration:.0f} s")
+                common.log(f"closed loop: {name}: {workload} for {plan.closed_duration:.0f} s")
                 result = closed_load(plan, server, files[workload], plan.closed_duration)
                 row = {"config": name, "workers": workers, "threads": threads}
                 rows.append(row | {"queries": workload} | result)
@@ -170,13 +151,13 @@ def bench_open(plan: Plan, files: dict[str, Path], pids: PidFile) -> list[dict[s
         name = config_name(workers, threads)
         spec = plan.gridpath(workers, threads)
         with running_server(spec, plan.ready_timeout, pids) as server:
-            log(f"open loop: {name}: warm-up")
+            common.log(f"open loop: {name}: warm-up")
             warm_up = (files["all"], 200, plan.warmup_duration, plan.max_requests)
-            run_open_loop(server.port, *warm_up, plan.open_connections)
+            load.run_open_loop(server.port, *warm_up, plan.open_connections)
             for query_class in ("short", "medium"):
                 for rate in plan.rates:
-                    log(f"open loop: {name}: {query_class} at {rate:.0f}/s")
-                    result = run_open_loop(
+                    common.log(f"open loop: {name}: {query_class} at {rate:.0f}/s")
+                    result = load.run_open_loop(
                         server.port, files[query_class], rate, plan.open_duration,
                         plan.max_requests, plan.open_connections,
                     )  # fmt: skip
@@ -197,23 +178,14 @@ def bench_floor(plan: Plan, body: Path, pids: PidFile) -> dict[str, Any]:
     with running(specs, plan.ready_timeout, pids) as servers:
         for server in servers:
             closed_load(plan, server, body, plan.warmup_duration)
-        for turn in range(1, plan.floor_rounds + 1):
-            pairs = list(zip(FLOOR_ENDPOINTS, servers))
-            for (name, _), server in pairs if turn % 2 else pairs[::-1]:  # ABBA order
-                log(f"floor: {name}, round {turn}, {plan.floor_duration:.0f} s")
-                before = server.cpu_seconds()
-                result = closed_load(plan, server, body, plan.floor_duration)
-                cpu_s = server.cpu_seconds() - before
-                served = max(1, result["requests"])
-                rounds.append(
-                    {"endpoint": name, "round": turn, **result, "cpu_us": cpu_s / served * 1e6}
-                )
-    totals = {
-        name: sum(r["requests"] for r in rounds if r["endpoint"] == name)
-        / sum(r["duration_s"] for r in rounds if r["endpoint"] == name)
-        for name, _ in FLOOR_ENDPOINTS
-    }
-    bare, ours = (totals[name] for name, _ in FLOOR_ENDPOINTS)
+        pairs = [(name, server) for (name, _), server in zip(FLOOR_ENDPOINTS, servers)]
+        for turn, (name, server) in load.abba(plan.floor_rounds, pairs):
+            common.log(f"floor: {name}, round {turn}, {plan.floor_duration:.0f} s")
+            before = server.cpu_seconds()
+            result = closed_load(plan, server, body, plan.floor_duration)
+            cpu_us = (server.cpu_seconds() - before) / max(1, result["requests"]) * 1e6
+            rounds.append({"endpoint": name, "round": turn, **result, "cpu_us": cpu_us})
+    bare, ours = (load.pooled_rate(rounds, "endpoint", name) for name, _ in FLOOR_ENDPOINTS)
     cpu = {
         name: sum(r["cpu_us"] * r["requests"] for r in rounds if r["endpoint"] == name)
         / max(1, sum(r["requests"] for r in rounds if r["endpoint"] == name))
@@ -233,40 +205,17 @@ def bench_floor(plan: Plan, body: Path, pids: PidFile) -> dict[str, Any]:
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(
-        prog="python -m bench.http_load",
-        description="Load the real gridpath server over loopback; print Markdown tables.",
-    )
-    parser.add_argument(
-        "--data",
-        type=Path,
-        default=DEFAULT_DATA,
-        help="Moving AI folder of X.map and X.map.scen, served as MAPS_DIR",
-    )
-    parser.add_argument(
-        "--per-map", type=int, default=40, help="queries per map and class (default 40)"
-    )
-    parser.add_argument("--seed", type=int, default=2024, help="query shuffle seed")
-    parser.add_argument(
-        "--duration", type=float, default=10.0, help="seconds per closed-loop run (default 10)"
-    )
-    parser.add_argument(
-        "--open-duration", type=float, default=8.0, help="seconds per open-loop rate (default 8)"
-    )
-    parser.add_argument(
-        "--rates",
-        type=float,
-        nargs="+",
-        default=[250, 500, 1000, 1500],
-        help="open-loop offered rates, requests/s",
-    )
-    parser.add_argument(
-        "--floor-duration", type=float, default=5.0, help="seconds per floor run (default 5)"
-    )
-    parser.add_argument(
-        "--floor-rounds", type=int, default=2, help="floor runs per endpoint (default 2)"
-    )
-    add_run_options(parser, EXPERIMENTS)
+    parser = argparse.ArgumentParser(prog="python -m bench.http_load", description=__doc__)
+    add = parser.add_argument
+    add("--data", type=Path, default=common.DEFAULT_DATA, help="Moving AI folder (MAPS_DIR)")
+    add("--per-map", type=int, default=40, help="queries per map and class (default 40)")
+    add("--seed", type=int, default=2024, help="query shuffle seed")
+    add("--duration", type=float, default=10.0, help="seconds per closed-loop run (default 10)")
+    add("--open-duration", type=float, default=8.0, help="seconds per open-loop rate (default 8)")
+    add("--rates", type=float, nargs="+", default=[250, 500, 1000, 1500], help="offered req/s")
+    add("--floor-duration", type=float, default=5.0, help="seconds per floor run (default 5)")
+    add("--floor-rounds", type=int, default=2, help="floor runs per endpoint (default 2)")
+    load.add_run_options(parser, EXPERIMENTS)
     parser.add_argument("--quick", action="store_true", help="2 s runs, rates 500 and 1000")
     args = parser.parse_args(argv)
     if args.floor_rounds < 1:
@@ -277,32 +226,21 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 def make_plan(args: argparse.Namespace) -> Plan:
     quick = args.quick
     return Plan(
-        data=args.data.resolve(),
-        closed_duration=2.0 if quick else args.duration,
+        data=args.data.resolve(), closed_duration=2.0 if quick else args.duration,
         warmup_duration=1.0 if quick else 3.0,
-        open_duration=2.0 if quick else args.open_duration,
-        max_requests=args.max_requests,
-        connections=args.connections,
-        open_connections=32,
-        rates=(500.0, 1000.0) if quick else tuple(args.rates),
-        open_configs=((1, 2), (2, 1)),
-        ready_timeout=args.ready_timeout,
-        floor_duration=2.0 if quick else args.floor_duration,
+        open_duration=2.0 if quick else args.open_duration, max_requests=args.max_requests,
+        connections=args.connections, open_connections=32,
+        rates=(500.0, 1000.0) if quick else tuple(args.rates), open_configs=((1, 2), (2, 1)),
+        ready_timeout=args.ready_timeout, floor_duration=2.0 if quick else args.floor_duration,
         floor_rounds=args.floor_rounds,
         experiments=tuple(e for e in EXPERIMENTS if e in args.only),
-    )
+    )  # fmt: skip
 
 
 def run_all(plan: Plan, queries: dict[str, list[dict[str, Any]]], pids: PidFile) -> dict:
     """The chosen experiments, in one run; the figures, with the machine and its other load."""
     began = time.perf_counter()
-    info = machine_info()
-    results: dict[str, Any] = dict(
-        machine=info,
-        machine_line=machine_line(info),
-        plan={k: str(v) if isinstance(v, Path) else v for k, v in vars(plan).items()},
-        queries={k: len(v) for k, v in queries.items()},
-    )
+    results = load.results_of(plan) | {"queries": {k: len(v) for k, v in queries.items()}}
     stamp = code_stamp()
     run = plan.experiments
     with tempfile.TemporaryDirectory(prefix="gridpath-bench-") as tmp:
@@ -321,18 +259,16 @@ def run_all(plan: Plan, queries: dict[str, list[dict[str, Any]]], pids: PidFile)
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
     if not args.data.is_dir():
-        log(f"no Moving AI data in {args.data}")
+        common.log(f"no Moving AI data in {args.data}")
         return 2
-    exit_on_signals()
-    require_wrk()
+    common.exit_on_signals()
+    load.require_wrk()
     plan = make_plan(args)
     queries = build_queries(plan.data, args.per_map, args.seed)
-    log("queries: " + ", ".join(f"{len(v)} {k}" for k, v in queries.items()))
+    common.log("queries: " + ", ".join(f"{len(v)} {k}" for k, v in queries.items()))
     results = run_all(plan, queries, PidFile(args.pid_file))
     results["per_map"] = args.per_map
     print_report(results)
-    if args.json:
-        write_json(args.json, results)
     return 0
 
 

@@ -6,7 +6,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from bench.common import header, log, ms
+from bench.common import header, log, ms, row
 
 P99_TARGET_MS = 10.0  # at 1,000 requests/s, short and medium queries (issue 15)
 LATENCY_KEYS = ("p50", "p90", "p99", "max")
@@ -42,19 +42,14 @@ def table_closed(rows: Sequence[dict[str, Any]], connections: int, tool: str) ->
         f"Closed loop ({tool}, {connections} connections, each sends its next request when "
         "its last one is answered):",
         "",
-        header(
-            ("configuration", "queries", "requests", "req/s", "vs 1x1", *LATENCY_MS, "errors"), 2
-        ),
-    ]
-    for r in sorted(
-        rows, key=lambda r: (workloads.index(r["queries"]), r["workers"], r["threads"])
-    ):
-        lat = r["latency_us"]
+        header(("configuration", "queries", "requests", "req/s", "vs 1x1", *LATENCY_MS,
+                "errors"), 2),
+    ]  # fmt: skip
+    rows = sorted(rows, key=lambda r: (workloads.index(r["queries"]), r["workers"], r["threads"]))
+    for r in rows:
         ratio = r["rps"] / base[r["queries"]] if base.get(r["queries"]) else float("nan")
-        out.append(
-            f"| {r['config']} | {r['queries']} | {r['requests']:,} | {r['rps']:,.0f} | "
-            f"{ratio:.2f}x | {latency_text(lat)} | {errors_text(r)} |"
-        )
+        cells = [r["config"], r["queries"], f"{r['requests']:,}", f"{r['rps']:,.0f}"]
+        out.append(row([*cells, f"{ratio:.2f}x", latency_text(r["latency_us"]), errors_text(r)]))
     return "\n".join(out)
 
 
@@ -85,25 +80,13 @@ def table_floor(floor: dict[str, Any], connections: int, tool: str) -> str:
         f"HTTP floor ({tool}, {connections} connections, one worker each, the runs alternate; "
         f"body `{query}`):",
         "",
-        header(
-            (
-                "endpoint",
-                "run",
-                "requests",
-                "req/s",
-                "server CPU µs per request",
-                *LATENCY_MS,
-                "errors",
-            )
-        ),
-    ]
+        header(("endpoint", "run", "requests", "req/s", "server CPU µs per request",
+                *LATENCY_MS, "errors")),
+    ]  # fmt: skip
     for r in floor["rounds"]:
-        lat = r["latency_us"]
         cpu = f"{r['cpu_us']:,.0f}" if r.get("cpu_us") is not None else "-"
-        out.append(
-            f"| {r['endpoint']} | {r['round']} | {r['requests']:,} | {r['rps']:,.0f} | {cpu} | "
-            f"{latency_text(lat)} | {errors_text(r)} |"
-        )
+        cells = [r["endpoint"], r["round"], f"{r['requests']:,}", f"{r['rps']:,.0f}", cpu]
+        out.append(row([*cells, latency_text(r["latency_us"]), errors_text(r)]))
     met = "met" if floor["ratio"] >= FLOOR_TARGET else "**not met**"
     out += [
         "",

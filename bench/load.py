@@ -23,16 +23,17 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
-from bench.common import REPO_ROOT, percentile
+from bench.common import REPO_ROOT, machine_info, machine_line, percentile
 from bench.server import HOST
 
 WRK_SCRIPT = REPO_ROOT / "bench" / "wrk" / "path.lua"
 PERCENTILES = (50, 90, 99)
+T = TypeVar("T")
 
 
 def latency_summary(latencies_us: Sequence[float]) -> dict[str, float]:
@@ -154,14 +155,9 @@ async def _exchange(
 
 
 async def open_loop(
-    port: int,
-    bodies: Sequence[bytes],
-    rate: float,
-    duration: float,
-    max_requests: int,
-    connections: int,
-    timeout: float,
-) -> LoadResult:
+    port: int, bodies: Sequence[bytes], rate: float, duration: float, max_requests: int,
+    connections: int, timeout: float,
+) -> LoadResult:  # fmt: skip
     """Send ``rate`` requests per second at fixed times for ``duration`` seconds.
 
     Request ``i`` is due at ``t0 + i / rate`` whatever happened to the earlier ones; its
@@ -237,28 +233,17 @@ def run_async(coroutine: Any) -> Any:
 
 
 def run_open_loop(
-    port: int,
-    bodies: Path,
-    rate: float,
-    duration: float,
-    max_requests: int,
-    connections: int,
+    port: int, bodies: Path, rate: float, duration: float, max_requests: int, connections: int,
     timeout: float = 10.0,
-) -> dict[str, Any]:
+) -> dict[str, Any]:  # fmt: skip
     """``python -m bench.load`` in a separate process (its own GIL and core time)."""
     command = [
         sys.executable, "-m", "bench.load", "--port", str(port), "--bodies", str(bodies),
         "--rate", str(rate), "--duration", str(duration), "--max-requests", str(max_requests),
         "--connections", str(connections), "--timeout", str(timeout),
     ]  # fmt: skip
-    done = subprocess.run(
-        command,
-        cwd=REPO_ROOT,
-        capture_output=True,
-        text=True,
-        timeout=duration + 4 * timeout + 60,
-        check=False,
-    )
+    limit = duration + 4 * timeout + 60
+    done = subprocess.run(command, cwd=REPO_ROOT, capture_output=True, text=True, timeout=limit)
     if done.returncode != 0:
         raise RuntimeError(f"load generator failed: {done.stderr.strip()[-2000:]}")
     return json.loads(done.stdout.strip().splitlines()[-1])
@@ -268,14 +253,9 @@ def run_open_loop(
 
 
 def run_wrk(
-    url: str,
-    bodies: Path,
-    duration: float,
-    max_requests: int,
-    connections: int,
-    threads: int = 1,
-    timeout: float = 10.0,
-) -> dict[str, Any]:
+    url: str, bodies: Path, duration: float, max_requests: int, connections: int,
+    threads: int = 1, timeout: float = 10.0,
+) -> dict[str, Any]:  # fmt: skip
     """wrk (closed loop) with ``bench/wrk/path.lua``; its figures in the load result form."""
     command = [
         "wrk", f"-t{threads}", f"-c{connections}", f"-d{max(1, round(duration))}s",
@@ -295,6 +275,28 @@ def run_wrk(
     return load_figures(duration_s, raw["requests"], errors, latency)
 
 
+def abba(rounds: int, variants: Sequence[T]) -> Iterator[tuple[int, T]]:
+    """(round, variant) for ``rounds`` rounds, the order reversed every other round (ABBA):
+    each variant runs first as often as last, so a drift of the machine (or a first-run
+    effect) favours none."""
+    for turn in range(1, rounds + 1):
+        for variant in variants if turn % 2 else variants[::-1]:
+            yield turn, variant
+
+
+def pooled_rate(runs: Sequence[dict[str, Any]], key: str, value: str) -> float:
+    """Requests/s over every run whose ``key`` is ``value``."""
+    mine = [r for r in runs if r[key] == value]
+    return sum(r["requests"] for r in mine) / sum(r["duration_s"] for r in mine)
+
+
+def results_of(plan: Any) -> dict[str, Any]:
+    """The start of an HTTP benchmark's results: the machine, and the plan (a dataclass)."""
+    info = machine_info()
+    plan_dict = {k: str(v) if isinstance(v, Path) else v for k, v in vars(plan).items()}
+    return {"machine": info, "machine_line": machine_line(info), "plan": plan_dict}
+
+
 def require_wrk() -> None:
     """Stop with a clear message when wrk is missing: the closed-loop runs are wrk's."""
     if shutil.which("wrk") is None:
@@ -303,33 +305,14 @@ def require_wrk() -> None:
 
 def add_run_options(parser: argparse.ArgumentParser, experiments: Sequence[str]) -> None:
     """The options every HTTP benchmark shares: which experiments, request cap, closed-loop
-    connections, readiness timeout, the pid file and the JSON output."""
-    parser.add_argument(
-        "--only",
-        nargs="+",
-        choices=experiments,
-        default=list(experiments),
-        help="run only these experiments (default: all)",
-    )
-    parser.add_argument(
-        "--max-requests",
-        type=int,
-        default=100_000,
-        help="request cap of every run (default 100,000)",
-    )
-    parser.add_argument(
-        "--connections", type=int, default=8, help="closed-loop connections (default 8)"
-    )
-    parser.add_argument(
-        "--ready-timeout",
-        type=float,
-        default=300.0,
-        help="seconds to wait for /health 200 (default 300)",
-    )
-    parser.add_argument(
-        "--pid-file", type=Path, help="running servers' process groups, for a shell trap"
-    )
-    parser.add_argument("--json", type=Path, help="also write every figure here")
+    connections, readiness timeout and the pid file."""
+    add = parser.add_argument
+    add("--only", nargs="+", choices=experiments, default=list(experiments),
+        help="run only these experiments (default: all)")  # fmt: skip
+    add("--max-requests", type=int, default=100_000, help="request cap of every run (100,000)")
+    add("--connections", type=int, default=8, help="closed-loop connections (default 8)")
+    add("--ready-timeout", type=float, default=300.0, help="seconds to wait for /health 200 (300)")
+    add("--pid-file", type=Path, help="running servers' process groups, for a shell trap")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -338,23 +321,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         prog="python -m bench.load",
         description="Open-loop load on POST /path of 127.0.0.1 (JSON result on stdout).",
     )
-    parser.add_argument("--port", type=int, required=True, help="server port on 127.0.0.1")
-    parser.add_argument("--bodies", type=Path, required=True, help="JSON bodies, a line each")
-    parser.add_argument("--rate", type=float, required=True, help="offered requests/s")
-    parser.add_argument("--duration", type=float, default=10.0, help="seconds (default 10)")
-    parser.add_argument("--max-requests", type=int, default=100_000, help="request cap")
-    parser.add_argument("--connections", type=int, default=32, help="keep-alive connections")
-    parser.add_argument("--timeout", type=float, default=10.0, help="seconds per request")
+    add = parser.add_argument
+    add("--port", type=int, required=True, help="server port on 127.0.0.1")
+    add("--bodies", type=Path, required=True, help="JSON bodies, a line each")
+    add("--rate", type=float, required=True, help="offered requests/s")
+    add("--duration", type=float, default=10.0, help="seconds (default 10)")
+    add("--max-requests", type=int, default=100_000, help="request cap")
+    add("--connections", type=int, default=32, help="keep-alive connections")
+    add("--timeout", type=float, default=10.0, help="seconds per request")
     args = parser.parse_args(argv)
-    coroutine = open_loop(
-        args.port,
-        read_bodies(args.bodies),
-        args.rate,
-        args.duration,
-        args.max_requests,
-        args.connections,
-        args.timeout,
-    )
+    bodies = read_bodies(args.bodies)
+    coroutine = open_loop(args.port, bodies, args.rate, args.duration, args.max_requests,
+                          args.connections, args.timeout)  # fmt: skip
     print(json.dumps(run_async(coroutine).as_dict()))
     return 0
 

@@ -13,7 +13,6 @@ import argparse
 import ctypes
 import gc
 import json
-import math
 import mmap
 import subprocess
 import sys
@@ -35,7 +34,6 @@ SIZE = 4096
 BLOCKED_SHARE = 0.2
 MB = 1e6
 SMALL_PAGE = 4096  # bytes in a base page (x86-64, arm64 Linux defaults)
-SQRT2 = math.sqrt(2.0)
 Cell = tuple[int, int]
 
 
@@ -97,10 +95,6 @@ def random_walkable(size: int, seed: int, open_cells: Sequence[Cell] = ()) -> np
     return walkable
 
 
-def corners(size: int) -> tuple[Cell, Cell]:
-    return (0, 0), (size - 1, size - 1)
-
-
 def child_grid(size: int, seed: int) -> dict[str, Any]:
     """(a), in a fresh process: VmRSS before and after loading one random map."""
     release_large_frees()  # as the service does at start-up
@@ -124,13 +118,11 @@ def child_grid(size: int, seed: int) -> dict[str, Any]:
         "terrain": grid.terrain,
     }
     return {
-        "cells": grid.cell_count,
-        "rss_before": before,
-        "rss_walkable": with_walkable,
+        "cells": grid.cell_count, "rss_before": before, "rss_walkable": with_walkable,
         "rss_after": after,
         "nbytes": merge_minor({k: 0 if a is None else int(a.nbytes) for k, a in arrays.items()}),
         "resident": merge_minor({k: resident_bytes(a) for k, a in arrays.items()}),
-    }
+    }  # fmt: skip
 
 
 def merge_minor(figures: dict[str, int]) -> dict[str, int]:
@@ -143,7 +135,7 @@ def child_scratch(size: int, seed: int) -> dict[str, Any]:
     """(b), in a fresh process: VmRSS growth of a scratch, allocated and after one search."""
     release_large_frees()  # as the service does at start-up
     warm_up()
-    start, goal = corners(size)
+    start, goal = (0, 0), (size - 1, size - 1)  # opposite corners: a long search
     grid = Grid.from_walkable("big", random_walkable(size, seed, (start, goal)))
     gc.collect()
     before, huge_before = rss_bytes(), huge_page_bytes()
@@ -163,21 +155,13 @@ def child_scratch(size: int, seed: int) -> dict[str, Any]:
     ends = np.concatenate([base + seen * row, base + (seen + 1) * row - 1])
     seen_pages = np.unique(ends // SMALL_PAGE)
     return {
-        "cells": grid.flat.size,
-        "nbytes": scratch.nbytes,
-        "rss_allocated": allocated - before,
-        "rss_searched": searched - before,
-        "resident_nodes": resident_nodes,
-        "resident_frontier": resident_frontier,
-        "huge_pages": huge_after - huge_before,
-        "seen_cells": int(seen.size),
-        "seen_pages_bytes": int(seen_pages.size) * SMALL_PAGE,
-        "found": result.found,
-        "expanded": result.expanded,
-        "search_s": elapsed_s,
-        "start": list(start),
-        "goal": list(goal),
-    }
+        "cells": grid.flat.size, "nbytes": scratch.nbytes, "rss_allocated": allocated - before,
+        "rss_searched": searched - before, "resident_nodes": resident_nodes,
+        "resident_frontier": resident_frontier, "huge_pages": huge_after - huge_before,
+        "seen_cells": int(seen.size), "seen_pages_bytes": int(seen_pages.size) * SMALL_PAGE,
+        "found": result.found, "expanded": result.expanded, "search_s": elapsed_s,
+        "start": list(start), "goal": list(goal),
+    }  # fmt: skip
 
 
 def child(spec: str) -> None:
@@ -193,13 +177,8 @@ def child(spec: str) -> None:
 def in_child(**spec: Any) -> dict[str, Any]:
     """Run :func:`child` with ``spec`` in a fresh interpreter; its JSON answer."""
     code = "import sys; from bench.memory import child; child(sys.argv[1])"
-    done = subprocess.run(
-        [sys.executable, "-c", code, json.dumps(spec)],
-        cwd=REPO_ROOT,
-        stdout=subprocess.PIPE,
-        text=True,
-        check=True,
-    )
+    command = [sys.executable, "-c", code, json.dumps(spec)]
+    done = subprocess.run(command, cwd=REPO_ROOT, stdout=subprocess.PIPE, text=True, check=True)
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
@@ -227,8 +206,7 @@ def grid_table(r: dict[str, Any]) -> str:
 
 
 def scratch_table(r: dict[str, Any]) -> str:
-    return "\n".join(
-        [
+    return "\n".join([
             "| padded cells | SearchScratch nbytes MB | B/cell | RSS after allocation MB "
             "| A* query | expanded | cells seen | search s | RSS after search MB "
             "| of it in huge pages MB | nodes resident MB | frontier resident MB "
@@ -239,8 +217,7 @@ def scratch_table(r: dict[str, Any]) -> str:
             f"| {r['seen_cells']:,} | {r['search_s']:.2f} | {mb(r['rss_searched'])} "
             f"| {mb(r['huge_pages'])} | {mb(r['resident_nodes'])} "
             f"| {mb(r['resident_frontier'])} | {mb(r['seen_pages_bytes'])} |",
-        ]
-    )
+    ])  # fmt: skip
 
 
 # --- entry point -------------------------------------------------------------------------

@@ -16,22 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from bench.common import (
-    Failure,
-    Progress,
-    Scenario,
-    add_json_option,
-    add_limit,
-    begin,
-    header,
-    is_optimal,
-    load_scenarios,
-    machine_line,
-    path_problem,
-    report_failures,
-    scenario_parser,
-    write_scenario_results,
-)
+from bench import common
 from gridpath.errors import MapLoadError
 from gridpath.grid import Grid
 from gridpath.search import Algorithm, PathResult, SearchOptions, SearchScratch, find_path, smooth
@@ -48,7 +33,7 @@ class MapResult:
     search_ns: list[int] = field(default_factory=list)
     smooth_ns: list[int] = field(default_factory=list)
     expanded: list[int] = field(default_factory=list)
-    failures: list[Failure] = field(default_factory=list)
+    failures: list[common.Failure] = field(default_factory=list)
 
     @property
     def runs(self) -> int:
@@ -68,10 +53,7 @@ def summarise(name: str, size: str, results: Sequence[MapResult]) -> dict[str, f
     failures = sum(len(r.failures) for r in results)
     total_s = float(search_us.sum()) / 1e6
     return {
-        "map": name,
-        "size": size,
-        "scenarios": runs,
-        "failures": failures,
+        "map": name, "size": size, "scenarios": runs, "failures": failures,
         "optimal_pct": 100.0 * (runs - failures) / runs if runs else 0.0,
         "median_us": float(np.median(search_us)) if runs else math.nan,
         "p95_us": float(np.percentile(search_us, 95)) if runs else math.nan,
@@ -79,27 +61,26 @@ def summarise(name: str, size: str, results: Sequence[MapResult]) -> dict[str, f
         "expansions_per_s": float(expanded.sum()) / total_s if total_s > 0 else math.nan,
         "median_smooth_us": float(np.median(smooth_us)) if smooth_us.size else math.nan,
         "search_total_s": total_s,
-    }
+    }  # fmt: skip
 
 
-def check(grid: Grid, scenario: Scenario, result: PathResult) -> Failure | None:
+def check(grid: Grid, scenario: common.Scenario, result: PathResult) -> common.Failure | None:
     """A :class:`Failure` if ``result`` is not an optimal legal path for ``scenario``."""
-    if not result.found:
-        problem = f"not found ({result.reason})"
-    elif not is_optimal(result.cost, scenario.optimal):
-        problem = "not optimal"
-    else:
-        problem = path_problem(grid, result.path, scenario, result.cost)
+    cost = result.cost if result.found else None
+    problem = common.scenario_problem(grid, scenario, result.path, cost)
     if problem is None:
         return None
-    return Failure.at(grid.name, scenario, result.cost, problem)
+    if not result.found:
+        problem = f"not found ({result.reason})"
+    return common.Failure.at(grid.name, scenario, result.cost, problem)
 
 
 def run_map(
-    map_path: Path, limit: int | None, progress: Progress, options: SearchOptions = DEFAULT_OPTIONS
-) -> MapResult:
+    map_path: Path, limit: int | None, progress: common.Progress,
+    options: SearchOptions = DEFAULT_OPTIONS,
+) -> MapResult:  # fmt: skip
     """Load one map and run its (subsampled) scenarios, timing find_path and smooth."""
-    grid, scenarios = load_scenarios(map_path, limit)
+    grid, scenarios = common.load_scenarios(map_path, limit)
     result = MapResult(grid.name, grid.width, grid.height)
     scratch = SearchScratch(grid.flat.size)  # sized up front: no allocation while timing
     progress.start(grid.name, len(scenarios))
@@ -121,22 +102,8 @@ def run_map(
 
 # --- output ------------------------------------------------------------------------------
 
-COLUMNS = (
-    "map",
-    "size",
-    "scenarios",
-    "% optimal",
-    "median µs",
-    "p95 µs",
-    "median expanded",
-    "expansions/s",
-    "median smooth µs",
-)
-
-
-def table_header() -> str:
-    """The Markdown header and alignment rows (text columns left, numbers right)."""
-    return header(COLUMNS, 2)
+COLUMNS = ("map", "size", "scenarios", "% optimal", "median µs", "p95 µs", "median expanded",
+           "expansions/s", "median smooth µs")  # fmt: skip
 
 
 def table_row(row: dict[str, float | int | str], bold: bool = False) -> str:
@@ -161,16 +128,12 @@ def table_row(row: dict[str, float | int | str], bold: bool = False) -> str:
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
-    parser = scenario_parser("python -m bench.movingai", __doc__)
-    add_limit(parser, None, "at most N scenarios per map, spread evenly over the file")
-    add_json_option(parser)
+    parser = common.scenario_parser("python -m bench.movingai", __doc__)
+    common.add_limit(parser, None, "at most N scenarios per map, spread evenly over the file")
     parser.add_argument(
-        "--algorithm",
-        choices=["auto", "jps", "astar", "dijkstra"],
-        default="auto",
-        help="search algorithm (default auto: the service's "
-        "default, which is JPS on these uniform maps)",
-    )
+        "--algorithm", choices=["auto", "jps", "astar", "dijkstra"], default="auto",
+        help="search algorithm (default auto: the service's default, JPS on these maps)",
+    )  # fmt: skip
     args = parser.parse_args(argv)
     if args.limit is not None and args.limit < 1:
         parser.error("--limit must be at least 1")
@@ -179,12 +142,12 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
-    started = begin(args)
+    started = common.begin(args)
     if started is None:
         return 2
     maps, info = started
     print(f"Algorithm: {args.algorithm}\n", flush=True)
-    progress = Progress(len(maps))
+    progress = common.Progress(len(maps))
     try:
         options = SearchOptions(algorithm=Algorithm(args.algorithm))
         results = [run_map(path, args.limit, progress, options) for path in maps]
@@ -194,15 +157,14 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     rows = [r.summary() for r in results]
     total = summarise("total", f"{len(results)} map{'s' if len(results) > 1 else ''}", results)
-    print(table_header())
+    print(common.header(COLUMNS, 2))
     for row in rows:
         print(table_row(row))
     print(table_row(total, bold=True))
-    print(f"\n{machine_line(info)}")
+    print(f"\n{common.machine_line(info)}")
 
     failures = [f for r in results for f in r.failures]
-    report_failures(failures)
-    write_scenario_results(args, info, failures, maps=rows, total=total)
+    common.report_failures(failures)
     return 1 if failures else 0
 
 

@@ -21,38 +21,10 @@ from typing import Any
 
 import numpy as np
 
-from bench.common import (
-    SQRT2,
-    Failure,
-    Progress,
-    Scenario,
-    add_limit,
-    begin,
-    header,
-    is_optimal,
-    load_scenarios,
-    machine_line,
-    path_problem,
-    percent,
-    report_failures,
-    row,
-    scenario_parser,
-    subsample,
-    times,
-    touched_scratch,
-)
+from bench import common
 from gridpath.errors import MapLoadError
 from gridpath.grid import Grid
-from gridpath.search import (
-    Algorithm,
-    SearchOptions,
-    find_path,
-    jump_table,
-    subgoal_graph,
-)
-from gridpath.search._frontier import FOUND
-from gridpath.search.algorithms import JPS
-from gridpath.search.find import checked_query
+from gridpath.search import Algorithm, SearchOptions, find_path, subgoal_graph
 
 DEFAULT_LIMIT = 100
 DEFAULT_PEER_LIMIT = 20
@@ -89,7 +61,7 @@ def prepare_ours(algorithm: Algorithm) -> Callable[[Grid], tuple[Solve, ToPath]]
     def prepare(grid: Grid) -> tuple[Solve, ToPath]:
         if algorithm == Algorithm.SUBGOAL:
             subgoal_graph(grid)  # the tier's build, as the service's before it publishes
-        scratch = touched_scratch(grid.flat.size)
+        scratch = common.touched_scratch(grid.flat.size)
 
         def solve(start: Cell, goal: Cell) -> Any:
             return find_path(grid, start, goal, options, scratch=scratch)
@@ -97,21 +69,6 @@ def prepare_ours(algorithm: Algorithm) -> Callable[[Grid], tuple[Solve, ToPath]]
         return solve, lambda result: result.path if result.found else None
 
     return prepare
-
-
-def prepare_jps_plus(grid: Grid) -> tuple[Solve, ToPath]:
-    """JPS+: the JPS runner (with the map's jump table; scanning the bytes where the map has
-    none), which ``find_path`` no longer picks where block JPS applies, called the way
-    ``find_path`` calls it."""
-    options = SearchOptions(algorithm=Algorithm.JPS)
-    scratch = touched_scratch(grid.flat.size)
-    jump_table(grid)  # built now, not in the first timed query
-
-    def solve(start: Cell, goal: Cell) -> Any:
-        query = checked_query(grid, start, goal, None, options, (), 0)
-        return JPS.run(query, scratch)
-
-    return solve, lambda outcome: outcome.path if outcome.status == FOUND else None
 
 
 def prepare_tcod(grid: Grid) -> tuple[Solve, ToPath]:
@@ -174,7 +131,7 @@ def prepare_pathfinding(grid: Grid) -> tuple[Solve, ToPath]:
 
 def octile(a: Cell, b: Cell) -> float:
     dx, dy = abs(a[0] - b[0]), abs(a[1] - b[1])
-    return (dx + dy) + (SQRT2 - 2.0) * min(dx, dy)
+    return (dx + dy) + (common.SQRT2 - 2.0) * min(dx, dy)
 
 
 class TutorialGrid:
@@ -200,7 +157,7 @@ class TutorialGrid:
                 and self.passable(x + dx, y)
                 and self.passable(x, y + dy)
             ):
-                result.append(((x + dx, y + dy), SQRT2))
+                result.append(((x + dx, y + dy), common.SQRT2))
         return result
 
 
@@ -256,10 +213,8 @@ def prepare_heapq(grid: Grid) -> tuple[Solve, ToPath]:
 
 SOLVERS = (
     Solver("ours A*", False, True, prepare_ours(Algorithm.ASTAR)),
-    # JPS+ with its table, which find_path picked before block JPS
-    Solver("ours JPS+", False, True, prepare_jps_plus),
-    # JPS as find_path serves it: block scans where runs are long (jps_blocks), else JPS+
-    Solver("ours JPS-B", False, True, prepare_ours(Algorithm.JPS)),
+    # JPS as find_path serves it: block scans where runs are long (jps_blocks)
+    Solver("ours JPS", False, True, prepare_ours(Algorithm.JPS)),
     Solver("ours subgoal", False, True, prepare_ours(Algorithm.SUBGOAL)),
     Solver("tcod", False, False, prepare_tcod),
     Solver("pyastar2d", False, False, prepare_pyastar2d),
@@ -267,8 +222,7 @@ SOLVERS = (
     Solver("networkx", True, False, prepare_networkx),
     Solver("heapq A*", True, False, prepare_heapq),
 )
-OURS_ASTAR, OURS_JPS, OURS_BLOCKS = SOLVERS[0].name, SOLVERS[1].name, SOLVERS[2].name
-OURS_SUBGOAL = SOLVERS[3].name
+OURS_ASTAR, OURS_JPS, OURS_SUBGOAL = (s.name for s in SOLVERS[:3])
 
 
 # --- running -----------------------------------------------------------------------------
@@ -292,9 +246,9 @@ class MapRun:
 
     name: str
     size: str
-    scenarios: list[Scenario]
+    scenarios: list[common.Scenario]
     answers: dict[str, dict[int, Answer]]  # solver -> scenario index -> answer
-    failures: list[Failure] = field(default_factory=list)  # our kernels only
+    failures: list[common.Failure] = field(default_factory=list)  # our kernels only
 
     @property
     def runs(self) -> int:
@@ -302,7 +256,7 @@ class MapRun:
 
 
 def score(
-    grid: Grid, scenario: Scenario, path: np.ndarray | None, reported: float | None = None
+    grid: Grid, scenario: common.Scenario, path: np.ndarray | None, reported: float | None = None
 ) -> tuple[float | None, bool, str | None]:
     """(length, legal, problem) of ``path``; ``reported`` is the solver's own cost, if any."""
     if path is None or len(path) == 0:
@@ -310,43 +264,28 @@ def score(
     path = np.asarray(path, dtype=np.int64).reshape(-1, 2)
     step = np.abs(np.diff(path, axis=0))
     diagonal = int(((step[:, 0] != 0) & (step[:, 1] != 0)).sum())
-    length = (len(step) - diagonal) + diagonal * SQRT2
-    problem = path_problem(grid, path, scenario, length if reported is None else reported)
+    length = (len(step) - diagonal) + diagonal * common.SQRT2
+    problem = common.path_problem(grid, path, scenario, length if reported is None else reported)
     if problem is not None:
         return length, False, problem
-    if not is_optimal(length, scenario.optimal):
+    if not common.is_optimal(length, scenario.optimal):
         return length, True, "not optimal"
     return length, True, None
-
-
-def rotated(solvers: Sequence[Solver], turn: int) -> list[Solver]:
-    k = turn % len(solvers)
-    return [*solvers[k:], *solvers[:k]]
 
 
 ORDERS = ("query", "blocks")
 DEFAULT_ROUNDS = 3
 
 
-def timed_call(solve: Solve, scenario: Scenario) -> tuple[Any, int]:
-    began = time.perf_counter_ns()
-    answer = solve(scenario.start, scenario.goal)
-    return answer, time.perf_counter_ns() - began
-
-
 def run_map(
-    map_path: Path,
-    limit: int,
-    peer_limit: int,
-    progress: Progress,
-    order: str = "query",
+    map_path: Path, limit: int, peer_limit: int, progress: common.Progress, order: str = "query",
     rounds: int = DEFAULT_ROUNDS,
-) -> MapRun:
+) -> MapRun:  # fmt: skip
     """Every solver on one map's queries: round-robin per query (``order`` "query"), or
     (``order`` "blocks") per round each solver's queries back to back, the solvers in an
     order rotated every round, a query's time the median of its ``rounds`` times."""
-    grid, scenarios = load_scenarios(map_path, limit)
-    slow_queries = set(subsample(list(range(len(scenarios))), peer_limit))
+    grid, scenarios = common.load_scenarios(map_path, limit)
+    slow_queries = set(common.subsample(list(range(len(scenarios))), peer_limit))
     prepared = {s.name: s.prepare(grid) for s in SOLVERS}
     for solve, _ in prepared.values():  # one untimed call each: first-call costs
         solve(scenarios[0].start, scenarios[0].goal)
@@ -356,27 +295,24 @@ def run_map(
     # per query, per solver: its first answer, and every round's call and kernel times
     raw: list[dict[str, tuple[Any, list[int], list[float]]]] = [{} for _ in scenarios]
 
-    def call(solver: Solver, i: int) -> None:
-        answer, ns = timed_call(prepared[solver.name][0], scenarios[i])
-        kernel = answer.search_us * 1e3 if solver.ours else 0.0
-        _, all_ns, kernels = raw[i].setdefault(solver.name, (answer, [], []))
-        all_ns.append(ns)
-        kernels.append(kernel)
-
-    blocks = order == "blocks"
-    progress.start(grid.name, len(scenarios) * (rounds if blocks else 1))
+    n = len(scenarios)
+    if order == "blocks":
+        calls = [
+            (s, i) for r in range(rounds) for s in common.rotated(SOLVERS, r) for i in range(n)
+        ]
+    else:
+        calls = [(s, i) for i in range(n) for s in common.rotated(SOLVERS, i)]
+    progress.start(grid.name, n * (rounds if order == "blocks" else 1))
     try:
-        if blocks:
-            for r in range(rounds):
-                for solver in rotated(SOLVERS, r):
-                    for i in range(len(scenarios)):
-                        if not (solver.slow and i not in slow_queries):
-                            call(solver, i)
-        else:
-            for i in range(len(scenarios)):
-                for solver in rotated(SOLVERS, i):
-                    if not (solver.slow and i not in slow_queries):
-                        call(solver, i)
+        for solver, i in calls:
+            if solver.slow and i not in slow_queries:
+                continue
+            began = time.perf_counter_ns()
+            answer = prepared[solver.name][0](scenarios[i].start, scenarios[i].goal)
+            ns = time.perf_counter_ns() - began
+            _, all_ns, kernels = raw[i].setdefault(solver.name, (answer, [], []))
+            all_ns.append(ns)
+            kernels.append(answer.search_us * 1e3 if solver.ours else 0.0)
     finally:
         gc.unfreeze()
     for i, scenario in enumerate(scenarios):
@@ -387,12 +323,13 @@ def run_map(
             path = prepared[solver.name][1](answer)
             reported = answer.cost if solver.ours else None
             cost, legal, problem = score(grid, scenario, path, reported)
-            ns = float(np.median(all_ns))
-            kernel = (float(np.median(kernels)), answer.expanded) if solver.ours else (None, None)
-            run.answers[solver.name][i] = Answer(ns, cost, legal, problem, *kernel)
+            kernel = (common.median(kernels), answer.expanded) if solver.ours else (None, None)
+            run.answers[solver.name][i] = Answer(
+                common.median(all_ns), cost, legal, problem, *kernel
+            )
             if solver.ours and problem is not None:
                 what = f"{solver.name}: {problem}"
-                run.failures.append(Failure.at(grid.name, scenario, cost, what))
+                run.failures.append(common.Failure.at(grid.name, scenario, cost, what))
     progress.finish(run)
     prepared.clear()
     gc.collect()
@@ -425,7 +362,8 @@ def row_of(solver: str, runs: Sequence[MapRun]) -> Row:
             legal += answer.legal
             vs_astar.append(answer.ns / run.answers[OURS_ASTAR][i].ns)
             vs_jps.append(answer.ns / run.answers[OURS_JPS][i].ns)
-    n, median = len(us), lambda values: float(np.median(values))
+    n = len(us)
+    median = common.median
     return Row(solver, n, median(us), 100 * optimal / n, 100 * legal / n, median(vs_astar),
                median(vs_jps))  # fmt: skip
 
@@ -435,83 +373,61 @@ def by_map_table(runs: Sequence[MapRun]) -> str:
     its per-query ratios; pure-Python peers on their subset of the queries)."""
     peers = [s.name for s in SOLVERS if not s.ours]
     columns = ("map", "size", "queries", "our A* median µs", "our JPS median µs")
-    lines = [header((*columns, *(f"{p} / our A*" for p in peers)), 2)]
+    lines = [common.header((*columns, *(f"{p} / our A*" for p in peers)), 2)]
     for run in runs:
         astar, jps = row_of(OURS_ASTAR, [run]), row_of(OURS_JPS, [run])
-        ratios = [times(row_of(p, [run]).vs_astar) for p in peers]
+        ratios = [common.times(row_of(p, [run]).vs_astar) for p in peers]
         cells = [run.name, run.size, f"{astar.queries:,}", f"{astar.median_us:,.1f}"]
-        lines.append(row([*cells, f"{jps.median_us:,.1f}", *ratios]))
+        lines.append(common.row([*cells, f"{jps.median_us:,.1f}", *ratios]))
     return "\n".join(lines)
 
 
-SUMMARY_COLUMNS = (
-    "solver",
-    "queries",
-    "% optimal",
-    "% legal",
-    "time / our A*",
-    "per-map range",
-    "time / our JPS",
-    "per-map range",
-)
+SUMMARY_COLUMNS = ("solver", "queries", "% optimal", "% legal", "time / our A*",
+                   "per-map range", "time / our JPS", "per-map range")  # fmt: skip
 
 
 def summary_table(runs: Sequence[MapRun]) -> str:
-    lines = [header(SUMMARY_COLUMNS)]
+    lines = [common.header(SUMMARY_COLUMNS)]
     for solver in SOLVERS:
         r = row_of(solver.name, runs)
         per_map = [row_of(solver.name, [run]) for run in runs]
         a = [p.vs_astar for p in per_map]
         j = [p.vs_jps for p in per_map]
         lines.append(
-            f"| {r.solver} | {r.queries:,} | {percent(r.optimal_pct)} | "
-            f"{percent(r.legal_pct)} | {times(r.vs_astar)} | "
-            f"{times(min(a))} – {times(max(a))} | {times(r.vs_jps)} | "
-            f"{times(min(j))} – {times(max(j))} |"
+            f"| {r.solver} | {r.queries:,} | {common.percent(r.optimal_pct)} | "
+            f"{common.percent(r.legal_pct)} | {common.times(r.vs_astar)} | "
+            f"{common.times(min(a))} – {common.times(max(a))} | {common.times(r.vs_jps)} | "
+            f"{common.times(min(j))} – {common.times(max(j))} |"
         )
     return "\n".join(lines)
 
 
-KERNEL_COLUMNS = (
-    "map",
-    "A* kernel µs",
-    "JPS+ kernel µs",
-    "JPS-B kernel µs",
-    "A* expanded",
-    "JPS+ expanded",
-    "JPS-B expanded",
-    "A* / JPS+, kernels",
-    "A* / JPS-B, kernels",
-    "JPS+ / JPS-B, kernels",
-    "A* / JPS+, calls",
-    "subgoal kernel µs",
-    "A* / subgoal, kernels",
-)
+KERNEL_COLUMNS = ("map", "A* µs", "JPS µs", "subgoal µs", "A* expanded", "JPS expanded",
+                  "A* / JPS", "A* / JPS, calls", "A* / subgoal")  # fmt: skip
 
 
 def kernel_row(name: str, runs: Sequence[MapRun]) -> str:
-    """Our two searches on ``runs``: medians of kernel time (``search_us``) and expansions,
-    and of the per-query A* / JPS time ratios, kernels alone and whole ``find_path`` calls."""
-    ours = (OURS_ASTAR, OURS_JPS, OURS_BLOCKS, OURS_SUBGOAL)
+    """Our searches on ``runs``: medians of kernel time (``search_us``) and expansions, and
+    of the per-query time ratios, kernels alone and (A* / JPS) whole ``find_path`` calls."""
+    ours = (OURS_ASTAR, OURS_JPS, OURS_SUBGOAL)
     answers = [[run.answers[s][i] for s in ours] for run in runs for i in run.answers[OURS_ASTAR]]
-    a_ns = [q[0].kernel_ns for q in answers]  # the others at least 1 ns: they divide
-    j_ns, b_ns, s_ns = ([max(q[k].kernel_ns, 1.0) for q in answers] for k in (1, 2, 3))
-    a_ex, j_ex, b_ex = ([q[k].expanded for q in answers] for k in range(3))
-    by_call = [q[0].ns / q[1].ns for q in answers]
-    a, j, b, sg = np.asarray(a_ns), np.asarray(j_ns), np.asarray(b_ns), np.asarray(s_ns)
-    ratios = [times(float(np.median(r))) for r in (a / j, a / b, j / b)]
-    return (
-        f"| {name} | {np.median(a) / 1e3:,.1f} | {np.median(j) / 1e3:,.1f} | "
-        f"{np.median(b) / 1e3:,.1f} | {np.median(a_ex):,.0f} | {np.median(j_ex):,.0f} | "
-        f"{np.median(b_ex):,.0f} | {' | '.join(ratios)} | {times(float(np.median(by_call)))} | "
-        f"{np.median(sg) / 1e3:,.1f} | {times(float(np.median(a / sg)))} |"
-    )
+    # kernel times in ns, the divisors (JPS, subgoal) at least 1
+    a, j, sg = (np.array([max(q[k].kernel_ns, float(k > 0)) for q in answers]) for k in range(3))
+    a_ex, j_ex = (common.median([q[k].expanded for q in answers]) for k in range(2))
+    by_call = common.median([q[0].ns / q[1].ns for q in answers])
+    us = [f"{common.median(ns) / 1e3:,.1f}" for ns in (a, j, sg)]
+    ratios = [
+        common.times(common.median(a / j)),
+        common.times(by_call),
+        common.times(common.median(a / sg)),
+    ]
+    return common.row([name, *us, f"{a_ex:,.0f}", f"{j_ex:,.0f}", *ratios])
 
 
 def kernel_table(runs: Sequence[MapRun]) -> str:
     """Per map and over all maps: what our searches cost without the ~10 µs of Python
     around each ``find_path`` call (the same queries as the tables above)."""
-    lines = [header(KERNEL_COLUMNS)]
+    lines = [common.header(KERNEL_COLUMNS)]
     lines += [kernel_row(run.name, [run]) for run in runs]
     if len(runs) > 1:
         lines.append(kernel_row("all maps", runs))
@@ -522,29 +438,16 @@ def kernel_table(runs: Sequence[MapRun]) -> str:
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
-    parser = scenario_parser("python -m bench.peers", __doc__)
-    add_limit(parser, DEFAULT_LIMIT, "queries per map for our kernels, tcod and pyastar2d")
-    parser.add_argument(
-        "--peer-limit",
-        type=int,
-        default=DEFAULT_PEER_LIMIT,
-        metavar="N",
-        help="queries per map for the pure-Python peers (an even subset)",
-    )
-    parser.add_argument(
-        "--order",
-        choices=ORDERS,
-        default="query",
+    parser = common.scenario_parser("python -m bench.peers", __doc__)
+    common.add_limit(parser, DEFAULT_LIMIT, "queries per map for our kernels, tcod and pyastar2d")
+    add = parser.add_argument
+    add("--peer-limit", type=int, default=DEFAULT_PEER_LIMIT, metavar="N",
+        help="queries per map for the pure-Python peers (an even subset)")  # fmt: skip
+    add("--order", choices=ORDERS, default="query",
         help="query: every solver per query, round-robin (caches cold); "
-        "blocks: each solver's queries back to back per round (caches warm)",
-    )
-    parser.add_argument(
-        "--rounds",
-        type=int,
-        default=DEFAULT_ROUNDS,
-        metavar="N",
-        help="with --order blocks: rounds per map (default: %(default)s)",
-    )
+        "blocks: each solver's queries back to back per round (caches warm)")  # fmt: skip
+    add("--rounds", type=int, default=DEFAULT_ROUNDS, metavar="N",
+        help="with --order blocks: rounds per map (default: %(default)s)")  # fmt: skip
     args = parser.parse_args(argv)
     if args.limit < 1 or args.peer_limit < 1 or args.rounds < 1:
         parser.error("--limit, --peer-limit and --rounds must be at least 1")
@@ -554,12 +457,12 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
-    started = begin(args)
+    started = common.begin(args)
     if started is None:
         return 2
     maps, info = started
     print(flush=True)
-    progress = Progress(len(maps))
+    progress = common.Progress(len(maps))
     try:
         runs = [
             run_map(path, args.limit, args.peer_limit, progress, args.order, args.rounds)
@@ -569,7 +472,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"\nerror: {exc}", file=sys.stderr)
         return 2
 
-    line = machine_line(info)
+    line = common.machine_line(info)
     print("#### By map: our medians, and each peer's time over our A*'s\n")
     print(by_map_table(runs))
     print()
@@ -581,7 +484,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(kernel_table(runs))
     print(f"\n{line}")
 
-    report_failures([f for run in runs for f in run.failures])
+    common.report_failures([f for run in runs for f in run.failures])
     return 1 if any(run.failures for run in runs) else 0
 
 

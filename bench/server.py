@@ -145,8 +145,6 @@ class Server:
         self.port = spec.port or free_port()
         self.process: subprocess.Popen | None = None
         self.started = 0.0
-        self.port_open_s: float | None = None
-        self.ready_s: float | None = None
         self.keep_log = log_path is not None
         self.log_path = log_path
 
@@ -164,24 +162,18 @@ class Server:
             os.close(handle)
             self.log_path = Path(name)
         self.started = time.perf_counter()
-        self.port_open_s = self.ready_s = None
-        with open(self.log_path, "ab") as log:
+        with open(self.log_path, "ab") as log:  # its own process group: stop() reaches workers
             self.process = subprocess.Popen(
-                self.spec.command(self.port),
-                cwd=REPO_ROOT,
-                env=self.spec.environment(),
-                stdin=subprocess.DEVNULL,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                start_new_session=True,  # its own process group: stop() reaches the workers
-            )
+                self.spec.command(self.port), cwd=REPO_ROOT, env=self.spec.environment(),
+                stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )  # fmt: skip
         self.pids.add(self.process.pid)
         return self
 
     def wait_ready(self, timeout: float = READY_TIMEOUT, poll: float = 0.01) -> float:
         """Seconds from process start to the spec's ``ready_path`` answering 200 (many times
-        in a row with several workers); also notes when the port first answered, in
-        ``port_open_s``."""
+        in a row with several workers)."""
         assert self.process is not None, "start() first"
         path = self.spec.ready_path
         needed = 1 if self.spec.workers <= 1 else 10 * self.spec.workers
@@ -191,8 +183,6 @@ class Server:
                 raise RuntimeError(f"server exited with {self.process.returncode}: {self.log()}")
             status, worker = http_probe(self.port, path, timeout=5.0)
             now = time.perf_counter() - self.started
-            if status is not None and self.port_open_s is None:
-                self.port_open_s = now
             streak = streak + 1 if status == 200 else 0
             workers = workers | {worker} if status == 200 else set()
             # With several workers, ready once each has answered 200 (a streak from one

@@ -15,38 +15,14 @@ from pathlib import Path
 
 import numpy as np
 
-from bench.common import (
-    Failure,
-    add_limit,
-    begin,
-    header,
-    is_optimal,
-    load_scenarios,
-    log,
-    machine_line,
-    path_problem,
-    report_failures,
-    row,
-    scenario_parser,
-)
+from bench import common
 from gridpath.grid.edits import Edit, apply_edits
 from gridpath.search import Algorithm, SearchOptions, SearchScratch, find_path
 from gridpath.search.runners.jps import DEFAULT_JUMP_TABLE_MAX_CELLS, jump_table
 from gridpath.search.runners.subgoal import DEFAULT_SUBGOAL_MAX_CELLS, subgoal_graph
 
-COLUMNS = [
-    "map",
-    "cells",
-    "JPS+ build s",
-    "JPS+ MB",
-    "subgoals",
-    "edges",
-    "upward edges",
-    "subgoal build s",
-    "subgoal MB",
-    "subgoal B/cell",
-    "change-to-publish s",
-]
+COLUMNS = ["map", "cells", "JPS+ build s", "JPS+ MB", "subgoals", "edges", "upward edges",
+           "subgoal build s", "subgoal MB", "subgoal B/cell", "change-to-publish s"]  # fmt: skip
 CHECK_COLUMNS = ["queries", "wrong", "kernel µs (median)", "settled (median)"]
 SUBGOAL = SearchOptions(algorithm=Algorithm.SUBGOAL)
 
@@ -69,21 +45,17 @@ def change_to_publish(grid) -> float:
     return statistics.median(seconds)
 
 
-def check(grid, scenarios, name: str) -> tuple[list[float], list[int], list[Failure]]:
+def check(grid, scenarios, name: str) -> tuple[list[float], list[int], list[common.Failure]]:
     scratch = SearchScratch(grid.flat.size)
     kernel_us, settled, failures = [], [], []
     for s in scenarios:
         result = find_path(grid, s.start, s.goal, SUBGOAL, scratch=scratch)
         cost = result.cost if result.found else None
-        problem = None
+        problem = common.scenario_problem(grid, s, result.path, cost)
         if result.options.algorithm != Algorithm.SUBGOAL:
             problem = f"served by {result.options.algorithm.value}"
-        elif cost is None or not is_optimal(cost, s.optimal):
-            problem = "not optimal"
-        else:
-            problem = path_problem(grid, result.path, s, cost)
         if problem is not None:
-            failures.append(Failure.at(name, s, cost, problem))
+            failures.append(common.Failure.at(name, s, cost, problem))
         kernel_us.append(result.search_us)
         settled.append(result.expanded)
     return kernel_us, settled, failures
@@ -92,8 +64,8 @@ def check(grid, scenarios, name: str) -> tuple[list[float], list[int], list[Fail
 def run(maps: Sequence[Path], limit: int | None, do_check: bool) -> tuple[list[str], list]:
     rows, failures = [], []
     for map_path in maps:
-        log(f"{map_path.stem}: building")
-        grid, scenarios = load_scenarios(map_path, limit)
+        common.log(f"{map_path.stem}: building")
+        grid, scenarios = common.load_scenarios(map_path, limit)
         jps_s, table = timed(jump_table, grid, DEFAULT_JUMP_TABLE_MAX_CELLS)
         sub_s, graph = timed(subgoal_graph, grid, DEFAULT_SUBGOAL_MAX_CELLS)
         cells = grid.cell_count
@@ -109,35 +81,35 @@ def run(maps: Sequence[Path], limit: int | None, do_check: bool) -> tuple[list[s
             if graph is None:
                 cols += [0, "-", "-", "-"]
             else:
-                log(f"{map_path.stem}: {len(scenarios)} scenarios")
+                common.log(f"{map_path.stem}: {len(scenarios)} scenarios")
                 kernel_us, settled, wrong = check(grid, scenarios, map_path.stem)
                 failures += wrong
                 cols += [f"{len(scenarios):,}", len(wrong)]
                 cols += [f"{np.median(kernel_us):.1f}", f"{np.median(settled):.0f}"]
-        rows.append(row(cols))
+        rows.append(common.row(cols))
     return rows, failures
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = scenario_parser("bench.tiers", __doc__.split("\n\n")[0])
-    add_limit(parser, None, "with --check: scenarios per map (default: all)")
+    parser = common.scenario_parser("bench.tiers", __doc__.split("\n\n")[0])
+    common.add_limit(parser, None, "with --check: scenarios per map (default: all)")
     parser.add_argument("--check", action="store_true", help="run the scenarios too")
     args = parser.parse_args(argv)
     try:
-        started = begin(args)
+        started = common.begin(args)
     except (OSError, ValueError) as exc:
-        log(f"cannot read the data: {exc}")
+        common.log(f"cannot read the data: {exc}")
         return 2
     if started is None:
         return 2
     maps, info = started
     rows, failures = run(maps, args.limit, args.check)
-    print(header(COLUMNS + (CHECK_COLUMNS if args.check else [])))
+    print(common.header(COLUMNS + (CHECK_COLUMNS if args.check else [])))
     print("\n".join(rows))
     if args.check:
         print(f"\nsubgoal tier: {len(failures)} scenario(s) failed")
-    print(f"\n{machine_line(info)}")
-    report_failures(failures)
+    print(f"\n{common.machine_line(info)}")
+    common.report_failures(failures)
     return 1 if failures else 0
 
 

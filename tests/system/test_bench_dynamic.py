@@ -26,7 +26,7 @@ def test_both_modes_print_their_tables_and_the_tiers_agree():
         "### HTTP (PATCH, then POST /paths)"
     )
     for section, tiers in (
-        (kernel, ("A*", "JPS", "JPS+", "subgoal")),
+        (kernel, ("A*", "JPS", "subgoal")),
         (http, ("A*", "JPS", "subgoal")),
     ):
         assert (

@@ -1,4 +1,4 @@
-"""bench.waypoints and bench.theta_terrain run as commands and print their tables (issue 20;
+"""bench.terrain's two commands (waypoints, theta) run and print their tables (issue 20;
 the figures themselves are for bench/README.md)."""
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ def run(*args: str) -> str:
     return done.stdout
 
 
-def test_bench_waypoints_prints_the_village_example_and_no_dearer_waypoints():
-    out = run("bench.waypoints", "--maps", "3", "--queries", "5")
+def test_terrain_waypoints_prints_the_village_example_and_no_dearer_waypoints():
+    out = run("bench.terrain", "waypoints", "--maps", "3", "--queries", "5")
     assert "village [0, 0] -> [23, 15], astar, smooth: cost 41.81" in out
     rows = [line for line in out.splitlines() if line.startswith("| village") or "random" in line]
     assert len(rows) == 2
@@ -29,9 +29,10 @@ def test_bench_waypoints_prints_the_village_example_and_no_dearer_waypoints():
 
 
 @pytest.mark.parametrize("maps", [(), ("arena",)], ids=["village", "movingai"])
-def test_bench_theta_terrain_checks_every_answer(maps):
+def test_terrain_theta_checks_every_answer(maps):
     if maps and not (MOVINGAI_DIR / "arena.map").is_file():
         pytest.skip("shared Moving AI maps not present")
-    out = run("bench.theta_terrain", "--limit", "3", "--data", str(MOVINGAI_DIR), "--maps", *maps)
+    data = str(MOVINGAI_DIR)
+    out = run("bench.terrain", "theta", "--limit", "3", "--data", data, "--maps", *maps)
     assert out.count("\n| ") >= 2 + (2 if maps else 0)  # header, rule, village (+ 2 terrains)
     assert "| village | road 1, grass 1.5, mud 4 |" in out
