@@ -15,7 +15,7 @@ from pydantic import ValidationError
 from app.api.polygon import require_grid
 from app.api.responses import json_response
 from app.config import Settings
-from app.group_models import GroupRequest, GroupRules, GroupValidateRequest
+from app.models.group import GroupRequest, GroupRules, GroupValidateRequest
 from app.observability import record_search
 from gridpath.errors import GroupTooLarge, InvalidField
 from gridpath.grid import Grid

@@ -48,8 +48,6 @@ from app.authority.redis_keys import (
     COMMIT,
     INDEX,
     LAST,
-    RESTORE_WINDOW_MS,
-    RESTORING,
     SEEDED,
     commit_args,
     decode,
@@ -59,6 +57,7 @@ from app.authority.redis_keys import (
     redacted,
     upload_folder_once,
 )
+from app.authority.redis_restore import still_lost, write_back
 from gridpath.errors import MapLoadError, MapNotFound, RevisionConflict, StoreUnavailable
 from gridpath.grid import Grid
 from gridpath.grid.edits import Edit
@@ -282,9 +281,17 @@ class RedisAuthority:
             if name not in remote and last.get(name, 0) < revision:
                 lost.append(name)  # a deletion Redis forgot: its revision must stay given
         run_id = str(info["run_id"])
-        lost = await self._still_lost(lost)
+        lost = await still_lost(self._client, self.registry, lost)
         if lost or run_id != self._run_id:
-            await self._write_back(lost, restarted=run_id != self._run_id)
+            restarted = run_id != self._run_id
+            if restarted:
+                log.warning(
+                    "the shared store %s restarted: writing back what it lacks (%d maps)",
+                    self.where,
+                    len(lost),
+                )
+            assert self._commit is not None
+            await write_back(self._client, self._commit, self.registry, lost)
         self._run_id = run_id
         if not seeded:  # Redis lost everything: the maps restored above are the state now
             if await self._client.set(SEEDED, "1", nx=True):
@@ -292,69 +299,6 @@ class RedisAuthority:
                     "the shared store %s was empty: restored it from this process", self.where
                 )
         return caught_up
-
-    async def _still_lost(self, names: list[str]) -> list[str]:
-        """Of ``names``, those Redis still lacks when asked again after reading what this
-        process holds. The view above is older than a change this process committed while
-        the resync awaited (a commit reaches Redis before this registry), and taking that
-        change for a loss would refuse every process's changes for a window."""
-        if not names:
-            return names
-        assert self._client is not None
-        held = {name: self.registry.version(name) for name in names}  # ours first, then Redis
-        pipe = self._client.pipeline(transaction=True)
-        for name in names:
-            pipe.hget(INDEX, name)
-            pipe.hget(LAST, name)
-        replies = await pipe.execute()
-        still = []
-        for i, name in enumerate(names):
-            current, last = replies[2 * i], int(replies[2 * i + 1] or 0)
-            if current is not None and (int(current), False) < held[name]:
-                still.append(name)  # ours is newer, or deleted since
-            elif current is None and last < held[name][0]:
-                still.append(name)  # Redis lacks the map, or forgot its deletion
-        return still
-
-    async def _write_back(self, lost: list[str], restarted: bool) -> None:
-        """Redis restarted or lacks revisions this process holds: refuse changes everywhere
-        for a moment (``gridpath:restoring``) and write ours back (each one extends it)."""
-        assert self._client is not None
-        if restarted:
-            log.warning(
-                "the shared store %s restarted: writing back what it lacks (%d maps)",
-                self.where,
-                len(lost),
-            )
-        await self._client.set(RESTORING, "1", px=RESTORE_WINDOW_MS, nx=True)
-        for name in lost:
-            await self._restore(name)
-
-    async def _restore(self, name: str) -> None:
-        """Redis is behind this process on ``name`` (it lost acknowledged writes): write our
-        revision (or deletion) back, if it is still the newest (:data:`COMMIT` ``seed`` and
-        ``bury``: atomic, so two processes never overwrite each other's newer revision)."""
-        assert self._client is not None and self._commit is not None
-        grid = self.registry.find(name)
-        if grid is not None:
-            upload = await asyncio.to_thread(encode, grid)
-            keys, args = commit_args(
-                name, "seed", grid=grid, upload=upload, seed_revision=grid.revision
-            )
-        else:
-            revision, deleted = self.registry.version(name)
-            if not deleted:
-                return
-            keys, args = commit_args(name, "bury", seed_revision=revision)
-        status, revision, _ = parse_reply(await self._commit(keys=keys, args=args))
-        if status == "ok":
-            log.warning(
-                "the shared store had lost map %s revision %d%s (Redis restarted without "
-                "persistence?); restored it from this process",
-                name,
-                revision,
-                "" if grid is not None else " (deleted)",
-            )
 
     async def _refused(self, status: str) -> StoreUnavailable:
         """The answer to a change refused while the maps are written back; if this process

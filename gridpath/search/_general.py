@@ -7,6 +7,28 @@ scratch, the same frontier order and neighbour order; the records of
 float64 per cell (terrain costs and weights make costs non-integral), per-request
 blocked cells and goal cells are stamped into ``marks``, and several goals may be
 searched at once.
+
+:func:`search_grid` (records of :mod:`gridpath.search._records`: ``grid``, ``rules``,
+``scratch``) searches from ``start`` to the nearest of the goals stamped in
+``marks[:, GOAL]``. ``goal_xy`` holds the goals' padded ``(x, y)`` for the heuristic (it may
+be empty: Dijkstra needs none). The search stops once ``settle`` goal cells are settled (1:
+at the nearest goal; more: a cost table's many targets, whose costs are then read from
+``g_cost``); a settled goal's stamp is cleared, so a cell counts once even when it is
+reached under several headings. ``h_factor`` scales the heuristic (minimum terrain cost x
+weight). ``terrain`` gives each cell's class and ``class_cost`` each class's cost (ignored
+when ``uniform``). BFS counts steps (every step costs 1) and ignores terrain. Cells blocked
+for this search are stamped in ``marks[:, BLOCKED]``; a unit of size ``unit`` > 1 keeps to
+cells whose clearance is at least ``unit``. Expanded cells are written to ``explored`` in
+order, as many as fit.
+
+With ``turn_penalty`` > 0 the search runs over (cell, heading) states: node ``cell * 9 +
+heading``, heading 0-7 the direction of the step that entered the cell (N, E, S, W, NE, SE,
+SW, NW) and 8 none (the start); each change of heading costs ``turn_penalty``. Otherwise a
+node is a cell.
+
+The kernel is hot: its helpers are ``inline="always"`` (numba inlines them into its IR, so
+the split costs no call); the neighbour loop stays in :func:`search_grid` itself, as a
+split of it measured 10-15 % slower on Dijkstra (bench side by side).
 """
 
 from __future__ import annotations
@@ -174,29 +196,40 @@ def _neighbour(k, here, x, y, stride, sides, diagonal):
     return True, cell, nx, ny
 
 
+@njit(nogil=True, cache=True, inline="always")
+def _node_cell(node, dirs):
+    """The cell and heading of a search node (heading 8, none, when headings are not
+    tracked: a node is then its cell)."""
+    if dirs == 1:
+        return node, 8
+    cell = node // 9
+    return cell, node - cell * 9
+
+
+@njit(nogil=True, cache=True, inline="always")
+def _open_sides(passable, unit, marks, generation, here, stride):
+    """Which of the N, E, S, W neighbours of padded cell ``here`` are open for this search."""
+    return (
+        is_open(passable, unit, marks, generation, here - stride),
+        is_open(passable, unit, marks, generation, here + 1),
+        is_open(passable, unit, marks, generation, here + stride),
+        is_open(passable, unit, marks, generation, here - 1),
+    )
+
+
+@njit(nogil=True, cache=True, inline="always")
+def _closer(h, g, node, best_h, best_g, best):
+    """Whether ``node`` (distance ``h`` to a goal, cost ``g``) beats the closest so far:
+    smaller distance, then smaller g, then smaller index (deterministic partial paths)."""
+    return h < best_h or (h == best_h and (g < best_g or (g == best_g and node < best)))
+
+
 @njit(nogil=True, cache=True)
 def search_grid(grid, rules, strategy, scratch, query):
     """Search from ``start`` to the nearest of the goals stamped in ``marks[:, GOAL]``.
 
-    Records (:mod:`gridpath.search._records`): ``grid``, ``rules``, ``scratch``; ``strategy`` is
-    ``(algorithm, heuristic, h_factor, closest_kind)`` and ``query`` is ``(start, goal_xy,
-    explored, settle)``. ``goal_xy`` holds the goals' padded ``(x, y)`` for the heuristic
-    (it may be empty: Dijkstra needs none). The search stops once ``settle`` goal cells are
-    settled (1: at the nearest goal; more: a cost table's many targets, whose costs are
-    then read from ``g_cost``); a settled goal's stamp is cleared, so a cell counts once
-    even when it is reached under several headings.
-    ``h_factor`` scales the heuristic (minimum terrain cost x weight). ``terrain`` gives
-    each cell's class and ``class_cost`` each class's cost (ignored when ``uniform``). BFS
-    counts steps (every step costs 1) and ignores terrain. Cells blocked for this search
-    are stamped in ``marks[:, BLOCKED]``; a unit of size ``unit`` > 1 keeps to cells whose
-    clearance is at least ``unit``. Expanded cells are written to ``explored`` in order, as
-    many as fit.
-
-    With ``turn_penalty`` > 0 the search runs over (cell, heading) states: node
-    ``cell * 9 + heading``, heading 0-7 the direction of the step that entered the cell (N,
-    E, S, W, NE, SE, SW, NW) and 8 none (the start); each change of heading costs
-    ``turn_penalty``. Otherwise a node is a cell.
-
+    Records: see the module docstring; ``strategy`` is ``(algorithm, heuristic, h_factor,
+    closest_kind)`` and ``query`` is ``(start, goal_xy, explored, settle)``.
     Returns ``(status, expanded, reached, closest, n_explored)``: ``reached`` is the goal
     node found (or -1); ``closest`` the expanded node nearest a goal by ``closest_kind``
     distance (ties: smaller g, then smaller index), for partial paths.
@@ -213,33 +246,20 @@ def search_grid(grid, rules, strategy, scratch, query):
     closed_mark = np.int32(2 * generation + 1)
     search = (nodes, g_cost, frontier, open_mark, closed_mark, algorithm, heuristic, h_factor,
               goal_xy, orth_w, diag_w, max_cost)  # fmt: skip
-    if algorithm == BFS:
-        orth_len = 1.0
-        diag_len = 1.0
-    else:
-        orth_len = orth_w
-        diag_len = diag_w
+    # BFS counts steps: every step has length 1.
+    orth_len = 1.0 if algorithm == BFS else orth_w
+    diag_len = 1.0 if algorithm == BFS else diag_w
 
     origin = start * dirs + (dirs - 1)  # heading "none" (8) when tracking headings
     size = _open_origin(search, origin)
-    expanded = 0
-    n_explored = 0
-    pruned = False
-    closest = origin
-    closest_h = np.inf
-    closest_g = 0.0
-    settled = 0
+    expanded, n_explored, settled, pruned = 0, 0, 0, False
+    closest, closest_h, closest_g = origin, np.inf, 0.0
 
     while size > 0:
         current, size = pop(frontier, nodes, size, TIE_REL)
         nodes[current, STATE] = closed_mark
         expanded += 1
-        if dirs == 1:
-            here = current
-            heading = 8
-        else:
-            here = current // 9
-            heading = current - here * 9
+        here, heading = _node_cell(current, dirs)
         if n_explored < explored.shape[0]:
             explored[n_explored] = here
             n_explored += 1
@@ -247,9 +267,7 @@ def search_grid(grid, rules, strategy, scratch, query):
         y = here // stride
         g = g_cost[current]
         hc = _nearest_goal(closest_kind, x, y, goal_xy, orth_w, diag_w)
-        if hc < closest_h or (
-            hc == closest_h and (g < closest_g or (g == closest_g and current < closest))
-        ):
+        if _closer(hc, g, current, closest_h, closest_g, closest):
             closest, closest_h, closest_g = current, hc, g
         if marks[here, GOAL] == generation:
             marks[here, GOAL] = -1  # never a generation: settled
@@ -259,11 +277,7 @@ def search_grid(grid, rules, strategy, scratch, query):
         if expanded >= max_expanded:
             return LIMIT_REACHED, expanded, -1, closest, n_explored
 
-        n_ok = is_open(passable, unit, marks, generation, here - stride)
-        e_ok = is_open(passable, unit, marks, generation, here + 1)
-        s_ok = is_open(passable, unit, marks, generation, here + stride)
-        w_ok = is_open(passable, unit, marks, generation, here - 1)
-        sides = (n_ok, e_ok, s_ok, w_ok)
+        sides = _open_sides(passable, unit, marks, generation, here, stride)
         # N, E, S, W, then NE, SE, SW, NW.
         for k in range(8 if diagonal != DIAGONAL_NEVER else 4):
             ok, cell, nx, ny = _neighbour(k, here, x, y, stride, sides, diagonal)

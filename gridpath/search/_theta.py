@@ -43,7 +43,14 @@ from gridpath.search._frontier import (
     UNREACHABLE,
     pop,
 )
-from gridpath.search._general import ASTAR, EUCLIDEAN, _neighbour, _offer, _open_origin
+from gridpath.search._general import (
+    ASTAR,
+    EUCLIDEAN,
+    _neighbour,
+    _offer,
+    _open_origin,
+    _open_sides,
+)
 from gridpath.search._records import DIAGONAL_NEVER, SQRT2, is_open
 from gridpath.search._sight import line_of_sight
 
@@ -90,8 +97,7 @@ def lazy_theta(grid, rules, sight, price, h_factor, scratch, marks, start, goal)
     path's vertices and ``g_cost[goal]`` its cost.
     """
     passable, stride, _terrain = grid
-    unit, diagonal = rules[0], rules[1]
-    max_expanded = rules[6]
+    unit, diagonal, max_expanded = rules[0], rules[1], rules[6]
     nodes, frontier, g_cost, _marks, generation = scratch
     open_mark = np.int32(2 * generation)
     closed_mark = np.int32(2 * generation + 1)
@@ -111,11 +117,7 @@ def lazy_theta(grid, rules, sight, price, h_factor, scratch, marks, start, goal)
         expanded += 1
         x = current % stride
         y = current // stride
-        n_ok = is_open(passable, unit, marks, generation, current - stride)
-        e_ok = is_open(passable, unit, marks, generation, current + 1)
-        s_ok = is_open(passable, unit, marks, generation, current + stride)
-        w_ok = is_open(passable, unit, marks, generation, current - 1)
-        sides = (n_ok, e_ok, s_ok, w_ok)
+        sides = _open_sides(passable, unit, marks, generation, current, stride)
         parent = nodes[current, CAME_FROM]
         if parent != NO_PARENT and not _sees(
             grid, sight, marks, generation, parent, current, stride

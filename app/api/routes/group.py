@@ -12,8 +12,8 @@ from app.api.deps import RegistryDep, StateDep, snapshot_at
 from app.api.group import GroupSolve, work_budget
 from app.api.polygon import require_grid
 from app.api.responses import json_response
-from app.group_models import GroupRequest, GroupResponse
 from app.models import STALE_REVISION_RESPONSE, ErrorResponse
+from app.models.group import GroupRequest, GroupResponse
 from gridpath.errors import GroupTooLarge
 from gridpath.search.warming import require as require_warm
 
