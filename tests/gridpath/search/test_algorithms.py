@@ -120,7 +120,7 @@ def _run(query: Query, scratch: Scratch) -> Outcome:
     return Outcome(FOUND, expanded, search_us, np.array(path[::-1], np.int32), cost, 0)
 
 
-PYTHON_BFS = Runner("python_bfs", _refuses, _run)
+PYTHON_BFS = Runner.plain("python_bfs", _refuses, _run)
 
 
 def test_a_new_runner_is_one_module_and_one_registry_line(monkeypatch):
