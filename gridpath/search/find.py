@@ -264,9 +264,11 @@ def _in_other_components(
 ) -> bool:
     """True if no goal is in the start's connected component: unreachable, no search needed
     (per-request blocked cells only split components, so this stays sound with them)."""
-    stride = grid.width + 2
-    mine = components.of((start[1] + 1) * stride + start[0] + 1)
-    return all(components.of((y + 1) * stride + x + 1) != mine for x, y in goals)
+    stride, of = grid.width + 2, components.of
+    mine = of((start[1] + 1) * stride + start[0] + 1)
+    if len(goals) == 1:  # the common query, without a generator
+        return of((goals[0][1] + 1) * stride + goals[0][0] + 1) != mine
+    return all(of((y + 1) * stride + x + 1) != mine for x, y in goals)
 
 
 def count_turns(path: np.ndarray) -> int:

@@ -125,8 +125,10 @@ class PairRun:
             scratch.nodes, goal, stride, self.jumps, record, self.sight, self.smooth
         )
         cost = int(orth) * self.steps[0] + int(diag) * self.steps[1]
-        return Outcome(FOUND, int(expanded), search_us, path, cost, 0, waypoints=pulled,
-                       turns=int(turns))  # fmt: skip
+        # every field given: no default factory runs
+        return Outcome(
+            FOUND, int(expanded), search_us, path, cost, 0, False, EMPTY_PATH, pulled, int(turns)
+        )
 
 
 @dataclass(frozen=True)
