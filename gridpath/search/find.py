@@ -37,6 +37,7 @@ Cell = tuple[int, int]
 
 _REASONS = {UNREACHABLE: "unreachable", LIMIT_REACHED: "limit_reached"}
 _EMPTY = EMPTY_PATH
+_NO_CELLS: frozenset[Cell] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -136,11 +137,13 @@ def find_path(
     endpoints, :class:`AlgorithmUnsupported` when the algorithm asked for cannot serve.
     """
     goal_list, blocked_set = checked_ends(grid, start, goal, goals, options, blocked)
-    shape = (
-        (SEVERAL_GOALS if len(goal_list) != 1 else 0)
-        | (BLOCKED if blocked_set else 0)
-        | (EXPLORED if explored_limit > 0 else 0)
-    )
+    shape = 0  # the common query's
+    if len(goal_list) != 1 or blocked_set or explored_limit > 0:
+        shape = (
+            (SEVERAL_GOALS if len(goal_list) != 1 else 0)
+            | (BLOCKED if blocked_set else 0)
+            | (EXPLORED if explored_limit > 0 else 0)
+        )
     plan = plan_for(grid, options, shape)
     query = Query(
         grid, start, goal_list, plan.options, blocked_set, explored_limit, plan.class_cost,
@@ -160,7 +163,9 @@ def finish(
     """The answer to ``query`` from its runner's ``outcome``: the cost as the cost model
     reports it, the plan's verdicts, and when asked the waypoints (the runner's own, else
     pulled from the path) with what walking them costs."""
-    found = outcome.status == FOUND
+    found, cost = outcome.status == FOUND, outcome.cost
+    if cost is not None:
+        cost = int(round(cost)) if plan.integer else float(cost)
     pulled = walked = None
     if waypoints:
         pulled = outcome.waypoints
@@ -170,7 +175,7 @@ def finish(
     return _path_result(
         found=found,
         path=outcome.path,
-        cost=None if outcome.cost is None else _as_cost(outcome.cost, plan.options),
+        cost=cost,
         expanded=outcome.expanded,
         reason=None if found else _REASONS[outcome.status],
         goal_index=outcome.goal_index,
@@ -207,7 +212,7 @@ def checked_ends(
             and flat[(y + 1) * stride + x + 1] >= unit
             and flat[(gy + 1) * stride + gx + 1] >= unit
         ):  # fmt: skip
-            return (goal,), frozenset()
+            return (goal,), _NO_CELLS
     if (goal is None) == (goals is None):
         raise ValueError("give exactly one of goal and goals")
     goal_list = (goal,) if goals is None else tuple(goals)

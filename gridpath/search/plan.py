@@ -48,6 +48,7 @@ class Plan:
     min_cost: float
     optimal: bool
     bounded_suboptimal: bool
+    integer: bool  # the integer cost model: costs reported as whole numbers
     components: Components  # for the unit and movement: unreachable without a search
     watch: tuple[str, ...]  # the late tables not built yet that the choice depends on
 
@@ -105,6 +106,7 @@ def make_plan(grid: Grid, options: SearchOptions, shape: int) -> Plan:
         min_cost=min_cost,
         optimal=is_optimal(chosen_options) and (uniform or chosen.algorithm != Algorithm.BFS),
         bounded_suboptimal=is_bounded_suboptimal(chosen_options),
+        integer=chosen_options.cost_model == CostModel.INTEGER,
         components=grid.components(
             chosen_options.clearance, chosen_options.diagonal == Diagonal.ALWAYS
         ),
