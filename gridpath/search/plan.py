@@ -54,42 +54,33 @@ class Plan:
 
 
 # Per map revision (weakly: a revision no longer served takes its plans with it), under
-# (options, shape). Bounded per revision; past the bound plans are made per query.
+# (options, shape); under _LAST, the last (options, shape, plan). Bounded per revision;
+# past the bound plans are made per query.
 _PLANS: weakref.WeakKeyDictionary[Grid, dict] = weakref.WeakKeyDictionary()
 _PLANS_LOCK = threading.Lock()
 _PLANS_PER_REVISION = 256
-# The plan last served, by identity: (a weak reference to its revision, the options
-# object, the shape, the plan). The service shares one SearchOptions per distinct request
-# options, and hashing one costs about a microsecond, as much as the rest of a lookup;
-# replaced whole (one assignment), so threads read a consistent tuple.
-_recent: tuple = (lambda: None, None, -1, None)
+_LAST = "last"
 
 
 def plan_for(grid: Grid, options: SearchOptions, shape: int) -> Plan:
     """The plan for queries of ``shape`` on ``grid`` under ``options`` (unresolved)."""
-    global _recent
-    revision, last_options, last_shape, plan = _recent
-    if last_options is not options or last_shape != shape or revision() is not grid:
-        plans = _PLANS.get(grid)
-        if plans is None:
-            with _PLANS_LOCK:
-                plans = _PLANS.setdefault(grid, {})
+    plans = _PLANS.get(grid)
+    if plans is None:
+        with _PLANS_LOCK:
+            plans = _PLANS.setdefault(grid, {})
+    # The revision's last options first, by identity (the service shares one SearchOptions
+    # per distinct request options, and hashing one costs about a microsecond, as much as
+    # the rest of this lookup), then by equality.
+    last = plans.get(_LAST)
+    if last is not None and last[0] is options and last[1] == shape:
+        plan = last[2]
+    else:
         plan = plans.get((options, shape))
-        if plan is None:
-            plan = _kept(plans, grid, options, shape)
-        _recent = (weakref.ref(grid), options, shape, plan)
-    # A plan made before a late table of this revision appeared (a runner ahead of the
-    # chosen one refused for want of it, or reads it) is made again: tables only appear.
-    if plan.watch and any(grid.built(key) is not None for key in plan.watch):
-        plan = _kept(_PLANS[grid], grid, options, shape)
-        _recent = (weakref.ref(grid), options, shape, plan)
-    return plan
-
-
-def _kept(plans: dict, grid: Grid, options: SearchOptions, shape: int) -> Plan:
-    plan = make_plan(grid, options, shape)
-    if len(plans) < _PLANS_PER_REVISION or (options, shape) in plans:
-        plans[(options, shape)] = plan
+    if plan is None or (plan.watch and any(grid.built(key) is not None for key in plan.watch)):
+        plan = make_plan(grid, options, shape)
+        if len(plans) < _PLANS_PER_REVISION:
+            plans[(options, shape)] = plan
+    plans[_LAST] = (options, shape, plan)
     return plan
 
 
