@@ -1,6 +1,7 @@
-"""What the common query does after its kernel, in one compiled call: the path rebuilt
-from the nodes, its exact step counts, its turns and its waypoints (string-pulled or its
-turning points), as :func:`gridpath.search.find.find_path` computes them one by one."""
+"""What an exact-pair run does after its kernel, in one compiled call
+(:class:`gridpath.search.runner.PairRun`): the path rebuilt from the nodes, its exact step
+counts, its turns and its waypoints (string-pulled or its turning points), as
+:func:`gridpath.search.find.finish` would pull them from the path."""
 
 from __future__ import annotations
 

@@ -1,54 +1,34 @@
-"""``find_path``: check the query, choose its runner, run, post-process.
+"""``find_path``: one road for every query: check the endpoints, take the query's plan,
+run its runner, finish the answer.
 
-Which search serves a query is decided by
-:func:`gridpath.search.algorithms.choose_runner` (the table of algorithms and their
-runners); each runner (:mod:`gridpath.search.runners`) searches and rebuilds the path.
-All of them order the frontier the same way.
-
-The common query (one start, one goal, no per-request cells, served by an exact-pair
-runner: :class:`~gridpath.search.runner.PairKernel`) takes a shorter road to the same
-result: its plan is kept per map revision and options, its ends are checked with two reads
-(the general road raises the error when one fails), and after the kernel one compiled call
-(:func:`gridpath.search._finish.finish_pair`) rebuilds the path, counts its turns and pulls
-its waypoints. ``tests/gridpath/search/test_common_query.py`` checks both roads give the
-same result.
+* check (:func:`checked_ends`): the common query (one start, one goal, nothing per
+  request) with two reads, the others cell by cell; the domain error names what is wrong;
+* plan (:func:`gridpath.search.plan.plan_for`): which runner serves the query, chosen by
+  :func:`gridpath.search.algorithms.choose_runner` once per map revision, options and
+  query shape, and kept with the revision;
+* runner (:mod:`gridpath.search.runners`): searches and rebuilds the path (the exact-pair
+  runners all through :class:`~gridpath.search.runner.PairRun`: one kernel call, one
+  compiled call for the path, its turns and its waypoints); all of them order the
+  frontier the same way;
+* finish (:func:`finish`): the one place a :class:`PathResult` is built, found or not.
 """
 
 from __future__ import annotations
 
-import threading
-import time
-import weakref
-from collections.abc import Callable, Sequence
-from dataclasses import MISSING, dataclass, field, fields, replace
-from functools import lru_cache
+from collections.abc import Sequence
+from dataclasses import MISSING, dataclass, field, fields
 
 import numpy as np
 
-from gridpath.errors import AlgorithmUnsupported, GoalBlocked, OutOfBounds, StartBlocked
+from gridpath.errors import GoalBlocked, OutOfBounds, StartBlocked
 from gridpath.grid.components import Components
 from gridpath.grid.model import Grid
-from gridpath.search._finish import finish_pair
 from gridpath.search._frontier import FOUND, LIMIT_REACHED, UNREACHABLE
-from gridpath.search._records import UNIFORM_COSTS, rules_record
 from gridpath.search._sight import turning_points as _turning_points
-from gridpath.search.algorithms import (
-    ALGORITHMS,
-    choose_runner,
-    is_bounded_suboptimal,
-    is_optimal,
-)
 from gridpath.search.cost import price_record, walked_cost
-from gridpath.search.options import (
-    CORNER_RULES,
-    DEFAULT_OPTIONS,
-    Algorithm,
-    CostModel,
-    Diagonal,
-    InvalidOption,
-    SearchOptions,
-)
+from gridpath.search.options import DEFAULT_OPTIONS, CostModel, SearchOptions
 from gridpath.search.overlay import blocked_cells
+from gridpath.search.plan import BLOCKED, EXPLORED, SEVERAL_GOALS, Plan, plan_for, terrain_table
 from gridpath.search.runner import EMPTY_PATH, Outcome, Query
 from gridpath.search.scratch import SearchScratch, thread_scratch
 from gridpath.search.smooth import smooth, turning_points
@@ -57,6 +37,7 @@ Cell = tuple[int, int]
 
 _REASONS = {UNREACHABLE: "unreachable", LIMIT_REACHED: "limit_reached"}
 _EMPTY = EMPTY_PATH
+_NO_CELLS: frozenset[Cell] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -106,7 +87,7 @@ _RESULT_DEFAULTS = {
 
 def _path_result(**given: object) -> PathResult:
     """``PathResult(**given)`` without the frozen dataclass's one ``object.__setattr__``
-    call per field (a third of the common query's Python): the same fields and defaults,
+    call per field (a third of the common query's Python once): the same fields and defaults,
     written at once; PathResult has no ``__post_init__`` to skip."""
     result = object.__new__(PathResult)
     result.__dict__.update(_RESULT_DEFAULTS, **given)
@@ -155,231 +136,93 @@ def find_path(
     Raises :class:`OutOfBounds`, :class:`StartBlocked` or :class:`GoalBlocked` for bad
     endpoints, :class:`AlgorithmUnsupported` when the algorithm asked for cannot serve.
     """
-    if goals is None and goal is not None and not blocked and explored_limit <= 0:
-        result = common_query(grid, start, goal, options, waypoints, scratch)
-        if result is not None:
-            return result
-    query = checked_query(grid, start, goal, goals, options, blocked, explored_limit)
-    return general_query(query, waypoints, scratch)
-
-
-def general_query(
-    query: Query, waypoints: bool = False, scratch: SearchScratch | None = None
-) -> PathResult:
-    """:func:`find_path` for any checked query, step by step (the common query's road
-    checks itself against this one)."""
-    grid, start = query.grid, query.start
-    chosen = choose_runner(query)
-    if chosen.runner is None:
-        raise AlgorithmUnsupported(
-            f"algorithm {chosen.algorithm.value} does not apply here: {chosen.reason}"
+    goal_list, blocked_set = checked_ends(grid, start, goal, goals, options, blocked)
+    shape = 0  # the common query's
+    if len(goal_list) != 1 or blocked_set or explored_limit > 0:
+        shape = (
+            (SEVERAL_GOALS if len(goal_list) != 1 else 0)
+            | (BLOCKED if blocked_set else 0)
+            | (EXPLORED if explored_limit > 0 else 0)
         )
-    options = query.options = _with_algorithm(query.options, chosen.algorithm)
-    verdict: dict = {
-        "options": options,
-        "optimal": is_optimal(options) and (query.uniform or options.algorithm != Algorithm.BFS),
-        "bounded_suboptimal": is_bounded_suboptimal(options),
-    }
+    plan = plan_for(grid, options, shape)
+    query = Query(
+        grid, start, goal_list, plan.options, blocked_set, explored_limit, plan.class_cost,
+        plan.uniform, plan.min_cost,
+    )  # fmt: skip
     scratch = scratch or thread_scratch()
-    if not options.closest and _in_other_components(grid, options, start, query.goals):
+    if not plan.options.closest and _in_other_components(grid, plan.components, start, goal_list):
         outcome = Outcome(UNREACHABLE, 0, 0.0)  # no search needed
     else:
-        outcome = chosen.runner.run(query, scratch)
-    found = outcome.status == FOUND
-    if waypoints and outcome.waypoints is not None:
-        verdict["waypoints"] = outcome.waypoints  # an any-angle runner's own vertices
-    elif waypoints:
-        verdict["waypoints"] = _waypoints(query, outcome.path, scratch)
+        outcome = plan.run(query, scratch)
+    return finish(plan, query, outcome, waypoints, scratch)
+
+
+def finish(
+    plan: Plan, query: Query, outcome: Outcome, waypoints: bool, scratch: SearchScratch
+) -> PathResult:
+    """The answer to ``query`` from its runner's ``outcome``: the cost as the cost model
+    reports it, the plan's verdicts, and when asked the waypoints (the runner's own, else
+    pulled from the path) with what walking them costs."""
+    found, cost = outcome.status == FOUND, outcome.cost
+    if cost is not None:
+        cost = int(round(cost)) if plan.integer else float(cost)
+    pulled = walked = None
     if waypoints:
-        verdict["waypoints_cost"] = walked_cost(
-            grid, options, query.class_cost, query.uniform, verdict["waypoints"]
-        )
-    return PathResult(
-        found,
-        outcome.path,
-        None if outcome.cost is None else _as_cost(outcome.cost, options),
-        outcome.expanded,
-        None if found else _REASONS[outcome.status],
+        pulled = outcome.waypoints
+        if pulled is None:
+            pulled = _waypoints(query, outcome.path, scratch)
+        walked = walked_cost(query.grid, plan.options, plan.class_cost, plan.uniform, pulled)
+    return _path_result(
+        found=found,
+        path=outcome.path,
+        cost=cost,
+        expanded=outcome.expanded,
+        reason=None if found else _REASONS[outcome.status],
         goal_index=outcome.goal_index,
         partial=outcome.partial,
+        options=plan.options,
         explored=outcome.explored,
+        optimal=plan.optimal,
+        bounded_suboptimal=plan.bounded_suboptimal,
         search_us=outcome.search_us,
-        **verdict,
+        waypoints=pulled,
+        known_turns=outcome.turns,
+        waypoints_cost=walked,
     )
 
 
-@dataclass(frozen=True, slots=True)
-class _CommonPlan:
-    """What the common query needs of its plan, for one map revision and options."""
-
-    options: SearchOptions  # resolved, with the algorithm the plan chose
-    optimal: bool
-    bounded_suboptimal: bool
-    kernel: Callable[..., tuple[int, int]]
-    extra: tuple
-    jumps: bool
-    records: tuple  # (grid record, rules record)
-    sight: tuple[int, int]
-    steps: tuple[float, float]  # straight and diagonal step costs
-    integer: bool  # the integer cost model
-    unit: int
-    components: Components
-
-
-# Per map revision (weakly: a revision no longer served takes its plans with it), under
-# the options: (the common plan or None for a query the general road serves, the late
-# tables the choice depends on); under _LAST, the last options and their entry. Bounded
-# per revision; past the bound plans are made per query.
-_PLANS: weakref.WeakKeyDictionary[Grid, dict[SearchOptions, tuple]] = weakref.WeakKeyDictionary()
-_PLANS_LOCK = threading.Lock()
-_PLANS_PER_REVISION = 256
-_LAST = "last"  # the key of (the options last asked for, their entry)
-
-
-def _common_plan(grid: Grid, options: SearchOptions) -> _CommonPlan | None:
-    plans = _PLANS.get(grid)
-    if plans is None:
-        with _PLANS_LOCK:
-            plans = _PLANS.setdefault(grid, {})
-    # The revision's last options first, by identity (the service shares one SearchOptions
-    # per distinct request options, and hashing one costs about a microsecond, as much as
-    # the rest of this lookup), then by equality.
-    last = plans.get(_LAST)
-    seen = last[1] if last is not None and last[0] is options else plans.get(options)
-    # A plan made before a late table of this revision appeared (a runner ahead of the
-    # chosen one refused for want of it, or reads it) is made again: tables only appear.
-    if seen is None or (seen[1] and any(grid.built(key) is not None for key in seen[1])):
-        seen = _make_common_plan(grid, options)
-        if len(plans) < _PLANS_PER_REVISION:
-            plans[options] = seen
-    plans[_LAST] = (options, seen)
-    return seen[0]
-
-
-def _late_tables(grid: Grid, options: SearchOptions, chosen) -> tuple[str, ...]:
-    """The tables not yet built on ``grid`` that the runners up to ``chosen`` (all of the
-    algorithm's runners if None) declare as late: what the choice depends on."""
-    keys: list[str] = []
-    for runner, _ in ALGORITHMS[options.algorithm].runners:
-        keys.extend(k for k in runner.late_tables if grid.built(k) is None)
-        if runner is chosen:
-            break
-    return tuple(dict.fromkeys(keys))
-
-
-def _make_common_plan(grid: Grid, options: SearchOptions) -> tuple[_CommonPlan | None, tuple]:
-    if options.closest:
-        return None, ()
-    resolved = options.resolved()
-    try:
-        class_cost, uniform, min_cost = terrain_table(grid, resolved)
-    except InvalidOption:
-        return None, ()  # the general road raises it, after the endpoint checks
-    # No runner's refusal reads the cells (only how many goals): placeholders here.
-    query = Query(grid, (0, 0), ((0, 0),), resolved, frozenset(), 0, class_cost, uniform, min_cost)
-    chosen = choose_runner(query)
-    watch = _late_tables(grid, resolved, chosen.runner)
-    if chosen.runner is None or chosen.runner.pair is None:
-        return None, watch
-    chosen_options = query.options = _with_algorithm(resolved, chosen.algorithm)
-    pair = chosen.runner.pair(query)
-    orth_w, diag_w = chosen_options.step_weights
-    rules = rules_record(  # as run_pair_kernel builds it
-        unit=chosen_options.clearance,
-        orth_w=orth_w,
-        diag_w=diag_w,
-        max_expanded=query.max_expanded,
-    )
-    return _CommonPlan(
-        options=chosen_options,
-        optimal=is_optimal(chosen_options),  # uniform terrain: the verdict of find_path
-        bounded_suboptimal=is_bounded_suboptimal(chosen_options),
-        kernel=pair.kernel,
-        extra=pair.extra,
-        jumps=pair.jumps,
-        records=((grid.flat, grid.stride, grid.terrain_flat), rules),
-        sight=(int(chosen_options.clearance), CORNER_RULES[chosen_options.diagonal]),
-        steps=(orth_w, diag_w),
-        integer=chosen_options.cost_model == CostModel.INTEGER,
-        unit=chosen_options.clearance,
-        components=grid.components(
-            chosen_options.clearance, chosen_options.diagonal == Diagonal.ALWAYS
-        ),
-    ), watch
-
-
-def common_query(
+def checked_ends(
     grid: Grid,
     start: Cell,
-    goal: Cell,
-    options: SearchOptions = DEFAULT_OPTIONS,
-    waypoints: bool = False,
-    scratch: SearchScratch | None = None,
-) -> PathResult | None:
-    """:func:`find_path` from ``start`` to ``goal`` with nothing per request, when an
-    exact-pair runner serves it and both ends are open; else None (the general road then
-    answers, or raises the error)."""
-    common = _common_plan(grid, options)
-    if common is None:
-        return None
-    (x, y), (gx, gy) = start, goal
-    width, height, flat, stride = grid.width, grid.height, grid.flat, grid.width + 2
-    if not (0 <= x < width and 0 <= y < height and 0 <= gx < width and 0 <= gy < height):
-        return None
-    begin, end = (y + 1) * stride + x + 1, (gy + 1) * stride + gx + 1
-    if flat[begin] < common.unit or flat[end] < common.unit:
-        return None
-    if common.components.of(begin) != common.components.of(end):
-        return _not_found(common, UNREACHABLE, 0, 0.0, waypoints)  # no search needed
-    scratch = scratch or thread_scratch()
-    records = common.records
-    began = time.perf_counter_ns()
-    status, expanded = common.kernel(
-        records[0], records[1], scratch.record(scratch.begin(flat.size)), *common.extra,
-        begin, end,
-    )  # fmt: skip
-    search_us = (time.perf_counter_ns() - began) / 1000
-    if status != FOUND:
-        return _not_found(common, int(status), int(expanded), search_us, waypoints)
-    path, pulled, orth, diag, turns = finish_pair(
-        scratch.nodes, end, stride, common.jumps, records[0], common.sight,
-        common.options.smooth,
-    )  # fmt: skip
-    cost = int(orth) * common.steps[0] + int(diag) * common.steps[1]
-    return _path_result(
-        found=True,
-        path=path,
-        cost=int(round(cost)) if common.integer else float(cost),
-        expanded=int(expanded),
-        goal_index=0,
-        options=common.options,
-        optimal=common.optimal,
-        bounded_suboptimal=common.bounded_suboptimal,
-        search_us=search_us,
-        waypoints=pulled if waypoints else None,
-        known_turns=int(turns),
-        waypoints_cost=walked_cost(grid, common.options, UNIFORM_COSTS, True, pulled)
-        if waypoints
-        else None,
-    )
-
-
-def _not_found(
-    common: _CommonPlan, status: int, expanded: int, search_us: float, waypoints: bool
-) -> PathResult:
-    return _path_result(
-        found=False,
-        path=_EMPTY,
-        cost=None,
-        expanded=expanded,
-        reason=_REASONS[status],
-        options=common.options,
-        optimal=common.optimal,
-        bounded_suboptimal=common.bounded_suboptimal,
-        search_us=search_us,
-        waypoints=_EMPTY if waypoints else None,
-        known_turns=0,
-    )
+    goal: Cell | None,
+    goals: Sequence[Cell] | None,
+    options: SearchOptions,
+    blocked: Sequence[Cell],
+) -> tuple[tuple[Cell, ...], frozenset[Cell]]:
+    """The goals and the distinct blocked cells, with every endpoint checked: in the map
+    and where the unit can stand (the domain error otherwise)."""
+    if goals is None and goal is not None and not blocked:
+        # One start, one goal, nothing per request: two reads, the checks below only to
+        # name what is wrong.
+        (x, y), (gx, gy) = start, goal
+        width, height, flat, stride = grid.width, grid.height, grid.flat, grid.width + 2
+        unit = options.clearance
+        if (
+            0 <= x < width and 0 <= y < height and 0 <= gx < width and 0 <= gy < height
+            and flat[(y + 1) * stride + x + 1] >= unit
+            and flat[(gy + 1) * stride + gx + 1] >= unit
+        ):  # fmt: skip
+            return (goal,), _NO_CELLS
+    if (goal is None) == (goals is None):
+        raise ValueError("give exactly one of goal and goals")
+    goal_list = (goal,) if goals is None else tuple(goals)
+    if not goal_list:
+        raise ValueError("goals must not be empty")
+    blocked_set = blocked_cells(grid, blocked)
+    check_cell(grid, start, "start", blocked_set, options.clearance)
+    for g in goal_list:
+        check_cell(grid, g, "goal", blocked_set, options.clearance)
+    return goal_list, blocked_set
 
 
 def checked_query(
@@ -391,16 +234,9 @@ def checked_query(
     blocked: Sequence[Cell],
     explored_limit: int,
 ) -> Query:
-    """The query with its endpoints checked, its options resolved and its terrain priced."""
-    if (goal is None) == (goals is None):
-        raise ValueError("give exactly one of goal and goals")
-    goal_list = (goal,) if goals is None else tuple(goals)
-    if not goal_list:
-        raise ValueError("goals must not be empty")
-    blocked_set = blocked_cells(grid, blocked)
-    check_cell(grid, start, "start", blocked_set, options.clearance)
-    for g in goal_list:
-        check_cell(grid, g, "goal", blocked_set, options.clearance)
+    """The query with its endpoints checked, its options resolved and its terrain priced
+    (for callers that run a runner themselves: the table, the benchmarks, the tests)."""
+    goal_list, blocked_set = checked_ends(grid, start, goal, goals, options, blocked)
     options = options.resolved()
     class_cost, uniform, min_cost = terrain_table(grid, options)
     return Query(
@@ -428,51 +264,16 @@ def _waypoints(query: Query, path, scratch) -> np.ndarray:
     )
 
 
-@lru_cache(maxsize=1024)
-def _with_algorithm(options: SearchOptions, algorithm: Algorithm) -> SearchOptions:
-    """``options`` with ``algorithm`` (cached: ``replace`` re-validates every field)."""
-    if options.algorithm == algorithm:
-        return options
-    return replace(options, algorithm=algorithm)
-
-
 def _in_other_components(
-    grid: Grid, options: SearchOptions, start: Cell, goals: Sequence[Cell]
+    grid: Grid, components: Components, start: Cell, goals: Sequence[Cell]
 ) -> bool:
     """True if no goal is in the start's connected component: unreachable, no search needed
     (per-request blocked cells only split components, so this stays sound with them)."""
-    components = grid.components(options.clearance, options.diagonal == Diagonal.ALWAYS)
-    stride = grid.stride
-    mine = components.of((start[1] + 1) * stride + start[0] + 1)
-    return all(components.of((y + 1) * stride + x + 1) != mine for x, y in goals)
-
-
-def terrain_table(grid: Grid, options: SearchOptions) -> tuple[np.ndarray, bool, float]:
-    """Per-class costs for this search (map costs, then the request's overrides), whether
-    every walkable cell costs 1, and the cheapest walkable class cost (scales h)."""
-    if not options.terrain_costs and grid.uniform:
-        return UNIFORM_COSTS, True, 1.0  # the common case, without per-request work
-    costs = [tc.cost for tc in grid.terrain_classes]
-    names = [tc.name for tc in grid.terrain_classes]
-    for name, cost in options.terrain_costs:
-        if name not in names:
-            raise InvalidOption(
-                "terrain_costs",
-                f"map {grid.name!r} has no terrain class {name!r} (classes: {', '.join(names)})",
-            )
-        costs[names.index(name)] = float(cost)
-    present = [costs[i] for i in grid.present_classes] or [1.0]
-    if options.cost_model == CostModel.INTEGER:
-        for i in grid.present_classes:
-            if costs[i] != int(costs[i]):
-                raise InvalidOption(
-                    "cost_model",
-                    f"the integer cost model needs whole-number "
-                    f"terrain costs; class {names[i]!r} costs {costs[i]}",
-                )
-    table = np.ones(256, dtype=np.float64)
-    table[: len(costs)] = costs
-    return table, all(c == 1.0 for c in present), min(present)
+    stride, of = grid.width + 2, components.of
+    mine = of((start[1] + 1) * stride + start[0] + 1)
+    if len(goals) == 1:  # the common query, without a generator
+        return of((goals[0][1] + 1) * stride + goals[0][0] + 1) != mine
+    return all(of((y + 1) * stride + x + 1) != mine for x, y in goals)
 
 
 def count_turns(path: np.ndarray) -> int:

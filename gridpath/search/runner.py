@@ -1,7 +1,8 @@
 """The contract between ``find_path`` and the searches: a checked :class:`Query` in, one
 :class:`Outcome` out, and a :class:`Runner` per search strategy.
 
-A runner is one module under :mod:`gridpath.search.runners` with one entry point (``run``),
+A runner is one module under :mod:`gridpath.search.runners` with one entry point (``run``,
+made per plan by ``bind``; the exact-pair runners name a kernel and share :class:`PairRun`),
 a ``refuses`` test (why it cannot serve a query; ``None``: it can), and as data: the
 queries that compile its kernels with the service's argument types (:class:`WarmUp`, run
 through ``find_path`` by :mod:`gridpath.search.warmup`) and the per-revision tables it
@@ -12,13 +13,17 @@ inside a runner; no runner imports ``find_path``.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from gridpath.grid.model import Grid
-from gridpath.search.options import DEFAULT_OPTIONS, SearchOptions
+from gridpath.search._finish import finish_pair
+from gridpath.search._frontier import FOUND
+from gridpath.search._records import grid_record, rules_record
+from gridpath.search.options import CORNER_RULES, DEFAULT_OPTIONS, SearchOptions
 from gridpath.search.scratch import SearchScratch
 
 Cell = tuple[int, int]
@@ -66,19 +71,64 @@ class Outcome:
     goal_index: int | None = None
     partial: bool = False
     explored: np.ndarray = field(default_factory=lambda: EMPTY_PATH)  # expanded, in order
-    waypoints: np.ndarray | None = None  # an any-angle runner's vertices (else from path)
+    # The runner's own waypoints (an any-angle runner's vertices; an exact-pair run's,
+    # pulled in the compiled call that rebuilt its path), else None: find_path pulls them.
+    waypoints: np.ndarray | None = None
+    turns: int | None = None  # the path's turns, where counted with it
 
 
 @dataclass(frozen=True)
 class PairKernel:
-    """How an exact-pair runner serves a query, for ``find_path``'s common-query path (one
-    kernel call, then one compiled call for the rest): ``kernel(grid, rules, scratch,
-    *extra, start, goal)`` returns ``(status, expanded)`` with the exact step counts in the
-    nodes, and links ``came_from`` between jump points (``jumps``) or cell by cell."""
+    """How an exact-pair runner searches (one start, one goal, exact step costs):
+    ``kernel(grid, rules, scratch, *extra, start, goal)`` returns ``(status, expanded)``
+    with the exact step counts in the nodes, and links ``came_from`` between jump points
+    (``jumps``) or cell by cell. Every such runner runs through :class:`PairRun`."""
 
     kernel: Callable[..., tuple[int, int]]
     extra: tuple
     jumps: bool
+
+
+class PairRun:
+    """An exact-pair runner's ``run`` for every query of one plan (map revision, options):
+    the records made once, then per query one kernel call and one compiled call
+    (:func:`gridpath.search._finish.finish_pair`) that rebuilds the path with its exact
+    step counts, its turns and its waypoints (string-pulled under ``smooth``; a pair
+    runner serves no per-request blocked cells, so no overlay)."""
+
+    __slots__ = ("kernel", "extra", "jumps", "grid", "rules", "sight", "steps", "smooth")
+
+    def __init__(self, pair: PairKernel, query: Query) -> None:
+        grid, options = query.grid, query.options
+        self.kernel, self.extra, self.jumps = pair.kernel, pair.extra, pair.jumps
+        self.steps = orth_w, diag_w = options.step_weights
+        self.grid = grid_record(grid)
+        self.rules = rules_record(
+            unit=options.clearance, orth_w=orth_w, diag_w=diag_w, max_expanded=query.max_expanded
+        )
+        self.sight = (int(options.clearance), CORNER_RULES[options.diagonal])
+        self.smooth = bool(options.smooth)
+
+    def __call__(self, query: Query, scratch: SearchScratch) -> Outcome:
+        flat, stride, _ = record = self.grid
+        (x, y), (gx, gy) = query.start, query.goals[0]
+        start, goal = (y + 1) * stride + x + 1, (gy + 1) * stride + gx + 1
+        began = time.perf_counter_ns()
+        status, expanded = self.kernel(
+            record, self.rules, scratch.record(scratch.begin(flat.size)), *self.extra, start,
+            goal,
+        )  # fmt: skip
+        search_us = (time.perf_counter_ns() - began) / 1000
+        if status != FOUND:
+            return Outcome(int(status), int(expanded), search_us)
+        path, pulled, orth, diag, turns = finish_pair(
+            scratch.nodes, goal, stride, self.jumps, record, self.sight, self.smooth
+        )
+        cost = int(orth) * self.steps[0] + int(diag) * self.steps[1]
+        # every field given: no default factory runs
+        return Outcome(
+            FOUND, int(expanded), search_us, path, cost, 0, False, EMPTY_PATH, pulled, int(turns)
+        )
 
 
 @dataclass(frozen=True)
@@ -101,19 +151,33 @@ class WarmUp:
 @dataclass(frozen=True)
 class Runner:
     """One search strategy. ``refuses(query)`` says why it cannot serve a query (None: it
-    can); ``run(query, scratch)`` searches and rebuilds the path. ``pair(query)``, for
-    the runners of one start and one goal with exact step costs, says which kernel
-    ``run`` calls (:class:`PairKernel`), so ``find_path`` may call it directly; it must
-    answer exactly as ``run``. As data: ``warm_ups``, the queries that compile its
-    kernels; ``warm_kernels``, a call compiling the kernels no query reaches (a table's
-    update); ``late_tables``, the keys of the per-revision tables (``Grid.built``) whose
-    absence it refuses and which a revision may get later: ``find_path`` chooses again
-    for a revision once one of them appears."""
+    can); it reads only the options, the map revision and the query's shape (one goal or
+    several, blocked cells or none, explored cells or none), so ``find_path`` chooses
+    once per plan. ``bind(query)`` gives the ``run(query, scratch)`` that searches every
+    query of the plan ``query`` stands for (its per-plan records made once); ``run`` is
+    ``bind(query)(query, scratch)`` for one query. As data: ``warm_ups``, the queries
+    that compile its kernels; ``warm_kernels``, a call compiling the kernels no query
+    reaches (a table's update); ``late_tables``, the keys of the per-revision tables
+    (``Grid.built``) whose absence it refuses and which a revision may get later:
+    ``find_path`` chooses again for a revision once one of them appears."""
 
     name: str
     refuses: Callable[[Query], str | None]
-    run: Callable[[Query, SearchScratch], Outcome]
+    bind: Callable[[Query], Callable[[Query, SearchScratch], Outcome]]
     warm_ups: tuple[WarmUp, ...] = ()
-    pair: Callable[[Query], PairKernel] | None = None
     late_tables: tuple[str, ...] = ()
     warm_kernels: Callable[[], object] | None = None
+
+    @classmethod
+    def plain(cls, name: str, refuses, run, warm_ups=(), **more) -> Runner:
+        """A runner whose ``run`` needs nothing made per plan."""
+        return cls(name, refuses, lambda query: run, warm_ups, **more)
+
+    @classmethod
+    def exact_pair(cls, name: str, refuses, pair, warm_ups=(), **more) -> Runner:
+        """An exact-pair runner: ``pair(query)`` names its kernel (:class:`PairKernel`);
+        it runs and finishes through :class:`PairRun` like every other."""
+        return cls(name, refuses, lambda query: PairRun(pair(query), query), warm_ups, **more)
+
+    def run(self, query: Query, scratch: SearchScratch) -> Outcome:
+        return self.bind(query)(query, scratch)

@@ -3,17 +3,12 @@ cutting, octile heuristic, weight 1, one goal, nothing per request), exact pair 
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 
 from gridpath.grid.model import Grid
 from gridpath.search._astar import astar_octile
-from gridpath.search._frontier import COST_DIAG, COST_ORTH, FOUND, reconstruct_path
-from gridpath.search._records import grid_record, rules_record
 from gridpath.search.options import Algorithm, Diagonal, Heuristic, SearchOptions
-from gridpath.search.runner import Outcome, PairKernel, Query, Runner, WarmUp
-from gridpath.search.scratch import SearchScratch
+from gridpath.search.runner import PairKernel, Query, Runner, WarmUp
 
 
 def refuses(query: Query) -> str | None:
@@ -29,43 +24,11 @@ def refuses(query: Query) -> str | None:
     return None
 
 
-def run_pair_kernel(query: Query, scratch: SearchScratch, kernel, *extra) -> tuple[int, int, float]:
-    """Run an exact-pair kernel, ``kernel(grid, rules, scratch, *extra, start, goal)``;
-    returns its status, its expansions and the µs it took."""
-    grid = query.grid
-    orth_w, diag_w = query.options.step_weights
-    rules = rules_record(
-        unit=query.options.clearance, orth_w=orth_w, diag_w=diag_w, max_expanded=query.max_expanded
-    )
-    records = (grid_record(grid), rules, scratch.record(scratch.begin(grid.flat.size)))
-    start, goal = grid.index(*query.start), grid.index(*query.goals[0])
-    began = time.perf_counter_ns()
-    status, expanded = kernel(*records, *extra, start, goal)
-    return int(status), int(expanded), (time.perf_counter_ns() - began) / 1000
-
-
-def pair_cost(query: Query, scratch: SearchScratch, goal: int) -> float:
-    """The cost of the path found to padded cell ``goal``, from its exact step counts."""
-    orth_w, diag_w = query.options.step_weights
-    return (
-        int(scratch.nodes[goal, COST_ORTH]) * orth_w + int(scratch.nodes[goal, COST_DIAG]) * diag_w
-    )
-
-
-def run(query: Query, scratch: SearchScratch) -> Outcome:
-    status, expanded, search_us = run_pair_kernel(query, scratch, astar_octile)
-    if status != FOUND:
-        return Outcome(status, expanded, search_us)
-    goal = query.grid.index(*query.goals[0])
-    path = reconstruct_path(scratch.nodes, goal, query.grid.stride, 1)
-    return Outcome(status, expanded, search_us, path, pair_cost(query, scratch, goal), 0)
-
-
 _PAIR = PairKernel(astar_octile, (), jumps=False)
 
 
 def pair(query: Query) -> PairKernel:
-    return _PAIR  # as run: the kernel, the path rebuilt cell by cell
+    return _PAIR  # the kernel, the path rebuilt cell by cell
 
 
 def _warmup_grid() -> Grid:
@@ -78,4 +41,4 @@ WARM_UPS = (
     WarmUp(_warmup_grid, (0, 0), (4, 3), SearchOptions(algorithm=Algorithm.ASTAR)),
     WarmUp(_warmup_grid, (0, 0), (4, 3), SearchOptions(max_expanded=1)),
 )
-RUNNER = Runner("fast_astar", refuses, run, WARM_UPS, pair)
+RUNNER = Runner.exact_pair("fast_astar", refuses, pair, WARM_UPS)

@@ -106,4 +106,4 @@ WARM_UPS = (
     ),
     WarmUp(_warmup_terrain, (0, 0), (4, 3), SearchOptions(terrain_costs=(("sand", 1.5),))),
 )  # fmt: skip
-RUNNER = Runner("general", refuses, run, WARM_UPS)
+RUNNER = Runner.plain("general", refuses, run, WARM_UPS)

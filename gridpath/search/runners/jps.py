@@ -14,13 +14,10 @@ from __future__ import annotations
 import numpy as np
 
 from gridpath.grid.model import Grid
-from gridpath.search._frontier import FOUND
-from gridpath.search._jps import expand_jumps, jps
+from gridpath.search._jps import jps
 from gridpath.search._jumps import jump_table_for
 from gridpath.search.options import Diagonal, Heuristic, SearchOptions
-from gridpath.search.runner import Outcome, PairKernel, Query, Runner, WarmUp
-from gridpath.search.runners.fast_astar import pair_cost, run_pair_kernel
-from gridpath.search.scratch import SearchScratch
+from gridpath.search.runner import PairKernel, Query, Runner, WarmUp
 
 JUMP_TABLE = "jump_table"  # its key among a revision's derived tables
 DEFAULT_JUMP_TABLE_MAX_CELLS = 4_194_304  # the largest map given a table (16 bytes a cell)
@@ -63,10 +60,6 @@ def refuses(query: Query) -> str | None:
     return None
 
 
-def run(query: Query, scratch: SearchScratch) -> Outcome:
-    return run_jump_kernel(query, scratch, jps, _table(query))
-
-
 def _table(query: Query) -> np.ndarray | None:
     if query.options.clearance != 1:
         return None
@@ -74,18 +67,9 @@ def _table(query: Query) -> np.ndarray | None:
 
 
 def pair(query: Query) -> PairKernel:
-    return PairKernel(jps, (_table(query),), jumps=True)  # as run
-
-
-def run_jump_kernel(query: Query, scratch: SearchScratch, kernel, source) -> Outcome:
-    """A JPS kernel (``kernel(grid, rules, scratch, source, start, goal)``, linking jump
-    points in ``came_from``) and the path expanded between them."""
-    status, expanded, search_us = run_pair_kernel(query, scratch, kernel, source)
-    if status != FOUND:
-        return Outcome(status, expanded, search_us)
-    goal = query.grid.index(*query.goals[0])
-    path = expand_jumps(scratch.nodes, goal, query.grid.stride)
-    return Outcome(status, expanded, search_us, path, pair_cost(query, scratch, goal), 0)
+    """The JPS kernel with the revision's table (or None: it scans the bytes), linking
+    jump points in ``came_from``."""
+    return PairKernel(jps, (_table(query),), jumps=True)
 
 
 def _open_grid() -> Grid:
@@ -98,4 +82,4 @@ WARM_UPS = (
     # JPS for units of size 2 scans the grid (the jump table is for size 1)
     WarmUp(_open_grid, (0, 0), (5, 3), SearchOptions(clearance=2)),
 )
-RUNNER = Runner("jps", refuses, run, WARM_UPS, pair, late_tables=(JUMP_TABLE,))
+RUNNER = Runner.exact_pair("jps", refuses, pair, WARM_UPS, late_tables=(JUMP_TABLE,))

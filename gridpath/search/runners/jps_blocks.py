@@ -24,9 +24,8 @@ import numpy as np
 from gridpath.grid.model import Grid
 from gridpath.search._blocks import block_bits, edit_block_bits, jps_blocks
 from gridpath.search._jumps import RunSums, edit_run_sums, run_sums
-from gridpath.search.runner import Outcome, PairKernel, Query, Runner, WarmUp
+from gridpath.search.runner import PairKernel, Query, Runner, WarmUp
 from gridpath.search.runners import jps
-from gridpath.search.scratch import SearchScratch
 
 KEY = "jump_blocks"
 
@@ -98,17 +97,13 @@ def refuses(query: Query) -> str | None:
     return None
 
 
-def run(query: Query, scratch: SearchScratch) -> Outcome:
-    return run_with(query, scratch, block_record(query.grid))
-
-
-def run_with(query: Query, scratch: SearchScratch, record: tuple) -> Outcome:
-    """Block JPS with the block record ``record`` (the revision's, or a test's)."""
-    return jps.run_jump_kernel(query, scratch, jps_blocks, record)
-
-
 def pair(query: Query) -> PairKernel:
-    return PairKernel(jps_blocks, (block_record(query.grid),), jumps=True)  # as run
+    return pair_with(block_record(query.grid))
+
+
+def pair_with(record: tuple) -> PairKernel:
+    """Block JPS with the block record ``record`` (the revision's, or a test's)."""
+    return PairKernel(jps_blocks, (record,), jumps=True)
 
 
 def _warm_edit() -> None:
@@ -123,4 +118,4 @@ def _open_grid() -> Grid:
 
 
 WARM_UPS = (WarmUp(_open_grid, (0, 0), (69, 5)),)
-RUNNER = Runner("jps_blocks", refuses, run, WARM_UPS, pair, warm_kernels=_warm_edit)
+RUNNER = Runner.exact_pair("jps_blocks", refuses, pair, WARM_UPS, warm_kernels=_warm_edit)

@@ -227,7 +227,7 @@ WARM_UPS = (
     WarmUp(_warmup_grid, (0, 4), (8, 4), _SUBGOAL, prepare=subgoal_graph),  # the hierarchy
     WarmUp(_warmup_grid, (0, 0), (8, 1), _SUBGOAL, prepare=subgoal_graph),  # a direct move
 )
-RUNNER = Runner("subgoal", refuses, run, WARM_UPS, late_tables=(TABLE,))
+RUNNER = Runner.plain("subgoal", refuses, run, WARM_UPS, late_tables=(TABLE,))
 
 
 def refuses_for_auto(query: Query) -> str | None:
@@ -239,4 +239,4 @@ def refuses_for_auto(query: Query) -> str | None:
 
 # The tier as ``auto``'s first choice (reported as ``subgoal``); its kernels are
 # :data:`RUNNER`'s, which the warm-up runs.
-AUTO_RUNNER = Runner("subgoal_auto", refuses_for_auto, run, late_tables=(TABLE,))
+AUTO_RUNNER = Runner.plain("subgoal_auto", refuses_for_auto, run, late_tables=(TABLE,))

@@ -96,4 +96,4 @@ WARM_UPS = (
     WarmUp(_warmup_grid, (0, 0), (4, 3), _THETA, blocked=((1, 1),)),
     WarmUp(_warmup_grid, (0, 0), (4, 3), SearchOptions(algorithm=Algorithm.THETA, connectivity=4)),
 )
-RUNNER = Runner("theta", refuses, run, WARM_UPS)
+RUNNER = Runner.plain("theta", refuses, run, WARM_UPS)

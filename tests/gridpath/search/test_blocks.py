@@ -15,12 +15,12 @@ from gridpath.grid.edits import Edit, apply_edits
 from gridpath.search import Algorithm, SearchOptions, SearchScratch
 from gridpath.search._blocks import block_bits, edit_block_bits
 from gridpath.search._frontier import FOUND, UNREACHABLE
-from gridpath.search._jps import expand_jumps, jps
+from gridpath.search._jps import jps
 from gridpath.search._jumps import build_jump_table, edit_run_sums, long_runs, run_sums
 from gridpath.search.algorithms import JPS, JPS_BLOCKS, choose_runner
 from gridpath.search.find import checked_query, find_path
+from gridpath.search.runner import PairKernel, PairRun
 from gridpath.search.runners import jps_blocks
-from gridpath.search.runners.fast_astar import pair_cost, run_pair_kernel
 from gridpath.search.runners.jps import jump_table
 from tests.reference import path_cost, reference_costs, step_is_legal
 
@@ -52,12 +52,10 @@ def _jps_plus(query, scratch):
     """JPS+ with the map's table built whatever its runs (the JPS runner's path and cost)."""
     grid = query.grid
     table = build_jump_table(grid.flat, grid.stride, 1)
-    status, expanded, _ = run_pair_kernel(query, scratch, jps, table)
-    goal = grid.index(*query.goals[0])
-    if status != FOUND:
-        return status, expanded, None, None
-    path = expand_jumps(scratch.nodes, goal, grid.stride)
-    return status, expanded, path, pair_cost(query, scratch, goal)
+    outcome = PairRun(PairKernel(jps, (table,), jumps=True), query)(query, scratch)
+    if outcome.status != FOUND:
+        return outcome.status, outcome.expanded, None, None
+    return outcome.status, outcome.expanded, outcome.path, outcome.cost
 
 
 def _same_record(a: tuple, b: tuple) -> bool:
@@ -78,7 +76,7 @@ def test_block_jps_answers_as_jps_plus_does_optimal_and_legal(case):
     scratch = SearchScratch()
     for start, goal in _open_cells(walkable, rng, 4):
         query = _query(grid, start, goal)
-        got = jps_blocks.run_with(query, scratch, record)
+        got = PairRun(jps_blocks.pair_with(record), query)(query, scratch)
         status, expanded, path, cost = _jps_plus(query, scratch)
         assert (got.status, got.expanded) == (status, expanded)
         if status == FOUND:

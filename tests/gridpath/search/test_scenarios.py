@@ -16,7 +16,14 @@ import numpy as np
 import pytest
 
 from gridpath.grid import Grid
-from gridpath.search import CostModel, Diagonal, SearchOptions, SearchScratch, subgoal_graph
+from gridpath.search import (
+    Algorithm,
+    CostModel,
+    Diagonal,
+    SearchOptions,
+    SearchScratch,
+    subgoal_graph,
+)
 from gridpath.search._frontier import FOUND, UNREACHABLE
 from gridpath.search.algorithms import ALGORITHMS, RUNNERS, is_optimal
 from gridpath.search.find import checked_query
@@ -104,7 +111,7 @@ def check(scenario, rule, model, options, walkable, outcome) -> None:
     corner = "never" if rule == "4" else rule
     for a, b in zip(cells, cells[1:]):
         assert step_is_legal(walkable, a, b, corner), f"{where}: illegal step {a} -> {b}"
-    if outcome.waypoints is not None:  # an any-angle runner: cost is its polyline's length
+    if options.algorithm == Algorithm.THETA:  # any-angle: the cost is its polyline's length
         check_any_angle(where, corner, walkable, outcome, want)
         return
     own = path_cost(cells, WEIGHTS[model])
