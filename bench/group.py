@@ -3,7 +3,7 @@
 Instances as the MAPF benchmark makes its "random" scenarios: distinct random starts and
 goals in the map's largest 4-connected component, seeded. Each request asks
 ``time_budget_ms`` = 80 % of the limit and is timed as a whole HTTP call; every plan goes
-through the independent checker of the tests (tests/group/checker.py). Maps: random 32x32
+through the independent checker of the tests (tests/gridpath/group/checker.py). Maps: random 32x32
 grids with 20 % walls (like random-32-32-20), ``den312d`` from ../shared/benchmarks/movingai
 and the bundled ``field`` (256x256), linked into a temporary maps folder (not copied).
 The peer: ``cbs-mapf`` (PyPI, MIT; conflict-based search) on 10-30-unit instances.
@@ -24,7 +24,7 @@ import numpy as np
 from bench.server import REPO_ROOT, ServerSpec, running_server
 from gridpath.grid.loader import load_map
 from gridpath.group.graph import build_graph, free_cells
-from tests.group.checker import check_plans
+from tests.gridpath.group.checker import check_plans
 
 MOVINGAI = REPO_ROOT.parent / "shared" / "benchmarks" / "movingai"
 LIMIT_S = 5.0

@@ -26,7 +26,7 @@ from pathlib import Path
 import httpx
 
 from bench.server import ServerSpec, running_server
-from tests.group.checker import check_plans, sum_of_costs
+from tests.gridpath.group.checker import check_plans, sum_of_costs
 
 PEER_LIMIT_S = 20
 SIZES = (10, 20, 30)

@@ -1,5 +1,5 @@
 """LaCAM* over PIBT: hand-made cases, a brute-force comparison on tiny maps, and every
-plan through the independent checker (tests/group/checker.py)."""
+plan through the independent checker (tests/gridpath/group/checker.py)."""
 
 from __future__ import annotations
 
