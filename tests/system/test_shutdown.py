@@ -58,7 +58,12 @@ def test_requests_cut_off_by_the_shutdown_get_the_json_envelope(tmp_path):
     answers: list = []
     lock = threading.Lock()
     spec = ServerSpec(
-        {"MAPS_DIR": str(tmp_path / "maps"), "ACCESS_LOG": "false"},
+        # the queue-wait limit (503 overloaded) out of the way: what is cut off is the shutdown's
+        {
+            "MAPS_DIR": str(tmp_path / "maps"),
+            "ACCESS_LOG": "false",
+            "SEARCH_QUEUE_WAIT_MS": "600000",
+        },
         launcher="app",
         args=("--timeout-graceful-shutdown", str(GRACE)),
         ready_path="/health/ready",

@@ -105,7 +105,7 @@ staged.serving()
 store = MapRegistry.from_dir("maps", max_cells=10**7, max_bytes=10**8)
 grids = [g for g in store.all() if g.kind == "grid"]
 for grid in grids:
-    prepare_jps(grid, 4_194_304)  # at load, as the service does (before it is ready)
+    prepare_jps(grid)  # at load, as the service does (before it is ready)
 before = compiled()
 served, refused = 0, 0
 for grid in grids:
