@@ -12,6 +12,7 @@ import pytest
 
 from bench.server import ServerSpec, http_get_status, running
 from tests.conftest import MOVINGAI_DIR, MOVINGAI_MISSING, ROOT
+from tests.packages import require
 
 pytestmark = pytest.mark.skipif(not MOVINGAI_DIR.is_dir(), reason=MOVINGAI_MISSING)
 
@@ -77,6 +78,7 @@ def test_server_runner_starts_waits_and_stops_every_process():
 
 
 def test_bench_http_floor_prints_the_ratio_to_the_bare_endpoint():
+    require("wrk")  # the closed loop is wrk's
     out = run_bench("bench.http_load", "--quick", "--only", "floor", "--floor-rounds", "1")
     assert out.returncode == 0, out.stderr[-2000:]
     assert "| bare FastAPI | 1 |" in out.stdout and "| gridpath /path | 1 |" in out.stdout
@@ -89,6 +91,7 @@ def test_bench_cluster_measures_propagation_and_the_stores():
 
     if "map_store" not in Settings.model_fields:
         pytest.skip("the app has no MAP_STORE setting yet (Redis store not merged)")
+    require("wrk", "redis-server")  # its load is wrk's, its store a real Redis
     out = run_bench("bench.cluster", "--quick", "--changes", "6", "--processes", "2")
     assert out.returncode == 0, out.stderr[-3000:] + out.stdout[-2000:]
     assert "Skipped" not in out.stdout, out.stdout

@@ -15,14 +15,14 @@ import threading
 import time
 from dataclasses import dataclass
 from functools import partial
-from pathlib import Path
 
 import httpx
 import pytest
 import redis as redis_client
 
 from bench.server import Server, start_all
-from tests.redis_server import REDIS_SERVER, RedisServer
+from tests.packages import require
+from tests.redis_server import RedisServer
 from tests.system.test_cluster import (
     ADMIN,
     ADMIN_TOKEN,
@@ -31,9 +31,11 @@ from tests.system.test_cluster import (
     rect_edit,
 )
 
-pytestmark = pytest.mark.skipif(
-    not Path(REDIS_SERVER).is_file(), reason="redis-server not installed (.ci/run installs it)"
-)
+
+@pytest.fixture(autouse=True)
+def _needs_redis() -> None:
+    require("redis-server")  # the one rule: skip naming the package, fail under CI=true
+
 
 EDIT_EVERY = 0.05  # seconds between PATCHes, as in the issue
 BEFORE_KILL = 3.0  # seconds of edits before Redis is killed
