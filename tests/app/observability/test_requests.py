@@ -313,7 +313,13 @@ def test_overloaded_is_503_with_retry_after_at_once():
             assert client.get("/health").status_code == 200
             text = client.get("/metrics").text
             assert value(text, "gridpath_rejected_requests_total", reason="overloaded") >= 4
-            assert value(text, "gridpath_searches_running") == 1
+            # The gauges are process-wide and other apps live in this test process (the
+            # module's and the session's clients), whose samplers set them too: one of a
+            # few scrapes must show this app's running search.
+            running = [value(client.get("/metrics").text, "gridpath_searches_running")]
+            while running[-1] != 1 and len(running) < 5:
+                running.append(value(client.get("/metrics").text, "gridpath_searches_running"))
+            assert running[-1] == 1, running
         finally:
             release.set()
             holder.result(10)
