@@ -25,7 +25,7 @@ from gridpath.group.validate import validate_plans
 from gridpath.search.options import DIAGONAL_CODES
 from gridpath.search.scratch import SearchScratch
 
-ALGORITHM = "lacam*+pibt"
+ALGORITHM = "lacam*+pibt+lns"
 
 
 def move_graph(grid: Grid, rules: GroupRules, settings: Settings) -> MoveGraph:

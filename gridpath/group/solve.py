@@ -1,9 +1,14 @@
 """Solve a group move order: collision-free timed paths for many units (:func:`solve_group`).
 
+Three stages share one budget: LaCAM* over PIBT finds a first plan (complete: it finds
+one whenever one exists, given budget) and refines it while that keeps paying; then a
+plan by prioritized planning replaces it if cheaper, and LNS shortens it until the budget
+is spent or it stops gaining (:mod:`gridpath.group.lns`).
+
 Budgets count work, never time, so the same request gives the same plans on any machine
-under any load: ``max_work`` is in *work units*, one per unit moved by PIBT and one per
-:data:`TABLE_CELLS_PER_WORK` cells settled by the distance tables (:data:`WORK_PER_MS`
-converts a time budget).
+under any load: ``max_work`` is in *work units*, one per unit moved by PIBT, one per SIPP
+expansion or tick written by LNS, and one per :data:`TABLE_CELLS_PER_WORK` cells settled by
+the distance tables (:data:`WORK_PER_MS` converts a time budget).
 """
 
 from __future__ import annotations
@@ -17,15 +22,28 @@ from gridpath.group import pools as P
 from gridpath.group.distances import distance, make_tables
 from gridpath.group.graph import MoveGraph
 from gridpath.group.lacam import new_node, search
+from gridpath.group.lns import improve, prioritized
 from gridpath.group.pibt import make_scratch
+from gridpath.group.sipp import arrival, empty_plan, plan_arrays, sipp_arrays
 
-# Work units per millisecond of time budget: about what one core of the development machine
-# does per millisecond of CPU time (bench-group prints the rate it measures); fixed, so the
-# result never depends on the machine's speed or load.
-WORK_PER_MS = 1000
+# Work units per millisecond of time budget: a little under what one core of the
+# development machine does per millisecond of CPU time on the largest orders (700-1,700
+# measured for LaCAM with 1,000 units and for LNS; bench-group prints the rate), so a
+# budget's work takes about its time there; fixed, so the result never depends on the
+# machine's speed or load.
+WORK_PER_MS = 700
 # A distance-table cell is a load and a few compares, a unit move a sort and a dozen
 # checks: a table cell counts 1 / TABLE_CELLS_PER_WORK of a work unit.
 TABLE_CELLS_PER_WORK = 64
+# LaCAM*'s refinement stops this much work after its last improvement: on hundreds of
+# units it improves a plan by a few per cent at most while it spends the whole budget
+# (measured: docs/group.md), so an answer no longer waits for the budget to run out.
+LACAM_STALL = 20_000
+# Then prioritized planning and LNS shorten the plan (gridpath.group.lns) while their
+# tick-by-vertex arrays stay under PLAN_MAX_CELLS (about 12 bytes a cell), until the budget is
+# spent or PATIENCE steps in a row gained nothing.
+PLAN_MAX_CELLS = 4_000_000
+PATIENCE = 200
 
 FOUND = "found"
 UNREACHABLE_REASON = "unreachable"
@@ -53,10 +71,6 @@ def sum_of_costs(configs: np.ndarray, goals: np.ndarray) -> int:
     ticks = configs.shape[0]
     last = np.where(away.any(axis=0), ticks - np.argmax(away[::-1], axis=0), 0)
     return int(last.sum())
-
-
-def _lower_bound(tables: tuple, graph: MoveGraph, starts: np.ndarray) -> int:
-    return sum(int(distance(tables, graph.neighbours, i, int(s))) for i, s in enumerate(starts))
 
 
 def _backtrack(pools: dict, goal: int) -> np.ndarray:
@@ -90,59 +104,137 @@ def solve_group(
     if n == 0:
         return GroupResult(True, None, np.zeros((1, 0), dtype=np.int32), 0, 0, 0, True, 0, 0)
     tables = make_tables(graph.vertex_count, goals)
-    lower = _lower_bound(tables, graph, starts)
-    moves = graph.neighbours.shape[1]
-    pools = P.make_pools(n, moves)
-    scratch = make_scratch(graph.vertex_count, n, moves, seed)
-    state = pools["state"]
-    state[P.GOAL] = -1
-    root = new_node(
-        starts,
-        -1,
-        0,
-        goals,
-        P.high(pools),
-        P.low(pools),
-        pools["table"],
-        graph.neighbours,
-        tables,
-        state,
-    )
-    pools["open"][0] = root
-    state[P.TOP] = 1
-    while True:
-        search(
+    lower = _lower_bounds(tables, graph, starts)
+    search = _LaCAM(graph, starts, goals, tables, seed)
+    search.run(max_work, star=False)
+    if not refine or search.state[P.GOAL] < 0:
+        return _result(search, goals, int(lower.sum()))
+    search.refine(max_work)
+    first = _result(search, goals, int(lower.sum()))
+    if first.optimal or first.sum_of_costs == first.lower_bound:
+        return first
+    return _improved(first, graph, (starts, goals, lower), tables, seed, max_work)
+
+
+class _LaCAM:
+    """LaCAM*'s pools and loop: run until a solution (or the end), then refine while it
+    keeps improving."""
+
+    def __init__(self, graph: MoveGraph, starts, goals, tables, seed: int) -> None:
+        self.graph, self.goals, self.tables = graph, goals, tables
+        self.moves = graph.neighbours.shape[1]
+        self.pools = P.make_pools(starts.shape[0], self.moves)
+        self.scratch = make_scratch(graph.vertex_count, starts.shape[0], self.moves, seed)
+        self.state = self.pools["state"]
+        self.state[P.GOAL] = -1
+        pools = self.pools
+        self.pools["open"][0] = new_node(
+            starts,
+            -1,
+            0,
             goals,
             P.high(pools),
             P.low(pools),
-            P.edges(pools),
             pools["table"],
-            pools["open"],
-            state,
             graph.neighbours,
-            graph.cross,
-            graph.degree,
             tables,
-            scratch,
-            max_work,
-            refine,
-            TABLE_CELLS_PER_WORK,
+            self.state,
         )
-        if state[P.STATUS] != P.GROW:
-            break
-        P.grow(pools, moves)
-    return _result(pools, goals, lower, int(tables[4][0]) // TABLE_CELLS_PER_WORK)
+        self.state[P.TOP] = 1
+
+    @property
+    def work(self) -> int:
+        return int(self.state[P.CALLS]) * self.goals.shape[0] + self.table_work
+
+    @property
+    def table_work(self) -> int:
+        return int(self.tables[4][0]) // TABLE_CELLS_PER_WORK
+
+    def run(self, max_work: int, star: bool) -> None:
+        pools, graph = self.pools, self.graph
+        while True:
+            search(
+                self.goals,
+                P.high(pools),
+                P.low(pools),
+                P.edges(pools),
+                pools["table"],
+                pools["open"],
+                self.state,
+                graph.neighbours,
+                graph.cross,
+                graph.degree,
+                self.tables,
+                self.scratch,
+                max_work,
+                star,
+                TABLE_CELLS_PER_WORK,
+            )
+            if self.state[P.STATUS] != P.GROW:
+                return
+            P.grow(pools, self.moves)
+
+    def refine(self, max_work: int) -> None:
+        """LaCAM*'s own improvement, while the budget lasts and it keeps finding cheaper
+        plans: it stops :data:`LACAM_STALL` work after its last improvement. On few units
+        it often exhausts its search, which proves the plan optimal."""
+        best, since = self.cost, self.work
+        while self.state[P.STATUS] in (P.FOUND, P.LIMIT) and self.work < max_work:
+            self.run(min(max_work, self.work + LACAM_STALL // 4), star=True)
+            if self.cost < best:
+                best, since = self.cost, self.work
+            elif self.work - since >= LACAM_STALL:
+                return
+
+    @property
+    def cost(self) -> int:
+        return int(self.pools["g"][self.state[P.GOAL]])
 
 
-def _result(pools: dict, goals: np.ndarray, lower: int, table_work: int) -> GroupResult:
-    state = pools["state"]
+def _lower_bounds(tables: tuple, graph: MoveGraph, starts: np.ndarray) -> np.ndarray:
+    return np.array(
+        [distance(tables, graph.neighbours, i, int(s)) for i, s in enumerate(starts)],
+        dtype=np.int64,
+    )
+
+
+def _improved(first: GroupResult, graph: MoveGraph, task: tuple, tables, seed: int, max_work):
+    """LaCAM*'s plan shortened with the work left (:mod:`gridpath.group.lns`): a plan by
+    prioritized planning replaces it if it is cheaper; then LNS. Skipped when the plan's
+    tick-by-vertex arrays would pass :data:`PLAN_MAX_CELLS`."""
+    ticks, goals = first.configs.shape[0], task[1]
+    if max_work <= first.work or ticks * graph.vertex_count > PLAN_MAX_CELLS:
+        return first
+    table_work = int(tables[4][0])
+    moves = (graph.neighbours, graph.cross, tables, sipp_arrays(graph.vertex_count, ticks))
+    plan = plan_arrays(first.configs, graph.vertex_count)
+    plan = plan + (np.array([arrival(plan[0], i, g) for i, g in enumerate(goals)]),)
+    fresh = empty_plan(goals.shape[0], graph.vertex_count, ticks)
+    fresh = fresh + (np.zeros(goals.shape[0], dtype=np.int64),)
+    longest_first = np.argsort(-task[2], kind="stable").astype(np.int32)
+    work_left = max_work - first.work
+    planned, work = prioritized(longest_first, task, fresh, moves, work_left // 2)
+    if planned == goals.shape[0] and fresh[3].sum() < plan[3].sum():
+        plan = fresh
+    rng = np.array([seed * 2654435761 + 1442695040888963407], dtype=np.uint64)
+    work += improve(task, plan, moves, rng, work_left - work, PATIENCE)
+    work += (int(tables[4][0]) - table_work) // TABLE_CELLS_PER_WORK
+    configs = plan[0][: int(plan[3].max()) + 1].copy()
+    soc = sum_of_costs(configs, goals)
+    return GroupResult(
+        True, None, configs, configs.shape[0] - 1, soc, first.lower_bound,
+        soc == first.lower_bound, first.expanded, first.work + work,
+    )  # fmt: skip
+
+
+def _result(search: _LaCAM, goals: np.ndarray, lower: int) -> GroupResult:
+    state = search.state
     calls = int(state[P.CALLS])
-    work = calls * goals.shape[0] + table_work
     goal = int(state[P.GOAL])
     if goal < 0:
         reason = NO_SOLUTION if state[P.STATUS] == P.EXHAUSTED else LIMIT_REACHED
-        return GroupResult(False, reason, None, 0, 0, lower, False, calls, work)
-    configs = _backtrack(pools, goal)
+        return GroupResult(False, reason, None, 0, 0, lower, False, calls, search.work)
+    configs = _backtrack(search.pools, goal)
     optimal = bool(state[P.STATUS] == P.EXHAUSTED)
     return GroupResult(
         True,
@@ -153,7 +245,7 @@ def _result(pools: dict, goals: np.ndarray, lower: int, table_work: int) -> Grou
         lower,
         optimal,
         calls,
-        work,
+        search.work,
     )
 
 
@@ -218,8 +310,8 @@ def solve_order(
 
 def warm_up() -> None:
     """Compile the group kernels (or load them from numba's cache): a tiny order, with a
-    swap through a pocket (PIBT's swap, LaCAM's constraints, LaCAM*'s rewiring) and an
-    assignment."""
+    swap through a pocket (PIBT's swap, LaCAM's constraints, LaCAM*'s rewiring), an
+    assignment, and a crowded open square whose first plan LNS shortens."""
     from gridpath.group.graph import build_graph
 
     free = np.ones((2, 4), dtype=bool)
@@ -228,3 +320,7 @@ def warm_up() -> None:
     order = make_order(graph, [(0, 1), (3, 1)], [(3, 1), (0, 1)])
     solve_order(order, 100_000)
     solve_order(order, 100_000, assign=True)
+    graph = build_graph(np.ones((5, 5), dtype=bool))
+    cells = [(x, y) for y in range(5) for x in range(5)]
+    order = make_order(graph, cells[:12], cells[-12:])
+    solve_order(order, 200_000)

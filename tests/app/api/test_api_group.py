@@ -45,7 +45,7 @@ def test_group_plans_pass_the_checker_and_the_service_validator(client):
     r = group(client, units)
     assert r.status_code == 200, r.text
     body = r.json()
-    assert body["found"] and body["algorithm"] == "lacam*+pibt"
+    assert body["found"] and body["algorithm"] == "lacam*+pibt+lns"
     plans = body["plans"]
     assert all(len(p) == body["makespan"] + 1 for p in plans)
     assert check_plans(free_of(ROWS), plans, [u[0] for u in units], [u[1] for u in units]) == []

@@ -1,0 +1,242 @@
+"""The plan of a group as timed occupancy, and SIPP over it: one unit's cheapest path
+around all the others (safe-interval path planning, Phillips and Likhachev, ICRA 2011).
+
+A plan lives in three arrays over ticks ``0..T``: ``paths[t, i]``, unit ``i``'s vertex at
+tick ``t`` (its goal from its arrival on); ``occ[v, t]``, the unit on vertex ``v`` at tick
+``t`` (-1: none; a row per vertex); and ``busy[v]``, the same as a bitset, 64 ticks a word,
+from which the ends of a *safe interval* (a run of ticks in which no unit is on ``v``) are
+found a word at a time. A unit's cost is its arrival: the tick after which it never leaves
+its goal. Every unit rests on its goal at tick ``T`` and after, so a path may end on its
+goal only in the goal's last safe interval (the one running to ``T``).
+
+SIPP's states are (vertex, safe interval), reached at the earliest tick: waiting is folded
+into the interval, so a crowded plan of hundreds of ticks costs a few states per vertex,
+not one per tick. Moves are the group's rules (:func:`may_move`): no unit on the cell
+entered, no swap, no diagonal crossing.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from gridpath.group.distances import _extend, distance
+
+MAX_NODES = 1 << 20  # search nodes per unit planned: beyond, the search fails
+V, START, END, T, PARENT, NEXT = range(6)  # the rows of SIPP's ``node`` array
+
+
+def empty_plan(units: int, vertex_count: int, ticks: int) -> tuple:
+    """``paths``, ``occ`` and ``busy`` of ``ticks`` ticks with no unit placed yet."""
+    return (
+        np.zeros((ticks, units), dtype=np.int32),
+        np.full((vertex_count, ticks), -1, dtype=np.int32),
+        np.zeros((vertex_count, (ticks + 63) // 64), dtype=np.uint64),
+    )
+
+
+def plan_arrays(configs: np.ndarray, vertex_count: int) -> tuple:
+    """``paths``, ``occ`` and ``busy`` for the plan ``configs`` (``(ticks, units)`` vertex
+    ids)."""
+    paths, occ, busy = empty_plan(configs.shape[1], vertex_count, configs.shape[0])
+    paths[:] = configs
+    for i in range(paths.shape[1]):
+        occupy(occ, busy, paths, i, i)
+    return paths, occ, busy
+
+
+def sipp_arrays(vertex_count: int, ticks: int, max_nodes: int = MAX_NODES) -> tuple:
+    """SIPP's reusable arrays: ``(best, stamp, node, bucket, gen)``. ``best[v, s]`` is the
+    earliest arrival found in the safe interval of ``v`` that starts at tick ``s`` (valid
+    where ``stamp[v, s] == gen[0]``, the current search); ``node`` holds each search
+    node's vertex, interval start and end, arrival, parent and open-list link;
+    ``bucket[f]`` heads the open list of ``f``."""
+    nodes = min(max_nodes, vertex_count * ticks + 1)
+    return (
+        np.zeros((vertex_count, ticks), dtype=np.int32),
+        np.zeros((vertex_count, ticks), dtype=np.int32),
+        np.empty((6, nodes), dtype=np.int32),
+        np.empty(ticks + 2, dtype=np.int32),
+        np.zeros(2, dtype=np.int64),
+    )
+
+
+@njit(cache=True, nogil=True)
+def arrival(paths, i, goal):
+    """The tick after which unit ``i`` never leaves ``goal``."""
+    t = paths.shape[0] - 1
+    while t > 0 and paths[t - 1, i] == goal:
+        t -= 1
+    return t
+
+
+@njit(cache=True, nogil=True)
+def occupy(occ, busy, paths, i, who):
+    """Write unit ``i``'s path into ``occ`` and ``busy`` as ``who`` (-1: take it out)."""
+    for t in range(paths.shape[0]):
+        v = paths[t, i]
+        occ[v, t] = who
+        bit = np.uint64(1) << np.uint64(t & 63)
+        if who >= 0:
+            busy[v, t >> 6] |= bit
+        else:
+            busy[v, t >> 6] &= ~bit
+
+
+@njit(cache=True, nogil=True)
+def may_move(occ, t, v, w, d, cross):
+    """May a unit step ``v -> w`` (direction ``d``, ``w == v`` a wait) from tick ``t``
+    without meeting a unit on ``w``, swapping with one, or crossing one diagonally?"""
+    if occ[w, t + 1] >= 0:
+        return False
+    if w == v:
+        return True
+    j = occ[v, t + 1]
+    if j >= 0 and occ[w, t] == j:
+        return False
+    if d >= 4:
+        a, b = cross[v, d, 0], cross[v, d, 1]
+        if a >= 0 and b >= 0:
+            j = occ[a, t]
+            if j >= 0 and occ[b, t + 1] == j:
+                return False
+            j = occ[b, t]
+            if j >= 0 and occ[a, t + 1] == j:
+                return False
+    return True
+
+
+_DEBRUIJN = np.uint64(0x03F79D71B4CB0A89)
+_DEBRUIJN_INDEX = np.zeros(64, dtype=np.int64)
+for _k in range(64):
+    _DEBRUIJN_INDEX[((1 << _k) * 0x03F79D71B4CB0A89 % (1 << 64)) >> 58] = _k
+
+
+@njit(cache=True, nogil=True)
+def _lowest_bit(m):
+    """The index of the lowest set bit of ``m`` (not 0)."""
+    return _DEBRUIJN_INDEX[((m & (~m + np.uint64(1))) * _DEBRUIJN) >> np.uint64(58)]
+
+
+@njit(cache=True, nogil=True)
+def _highest_bit(m):
+    """The index of the highest set bit of ``m`` (not 0)."""
+    k = 0
+    for shift in (32, 16, 8, 4, 2, 1):
+        if m >> np.uint64(shift):
+            m >>= np.uint64(shift)
+            k += shift
+    return k
+
+
+@njit(cache=True, nogil=True)
+def _interval(busy, v, t, last):
+    """The safe interval of ``v`` holding the free tick ``t``: its first and last tick
+    (``last`` when no unit comes after)."""
+    w, b = t >> 6, np.uint64(t & 63)
+    m = busy[v, w] & ((np.uint64(1) << b) - np.uint64(1))  # the ticks before t
+    while m == 0 and w > 0:
+        w -= 1
+        m = busy[v, w]
+    s = 0 if m == 0 else w * 64 + _highest_bit(m) + 1
+    w = t >> 6
+    m = busy[v, w] & ~((np.uint64(2) << b) - np.uint64(1)) if b < 63 else np.uint64(0)
+    while m == 0 and w + 1 < busy.shape[1]:
+        w += 1
+        m = busy[v, w]
+    e = last if m == 0 else min(last, w * 64 + _lowest_bit(m) - 1)
+    return s, e
+
+
+@njit(cache=True, nogil=True)
+def _open(best, stamp, node, bucket, gen, v, s, e, t, parent, f):
+    """Open the search node (``v`` in its interval ``[s, e]``, reached at ``t``) unless
+    that interval was reached as early before; False when the node pool is full. (Arrays
+    one by one, not as a tuple: a tuple of arrays passed to a call costs a reference
+    count per array, and this runs for every node.)"""
+    if stamp[v, s] == gen[0] and best[v, s] <= t:
+        return True
+    made = gen[1]
+    if made >= node.shape[1]:
+        return False
+    stamp[v, s], best[v, s] = gen[0], t
+    node[V, made], node[START, made], node[END, made] = v, s, e
+    node[T, made], node[PARENT, made], node[NEXT, made] = t, parent, bucket[f]
+    bucket[f] = made
+    gen[1] = made + 1
+    return True
+
+
+@njit(cache=True, nogil=True)
+def _successors(
+    n, i, horizon, occ, busy, neighbours, cross, tables, best, stamp, node, bucket, gen
+):
+    """Open, for each move out of node ``n``, the safe intervals of the cell reached that
+    it can enter: at the earliest legal tick, waiting in ``n``'s interval first."""
+    dist = tables[0]
+    v, e, t = node[V, n], node[END, n], node[T, n]
+    for d in range(neighbours.shape[1]):
+        u = neighbours[v, d]
+        if u < 0:
+            continue
+        h = dist[i, u] - 1 if dist[i, u] > 0 else _extend(tables, neighbours, i, u)
+        tau = t  # the departure tick
+        while tau <= e and tau + 1 + h <= horizon:
+            if occ[u, tau + 1] >= 0 or not may_move(occ, tau, v, u, d, cross):
+                tau += 1
+                continue
+            s2, e2 = _interval(busy, u, tau + 1, occ.shape[1] - 1)
+            if not _open(best, stamp, node, bucket, gen, u, s2, e2, tau + 1, n, tau + 1 + h):
+                return False
+            tau = e2 + 1  # the next interval of u starts after this one
+    return True
+
+
+@njit(cache=True, nogil=True)
+def plan_unit(i, start, goal, limit, occ, busy, paths, neighbours, cross, tables, ast):
+    """Unit ``i``'s cheapest path around the units in ``occ`` (SIPP: Phillips and
+    Likhachev, ICRA 2011), arriving before ``limit``, written into ``paths[:, i]``;
+    returns ``(arrival or -1, expansions)``. Every move costs one tick and the heuristic
+    (the lone distance) is consistent, so the open list is one stack per ``f``, scanned
+    upwards."""
+    best, stamp, node, bucket, gen = ast
+    gen[0] += 1
+    gen[1] = 0
+    horizon = min(limit - 1, occ.shape[1] - 1)
+    last = occ.shape[1] - 1
+    f = distance(tables, neighbours, i, start)
+    if f > horizon:
+        return -1, 0
+    bucket[: horizon + 1] = -1
+    s0, e0 = _interval(busy, start, 0, last)
+    _open(best, stamp, node, bucket, gen, start, s0, e0, 0, -1, f)
+    expanded = 0
+    while f <= horizon:
+        n = bucket[f]
+        if n < 0:
+            f += 1
+            continue
+        bucket[f] = node[NEXT, n]
+        v, t = node[V, n], node[T, n]
+        if best[v, node[START, n]] < t:
+            continue  # reached earlier since
+        expanded += 1
+        if v == goal and node[END, n] == last:
+            _write_path(n, node, paths, i)
+            return t, expanded
+        if not _successors(
+            n, i, horizon, occ, busy, neighbours, cross, tables, best, stamp, node, bucket, gen
+        ):
+            break
+    return -1, expanded
+
+
+@njit(cache=True, nogil=True)
+def _write_path(n, node, paths, i):
+    """The unit waits in each interval until it leaves for the next node's cell."""
+    until = paths.shape[0]
+    while n >= 0:
+        for t in range(node[T, n], until):
+            paths[t, i] = node[V, n]
+        until = node[T, n]
+        n = node[PARENT, n]

@@ -1,0 +1,125 @@
+"""SIPP around a group plan, against a breadth-first search over (cell, tick) written here
+from the issue's rules; every path it returns goes through the independent checker."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from gridpath.group.distances import make_tables
+from gridpath.group.graph import build_graph
+from gridpath.group.sipp import empty_plan, occupy, plan_arrays, plan_unit, sipp_arrays
+from gridpath.group.solve import make_order, solve_group
+from tests.gridpath.group.checker import check_plans
+
+
+def _cells(graph, column) -> list[tuple[int, int]]:
+    return [(int(graph.xs[v]), int(graph.ys[v])) for v in column]
+
+
+def _earliest_by_bfs(free, others, start, goal, ticks, connectivity) -> int:
+    """The earliest tick a unit can rest on ``goal`` for good, moving among ``others``
+    (lists of cells per tick): -1 if it cannot within ``ticks``."""
+    at = [{p[t]: i for i, p in enumerate(others)} for t in range(ticks)]
+    steps = [(1, 0), (0, 1), (-1, 0), (0, -1)]
+    if connectivity == 8:
+        steps += [(1, 1), (-1, 1), (-1, -1), (1, -1)]
+    last_on_goal = max((t for t in range(ticks) if goal in at[t]), default=-1)
+
+    def legal(a, b, t) -> bool:
+        if b in at[t + 1]:
+            return False
+        j = at[t].get(b)
+        if j is not None and others[j][t + 1] == a:
+            return False  # a swap
+        if a[0] != b[0] and a[1] != b[1]:
+            if not (free[a[1], b[0]] and free[b[1], a[0]]):
+                return False  # no corner cutting
+            c, d = (a[0], b[1]), (b[0], a[1])
+            for p in others:
+                if (p[t], p[t + 1]) in ((c, d), (d, c)):
+                    return False
+        return True
+
+    layer = {start}
+    for t in range(ticks):
+        if goal in layer and t > last_on_goal:
+            return t
+        if t + 1 == ticks:
+            break
+        nxt = set()
+        for a in layer:
+            for dx, dy in [(0, 0)] + steps:
+                b = (a[0] + dx, a[1] + dy)
+                if 0 <= b[0] < free.shape[1] and 0 <= b[1] < free.shape[0] and free[b[1], b[0]]:
+                    if legal(a, b, t):
+                        nxt.add(b)
+        layer = nxt
+    return -1
+
+
+def _instance(seed: int, n: int, connectivity: int):
+    rng = np.random.default_rng(seed)
+    free = rng.random((10, 12)) >= 0.2
+    graph = build_graph(free, connectivity)
+    big = np.bincount(graph.component).argmax()
+    cells = np.nonzero(graph.component == big)[0]
+    starts, goals = (rng.choice(cells, n, replace=False) for _ in range(2))
+    order = make_order(graph, _cells(graph, starts), _cells(graph, goals))
+    result = solve_group(graph, order.starts, order.goals, 2_000_000, refine=False)
+    assert result.found
+    return free, graph, order, result.configs
+
+
+@pytest.mark.parametrize("seed", range(12))
+@pytest.mark.parametrize("connectivity", [4, 8])
+def test_sipp_finds_the_earliest_rest_the_bfs_finds(seed, connectivity):
+    free, graph, order, configs = _instance(seed, 14, connectivity)
+    ticks = configs.shape[0] + 6
+    padded = np.concatenate([configs, np.repeat(configs[-1:], 6, axis=0)])
+    paths, occ, busy = plan_arrays(padded, graph.vertex_count)
+    tables = make_tables(graph.vertex_count, order.goals)
+    sipp = sipp_arrays(graph.vertex_count, ticks)
+    for i in range(0, len(order.starts), 3):
+        occupy(occ, busy, paths, i, -1)
+        others = [_cells(graph, paths[:, j]) for j in range(paths.shape[1]) if j != i]
+        start, goal = _cells(graph, [order.starts[i], order.goals[i]])
+        expected = _earliest_by_bfs(free, others, start, goal, ticks, connectivity)
+        got, _ = plan_unit(
+            i, order.starts[i], order.goals[i], ticks, occ, busy, paths,
+            graph.neighbours, graph.cross, tables, sipp,
+        )  # fmt: skip
+        assert got == expected, (i, got, expected)
+        occupy(occ, busy, paths, i, i)
+        plans = [_cells(graph, paths[:, j]) for j in range(paths.shape[1])]
+        goals = _cells(graph, order.goals)
+        assert check_plans(free, plans, _cells(graph, order.starts), goals, connectivity) == []
+
+
+def test_a_bound_below_the_earliest_rest_fails_and_leaves_the_path():
+    free, graph, order, configs = _instance(3, 14, 4)
+    paths, occ, busy = plan_arrays(configs, graph.vertex_count)
+    tables = make_tables(graph.vertex_count, order.goals)
+    sipp = sipp_arrays(graph.vertex_count, configs.shape[0])
+    occupy(occ, busy, paths, 0, -1)
+    args = (occ, busy, paths, graph.neighbours, graph.cross, tables, sipp)
+    best, _ = plan_unit(0, order.starts[0], order.goals[0], configs.shape[0], *args)
+    assert best >= 0
+    before = paths[:, 0].copy()
+    assert plan_unit(0, order.starts[0], order.goals[0], best, *args)[0] == -1
+    assert (paths[:, 0] == before).all()
+
+
+def test_an_empty_plan_gives_each_unit_its_lone_distance():
+    free = np.ones((5, 7), dtype=bool)
+    graph = build_graph(free)
+    order = make_order(graph, [(0, 0), (6, 4)], [(6, 0), (0, 0)])
+    paths, occ, busy = empty_plan(2, graph.vertex_count, 20)
+    tables = make_tables(graph.vertex_count, order.goals)
+    sipp = sipp_arrays(graph.vertex_count, 20)
+    for i, distance in ((0, 6), (1, 10)):
+        got, _ = plan_unit(
+            i, order.starts[i], order.goals[i], 20, occ, busy, paths,
+            graph.neighbours, graph.cross, tables, sipp,
+        )  # fmt: skip
+        assert got == distance
