@@ -115,6 +115,10 @@ REQUEST_EXAMPLES: dict[str, dict[str, dict[str, Any]]] = {
             "summary": "Check a polyline on a polygon map, and its length",
             "value": {"map": "courtyard", "points": [[1, 1], [30, 4.5], [45, 15]], "max_cost": 50},
         },
+        "group": {
+            "summary": "Check a claimed group move: two units, each cell at every tick",
+            "value": {"map": "arena", "plans": [[[2, 2], [3, 2]], [[3, 3], [4, 3]]]},
+        },
     },
     "flowField": {
         "field": {

@@ -64,9 +64,14 @@ class GroupResponse(BaseModel):
     plans: list[list[CellOut]] = Field(description="Unit i's cell at every tick 0..makespan.")
     goal_index: list[int] | None = Field(description="With assign: the goal each unit got.")
     algorithm: str
-    optimal: bool = Field(description="The search ran to completion: no cheaper plan exists.")
-    expanded: int = Field(description="Configurations generated.")
-    work: int = Field(description="Work units spent (units moved plus table cells settled).")
+    optimal: bool = Field(
+        description="No cheaper plan exists: LaCAM* ran to completion, or the sum of costs is "
+        "the lower bound."
+    )
+    expanded: int = Field(description="Configurations LaCAM* generated.")
+    work: int = Field(
+        description="Work units spent (units moved, SIPP expansions, table cells settled)."
+    )
 
 
 class GroupValidateRequest(GroupRules):

@@ -7,6 +7,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, WrapValidator
 
 from app.models.common import Cell, FiniteFloat, MapName, MovementRules, Point, any_object
+from app.models.group import GroupValidateRequest
 
 
 class ValidateRequest(MovementRules):
@@ -42,8 +43,11 @@ class PolygonValidateRequest(BaseModel):
     goal: Point | None = Field(None, description="Where the polyline must end.")
 
 
-# A /validate body: validated by the route against the model of the map's kind.
-AnyValidateRequest = Annotated[ValidateRequest | PolygonValidateRequest, WrapValidator(any_object)]
+# A /validate body: validated by the route against the model of the map's kind, or as a
+# group move when it has ``plans``.
+AnyValidateRequest = Annotated[
+    ValidateRequest | PolygonValidateRequest | GroupValidateRequest, WrapValidator(any_object)
+]
 
 
 class ViolationOut(BaseModel):

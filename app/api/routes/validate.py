@@ -23,6 +23,7 @@ from app.models import (
     ValidateRequest,
     ValidateResponse,
 )
+from app.models.group import GroupValidateResponse
 from app.observability import metrics
 from gridpath.errors import InvalidField
 from gridpath.grid import Grid
@@ -54,7 +55,7 @@ _MODELS = {"grid": ValidateRequest, "polygon": PolygonValidateRequest}
 
 @router.post(
     "/validate",
-    response_model=ValidateResponse,
+    response_model=ValidateResponse | GroupValidateResponse,
     responses={
         404: {"model": ErrorResponse},
         409: STALE_REVISION_RESPONSE,

@@ -134,3 +134,15 @@ def test_openapi_declares_group(client):
     doc = client.get("/openapi.json").json()
     assert "/group" in doc["paths"]
     assert "422" in doc["paths"]["/group"]["post"]["responses"]
+
+
+def test_openapi_declares_the_group_body_and_answer_of_validate(client):
+    validate = client.get("/openapi.json").json()["paths"]["/validate"]["post"]
+    body = validate["requestBody"]["content"]["application/json"]
+    assert {"$ref": "#/components/schemas/GroupValidateRequest"} in body["schema"]["anyOf"]
+    assert "plans" in body["examples"]["group"]["value"]
+    answer = validate["responses"]["200"]["content"]["application/json"]["schema"]
+    assert {"$ref": "#/components/schemas/GroupValidateResponse"} in answer["anyOf"]
+    example = body["examples"]["group"]["value"]
+    r = client.post("/validate", json=example)
+    assert r.status_code == 200 and r.json()["valid"] is True
