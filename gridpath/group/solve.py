@@ -2,7 +2,7 @@
 
 Budgets count work, never time, so the same request gives the same plans on any machine
 under any load: ``max_work`` is in *work units*, one per unit moved by PIBT and one per
-:data:`TABLE_CELLS_PER_WORK` cells settled by the distance tables (:data:`WORK_PER_MS`
+:data:`DISTANCE_CELLS_PER_WORK` cells settled by the per-goal distances (:data:`WORK_PER_MS`
 converts a time budget).
 """
 
@@ -14,7 +14,7 @@ import numpy as np
 
 from gridpath.errors import DuplicateCells, GoalBlocked, InvalidRequest, OutOfBounds, StartBlocked
 from gridpath.group import pools as P
-from gridpath.group.distances import distance, make_tables
+from gridpath.group.distances import distance, make_distances
 from gridpath.group.graph import MoveGraph
 from gridpath.group.lacam import new_node, search
 from gridpath.group.pibt import make_scratch
@@ -23,9 +23,9 @@ from gridpath.group.pibt import make_scratch
 # does per millisecond of CPU time (bench-group prints the rate it measures); fixed, so the
 # result never depends on the machine's speed or load.
 WORK_PER_MS = 1000
-# A distance-table cell is a load and a few compares, a unit move a sort and a dozen
-# checks: a table cell counts 1 / TABLE_CELLS_PER_WORK of a work unit.
-TABLE_CELLS_PER_WORK = 64
+# A distance cell is a load and a few compares, a unit move a sort and a dozen
+# checks: a distance cell counts 1 / DISTANCE_CELLS_PER_WORK of a work unit.
+DISTANCE_CELLS_PER_WORK = 64
 
 FOUND = "found"
 UNREACHABLE_REASON = "unreachable"
@@ -55,8 +55,8 @@ def sum_of_costs(configs: np.ndarray, goals: np.ndarray) -> int:
     return int(last.sum())
 
 
-def _lower_bound(tables: tuple, graph: MoveGraph, starts: np.ndarray) -> int:
-    return sum(int(distance(tables, graph.neighbours, i, int(s))) for i, s in enumerate(starts))
+def _lower_bound(distances: tuple, graph: MoveGraph, starts: np.ndarray) -> int:
+    return sum(int(distance(distances, graph.neighbours, i, int(s))) for i, s in enumerate(starts))
 
 
 def _backtrack(pools: dict, goal: int) -> np.ndarray:
@@ -89,8 +89,8 @@ def solve_group(
     n = starts.shape[0]
     if n == 0:
         return GroupResult(True, None, np.zeros((1, 0), dtype=np.int32), 0, 0, 0, True, 0, 0)
-    tables = make_tables(graph.vertex_count, goals)
-    lower = _lower_bound(tables, graph, starts)
+    distances = make_distances(graph.vertex_count, goals)
+    lower = _lower_bound(distances, graph, starts)
     moves = graph.neighbours.shape[1]
     pools = P.make_pools(n, moves)
     scratch = make_scratch(graph.vertex_count, n, moves, seed)
@@ -103,9 +103,9 @@ def solve_group(
         goals,
         P.high(pools),
         P.low(pools),
-        pools["table"],
+        pools["slots"],
         graph.neighbours,
-        tables,
+        distances,
         state,
     )
     pools["open"][0] = root
@@ -116,28 +116,28 @@ def solve_group(
             P.high(pools),
             P.low(pools),
             P.edges(pools),
-            pools["table"],
+            pools["slots"],
             pools["open"],
             state,
             graph.neighbours,
             graph.cross,
             graph.degree,
-            tables,
+            distances,
             scratch,
             max_work,
             refine,
-            TABLE_CELLS_PER_WORK,
+            DISTANCE_CELLS_PER_WORK,
         )
         if state[P.STATUS] != P.GROW:
             break
         P.grow(pools, moves)
-    return _result(pools, goals, lower, int(tables[4][0]) // TABLE_CELLS_PER_WORK)
+    return _result(pools, goals, lower, int(distances[4][0]) // DISTANCE_CELLS_PER_WORK)
 
 
-def _result(pools: dict, goals: np.ndarray, lower: int, table_work: int) -> GroupResult:
+def _result(pools: dict, goals: np.ndarray, lower: int, distance_work: int) -> GroupResult:
     state = pools["state"]
     calls = int(state[P.CALLS])
-    work = calls * goals.shape[0] + table_work
+    work = calls * goals.shape[0] + distance_work
     goal = int(state[P.GOAL])
     if goal < 0:
         reason = NO_SOLUTION if state[P.STATUS] == P.EXHAUSTED else LIMIT_REACHED
