@@ -77,9 +77,9 @@ class Grid:
         kept with the snapshot (like the component labels): the hook through which the
         search layer keeps per-revision preprocessing here without this package importing
         it (the JPS+ jump distances: :func:`gridpath.search.runners.jps.jump_distances`).
-        ``build(grid)``
-        runs once per key, under the snapshot's lock; arrays it returns count in
-        :attr:`nbytes`, and :meth:`derive_like` builds them again for a later revision."""
+        ``build(grid)`` runs once per key, under the snapshot's lock; arrays it returns
+        count in :attr:`nbytes`, and :meth:`derive_like` builds them again for a later
+        revision."""
         with self._component_lock:
             if key not in self._derived:
                 self._derived[key] = (build(self), build)
