@@ -140,7 +140,7 @@ def test_an_edited_revision_gets_its_own_hierarchy():
     grid = Grid.from_walkable("door", walkable)
     subgoal_graph(grid)
     edited = grid.edit(GridEdit([Edit(value="blocked", rect=(5, 0, 5, 8))]), 2)
-    assert edited.built(subgoal.TABLE) is not None  # built with the revision, not on a query
+    assert edited.built(subgoal.KEY) is not None  # built with the revision, not on a query
     result = find_path(edited, (0, 0), (9, 0), SUBGOAL)
     want = reference_costs(edited.walkable.astype(bool), (0, 0))
     check_path(edited.walkable.astype(bool), (0, 0), (9, 0), result, want[0, 9])
