@@ -38,7 +38,7 @@ class Settings(BaseSettings):
     max_explored: int = Field(100_000, ge=0)
     max_turn_cells: int = Field(1_048_576, ge=1)
     max_flowfield_cells: int = Field(4_194_304, ge=1)
-    # JUMP_TABLE_MAX_CELLS is no longer read (no JPS+ table is built: block JPS serves
+    # JUMP_TABLE_MAX_CELLS is no longer read (no JPS+ jump distances are built: block JPS serves
     # those maps); extra="ignore" keeps configurations that still set it loading.
     # The subgoal tier (issue 15), opt-in: its build delays each change's publication by
     # up to seconds on large maps, a cost only deployments that ask for `subgoal` should pay.
@@ -94,7 +94,7 @@ class Settings(BaseSettings):
     max_polygon_expanded: int = Field(200_000, ge=1)
     # POST /group (docs/group.md): most units in one order; the largest time_budget_ms a
     # request may ask (its work budget: gridpath.group.solve.WORK_PER_MS per ms) and the one
-    # it gets by default; most units x free cells (the distance tables' worst case, 8 bytes
+    # it gets by default; most units x free cells (the per-goal distances' worst case, 8 bytes
     # each).
     max_group_units: int = Field(2000, ge=1)
     max_group_budget_ms: int = Field(5000, ge=1)

@@ -27,7 +27,9 @@ from app.config import Settings
 from app.observability import metrics
 from app.scheduler import SearchScheduler, on_short_lane
 from gridpath.errors import NotReady
+from gridpath.grid import Grid
 from gridpath.maps import MapRegistry
+from gridpath.maps.snapshot import MapSnapshot
 from gridpath.search import ScratchPool, SearchScratch, prepare_jps, subgoal_graph
 from gridpath.search.staged import StagedWarmUp
 
@@ -89,7 +91,7 @@ class ServiceState:
             self.warmup.begin()  # the workers compile while the maps load
             self.registry.prepare = self.prepare
             self.authority.load()
-            for snapshot in self.registry.all():  # per-revision tables, at load, not on a query
+            for snapshot in self.registry.all():  # search data at load, not on a query
                 self.prepare(snapshot)
             if self._loop is not None:
                 asyncio.run_coroutine_threadsafe(self.authority.start(), self._loop).result()
@@ -117,16 +119,16 @@ class ServiceState:
             log.exception("kernel warm-up failed")
         gc.freeze()  # what the background warm-up loaded, too
 
-    def prepare(self, snapshot: Any) -> None:
-        """A revision's derived structures, built before it is served: a grid's block JPS
-        bitsets (or JPS+ table: ``prepare_jps``) and subgoal tier, a polygon map's
-        navigation mesh and waypoint graph (gridpath.nav.snapshot). Readers keep the
-        previous revision until then."""
-        if snapshot.kind == "polygon":
-            snapshot.prepare()
-        else:
-            prepare_jps(snapshot)
-            subgoal_graph(snapshot, self.settings.subgoal_max_cells)
+    def prepare(self, snapshot: MapSnapshot) -> None:
+        """A revision's search data, built before it is served (``MapSnapshot.prepare``):
+        a polygon map's navigation mesh and waypoint graph, a grid's from the search layer
+        (:meth:`grid_search_data`). Readers keep the previous revision until then."""
+        snapshot.prepare(self.grid_search_data)
+
+    def grid_search_data(self, grid: Grid) -> None:
+        """A grid revision's block JPS bitsets (``prepare_jps``) and subgoal tier."""
+        prepare_jps(grid)
+        subgoal_graph(grid, self.settings.subgoal_max_cells)
 
     async def search(self, snapshot: Any, request: SearchRequest[T]) -> T:
         """``request`` run on ``snapshot``: admitted by the scheduler at its cost, with a

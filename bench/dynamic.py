@@ -27,7 +27,7 @@ from bench import common
 from bench.server import JsonClient, PidFile, Server, ServerSpec, running
 from gridpath.errors import GoalBlocked, StartBlocked
 from gridpath.grid import Grid
-from gridpath.grid.edits import Edit, apply_edits
+from gridpath.grid.edits import Edit, GridEdit
 from gridpath.search import (
     Algorithm,
     SearchOptions,
@@ -227,7 +227,7 @@ class KernelTier:
 
     def change(self, change: Change, revision: int) -> float:
         began = time.perf_counter()
-        grid = apply_edits(self.grid, change.edits(), revision)
+        grid = self.grid.edit(GridEdit(change.edits()), revision)
         self.build(grid)  # MapRegistry.apply's prepare: what derive_like did not build
         self.grid = grid
         return time.perf_counter() - began

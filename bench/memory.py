@@ -3,7 +3,7 @@
 (a) One loaded random ``--size``² map and (b) one ``SearchScratch`` with one long A*
 search, each measured in a fresh child process (VmRSS from ``/proc``, resident arrays from
 ``mincore``), like the service: glibc gives large blocks their own mappings first. The
-jump tables per Moving AI map are ``bench.tiers``' (build time and bytes). Method and latest
+jump distances per Moving AI map are ``bench.tiers``' (build time and bytes). Method and latest
 tables: bench/README.md, "bench.memory". Exit status 2 if a child process failed. Linux only.
 """
 
@@ -26,7 +26,7 @@ import numpy as np
 from app.state import release_large_frees
 from bench.common import REPO_ROOT, log, machine_info, machine_line
 from gridpath.grid import Grid
-from gridpath.search import Algorithm, SearchOptions, SearchScratch, find_path, jump_table
+from gridpath.search import Algorithm, SearchOptions, SearchScratch, find_path, jump_distances
 from gridpath.search import _frontier as _kernels
 from gridpath.search.warmup import warm_up
 
@@ -104,7 +104,7 @@ def child_grid(size: int, seed: int) -> dict[str, Any]:
     walkable = random_walkable(size, seed)
     with_walkable = rss_bytes()
     grid = Grid.from_walkable("big", walkable)
-    jump_table(grid)  # as the service does on load (none on a map this size by default)
+    jump_distances(grid)  # as the service does on load (none on a map this size by default)
     del walkable
     gc.collect()
     after = rss_bytes()
@@ -114,7 +114,7 @@ def child_grid(size: int, seed: int) -> dict[str, Any]:
         "labels": components.labels,
         "minor_cells": components.minor_cells,  # None unless over 254 components
         "minor_ids": components.minor_ids,
-        "jump_table": grid.jump_table,
+        "jump_table": grid.jump_distances,
         "terrain": grid.terrain,
     }
     return {
@@ -195,7 +195,7 @@ def grid_table(r: dict[str, Any]) -> str:
     terrain = resident["terrain"]
     resident_word = "yes" if terrain > nbytes["terrain"] // 100 else "no"
     return "\n".join([
-        "| RSS growth MB | RSS B/cell | passable MB | labels MB | jump table MB "
+        "| RSS growth MB | RSS B/cell | passable MB | labels MB | jump distances MB "
         "| terrain resident | resident arrays MB |",
         "|---:|---:|---:|---:|---:|---|---:|",
         f"| {mb(growth)} | {growth / r['cells']:.2f} | {mb(nbytes['passable'])} "

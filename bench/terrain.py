@@ -38,10 +38,11 @@ import numpy as np
 from bench import common
 from bench.common import DEFAULT_DATA, MAX_BYTES, MAX_CELLS, load_scenarios
 from gridpath.grid import load_map
-from gridpath.grid.model import Grid, TerrainClass
+from gridpath.grid.model import Grid
+from gridpath.grid.terrain import TerrainClass
 from gridpath.search import Algorithm, PathResult, SearchOptions, SearchScratch, find_path
 from gridpath.search.cost import polyline_cost, price_record
-from gridpath.search.find import terrain_table
+from gridpath.search.find import terrain_prices
 from gridpath.search.validate import validate_path
 
 VILLAGE = Path(__file__).resolve().parent.parent / "maps" / "village.tmx"
@@ -77,7 +78,7 @@ def terrain_grid(grid: Grid, terrain: np.ndarray, costs: Sequence[float], name: 
 
 def waypoints_cost(grid: Grid, options: SearchOptions, waypoints: np.ndarray) -> float:
     """The continuous cost of walking ``waypoints`` (independent of the answer's fields)."""
-    class_cost, uniform, _min = terrain_table(grid, options.resolved())
+    class_cost, uniform, _min = terrain_prices(grid, options.resolved())
     return polyline_cost(price_record(grid, options.resolved(), class_cost, uniform), waypoints)
 
 

@@ -16,9 +16,9 @@ from pathlib import Path
 import numpy as np
 
 from bench import common
-from gridpath.grid.edits import Edit, apply_edits
+from gridpath.grid.edits import Edit, GridEdit
 from gridpath.search import Algorithm, SearchOptions, SearchScratch, find_path
-from gridpath.search.runners.jps import DEFAULT_JUMP_TABLE_MAX_CELLS, jump_table
+from gridpath.search.runners.jps import DEFAULT_JUMP_DISTANCES_MAX_CELLS, jump_distances
 from gridpath.search.runners.subgoal import DEFAULT_SUBGOAL_MAX_CELLS, subgoal_graph
 
 COLUMNS = ["map", "cells", "JPS+ build s", "JPS+ MB", "subgoals", "edges", "upward edges",
@@ -40,7 +40,7 @@ def change_to_publish(grid) -> float:
     for revision in (2, 3, 4):
         edit = Edit(value="blocked" if revision % 2 == 0 else "walkable", cells=[(x, y)])
         began = time.perf_counter()
-        apply_edits(grid, [edit], revision)
+        grid.edit(GridEdit([edit]), revision)
         seconds.append(time.perf_counter() - began)
     return statistics.median(seconds)
 
@@ -66,7 +66,7 @@ def run(maps: Sequence[Path], limit: int | None, do_check: bool) -> tuple[list[s
     for map_path in maps:
         common.log(f"{map_path.stem}: building")
         grid, scenarios = common.load_scenarios(map_path, limit)
-        jps_s, table = timed(jump_table, grid, DEFAULT_JUMP_TABLE_MAX_CELLS)
+        jps_s, table = timed(jump_distances, grid, DEFAULT_JUMP_DISTANCES_MAX_CELLS)
         sub_s, graph = timed(subgoal_graph, grid, DEFAULT_SUBGOAL_MAX_CELLS)
         cells = grid.cell_count
         cols: list[object] = [map_path.stem, f"{cells:,}", f"{jps_s:.2f}"]

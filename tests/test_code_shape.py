@@ -6,6 +6,7 @@ size today: it may shrink, not grow, and leaves the list when it fits."""
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 from tests.conftest import ROOT
@@ -80,3 +81,31 @@ def test_a_nested_function_counts_as_its_own():
     code = "def outer():\n    x = 1\n    def inner():\n        return 2\n    return inner\n"
     outer = ast.parse(code).body[0]
     assert _own_lines(outer) == 3 and _own_lines(outer.body[1]) == 2
+
+
+# A branch on a map's kind ("if snapshot.kind == 'polygon'"): callers dispatch by the
+# snapshot's methods (gridpath.maps.snapshot.MapSnapshot) or the service's table of kinds
+# (app.api.kinds), never by comparing ``kind`` with a kind's name.
+KIND_BRANCH = re.compile(
+    r"""kind\s*(==|!=)\s*["'](grid|polygon)["']|["'](grid|polygon)["']\s*(==|!=)\s*\S*kind\b"""
+)
+
+
+def _kind_branches() -> list[str]:
+    return [
+        f"{p.relative_to(ROOT).as_posix()}:{n}: {line.strip()}"
+        for p in _sources()
+        for n, line in enumerate(p.read_text().splitlines(), 1)
+        if KIND_BRANCH.search(line)
+    ]
+
+
+def test_no_caller_branches_on_a_map_kind():
+    assert _kind_branches() == []
+
+
+def test_the_kind_branch_check_sees_one():
+    assert KIND_BRANCH.search('    if snapshot.kind == "polygon":')
+    assert KIND_BRANCH.search("x = 'polygon' if kind != 'grid' else 'grid'")
+    assert KIND_BRANCH.search('if "grid" == snapshot.kind:')
+    assert not KIND_BRANCH.search('kind: ClassVar[str] = "grid"')

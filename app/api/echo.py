@@ -5,7 +5,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from gridpath.grid import Grid
-from gridpath.grid.model import TerrainClass
+from gridpath.grid.terrain import TerrainClass
 from gridpath.search import SearchOptions
 
 

@@ -12,7 +12,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import Response
 from pydantic import ValidationError
 
-from app.api.polygon import require_grid
+from app.api.kinds import require_grid
 from app.api.responses import json_response
 from app.config import Settings
 from app.models.group import GroupRequest, GroupRules, GroupValidateRequest

@@ -175,7 +175,7 @@ LINKS = {
 
 
 # Operations that serve one kind of map only (or take fields of one kind): the other kind
-# is refused with a 422 (app.api.polygon).
+# is refused with a 422 (app.api.kinds).
 # Operations that take terrain costs (a request's terrain_costs, an edit's cost, an
 # upload's sidecar or Tiled costs): one out of range is a 422 invalid_terrain_costs.
 TERRAIN_COST_OPERATIONS = frozenset(

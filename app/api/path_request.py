@@ -11,19 +11,15 @@ from fastapi.exceptions import RequestValidationError
 
 from app.api.deps import wait_for_revision
 from app.api.errors import describe_errors, error_code_for
-from app.api.path_body import answer_with, query_options
-from app.api.polygon import map_name_of, parse_for_kind, polygon_path
-from app.api.rules import expansion_budget
+from app.api.kinds import kind_of, map_name_of, parse_for_kind
 from app.config import Settings
 from app.models import PathQuery, PathRequest, PolygonPathQuery, PolygonPathRequest
 from app.observability import note_map
-from app.state import ServiceState
+from app.state import SearchRequest, ServiceState
 from gridpath.errors import ServiceError, require_revision
-from gridpath.grid import Grid
-from gridpath.nav.snapshot import PolygonMap
+from gridpath.maps.snapshot import MapSnapshot
 from gridpath.search.scratch import SearchScratch
 
-Snapshot = Grid | PolygonMap
 # The models of a /path body and of a /paths query, by kind of map.
 PATH_MODELS = {"grid": PathRequest, "polygon": PolygonPathRequest}
 QUERY_MODELS = {"grid": PathQuery, "polygon": PolygonPathQuery}
@@ -31,7 +27,7 @@ QUERY_MODELS = {"grid": PathQuery, "polygon": PolygonPathQuery}
 
 async def path_snapshot(
     state: ServiceState, raw: dict, models: dict[str, type] = PATH_MODELS
-) -> Snapshot:
+) -> MapSnapshot:
     """Step 1 of ``POST /path`` (and ``/validate``, with its ``models``): the snapshot the
     body names, looked up once, after waiting
     for the ``revision`` it names (a map created elsewhere may be coming). A map that is
@@ -48,49 +44,19 @@ async def path_snapshot(
     return snapshot
 
 
-@dataclass(frozen=True)
-class GridPath:
-    """One grid query with its options (the server's caps applied)."""
-
-    query: PathQuery
-    options: Any  # SearchOptions
-    settings: Settings
-    cost: int  # its worst case in expansions: the map's states, capped
-
-    def run(self, grid: Grid, scratch: SearchScratch) -> tuple[dict, float]:
-        return answer_with(grid, self.query, self.options, self.settings, scratch)
-
-
-@dataclass(frozen=True)
-class PolygonPath:
-    """One polygon-map query with its expansion cap."""
-
-    query: PolygonPathQuery
-    settings: Settings
-    cap: int
-    cost: int
-
-    def run(self, pmap: PolygonMap, scratch: SearchScratch) -> tuple[dict, float]:
-        return polygon_path(pmap, self.query, self.settings, self.cap)
-
-
 def path_request(
     raw: Any,
-    snapshot: Snapshot,
+    snapshot: MapSnapshot,
     settings: Settings,
     models: dict[str, type] = PATH_MODELS,
     expansion_cap: int | None = None,
-) -> GridPath | PolygonPath:
+) -> SearchRequest[tuple[dict, float]]:
     """Step 2: ``raw`` parsed for ``snapshot``'s kind into one request that carries its caps
     (``expansion_cap``: a batch query's share) and its cost. Raises the answer's 422 or
     409 (a ``revision`` that is not the snapshot's)."""
     query = parse_for_kind(raw, snapshot.kind, models, snapshot.name)
     require_revision(snapshot.name, snapshot.revision, query.revision)
-    if snapshot.kind == "polygon":
-        cap = min(settings.max_polygon_expanded, expansion_cap or settings.max_polygon_expanded)
-        return PolygonPath(query, settings, cap, min(query.max_expanded or cap, cap))
-    options = query_options(query, snapshot, settings, expansion_cap)
-    return GridPath(query, options, settings, min(snapshot.cell_count, options.max_expanded))
+    return kind_of(snapshot).path_request(query, snapshot, settings, expansion_cap)
 
 
 @dataclass(frozen=True)
@@ -103,7 +69,7 @@ class BatchQuery:
     share: int  # its share of the batch's expansion budget
     cost: int
 
-    def run(self, snapshot: Snapshot, scratch: SearchScratch) -> tuple[dict, float]:
+    def run(self, snapshot: MapSnapshot, scratch: SearchScratch) -> tuple[dict, float]:
         try:
             request = path_request(self.raw, snapshot, self.settings, QUERY_MODELS, self.share)
             return request.run(snapshot, scratch)
@@ -115,15 +81,11 @@ class BatchQuery:
             return {"error": {"code": exc.code, "message": exc.message}}, 0.0
 
 
-def batch_requests(queries: list[Any], snapshot: Snapshot, settings: Settings) -> list[BatchQuery]:
+def batch_requests(
+    queries: list[Any], snapshot: MapSnapshot, settings: Settings
+) -> list[BatchQuery]:
     """A ``/paths`` batch's queries, sharing ``MAX_BATCH_EXPANDED`` (a polygon batch:
     4 x ``MAX_POLYGON_EXPANDED``, as a grid batch's budget is 4 x ``MAX_EXPANDED`` by
     default), so one request cannot tie the server up."""
-    count = max(1, len(queries))
-    if snapshot.kind == "polygon":
-        share = max(1, 4 * settings.max_polygon_expanded // count)
-        cost = min(share, settings.max_polygon_expanded)
-    else:
-        share = max(1, settings.max_batch_expanded // count)
-        cost = min(snapshot.cell_count, settings.max_expanded, expansion_budget(settings), share)
+    share, cost = kind_of(snapshot).batch_budget(snapshot, settings, max(1, len(queries)))
     return [BatchQuery(raw, settings, share, cost) for raw in queries]

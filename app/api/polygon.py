@@ -1,20 +1,16 @@
-"""Polygon maps over HTTP: the map kinds, and the answers of /path and /validate on a polygon
-map (the engine is :mod:`gridpath.nav`; the snapshot :mod:`gridpath.nav.snapshot`).
-
-A route body that differs by kind (``/path``, ``/paths`` queries, ``/validate``) arrives as a
-JSON object and is validated here against the model of the named map's kind: a grid keeps
-its integer cells (``[1.5, 2]`` stays a 422 ``invalid_request``), a polygon map takes
-numbers. A field of the other kind (``mode`` on a grid's ``/path``, ``connectivity`` on a
-polygon map's) is ``unsupported_map_kind``, as is a grid-only route on a polygon map.
+"""Polygon maps over HTTP: what ``/path``, ``/paths``, ``/validate`` and the map routes do
+on a polygon map, and its uploads (the sibling of :mod:`app.api.grid_kind`;
+:mod:`app.api.kinds` dispatches to either). The engine is :mod:`gridpath.nav`, the snapshot
+:mod:`gridpath.nav.snapshot`. A grid-only route on a polygon map is
+``unsupported_map_kind``.
 """
 
 from __future__ import annotations
 
 import time
-from typing import Any, TypeVar
+from dataclasses import dataclass
+from typing import Any
 
-from fastapi.exceptions import RequestValidationError
-from pydantic import BaseModel, ValidationError
 from python_multipart.multipart import parse_options_header
 
 from app.config import Settings
@@ -27,64 +23,11 @@ from gridpath.errors import (
     UnsupportedMapKind,
     require_revision,
 )
-from gridpath.grid import Grid, is_valid_map_name
+from gridpath.grid import Grid
 from gridpath.grid.upload import form_parts
 from gridpath.nav.model import NAV_SUFFIX
 from gridpath.nav.snapshot import PolygonMap, looks_like_polygon_map
-
-M = TypeVar("M", bound=BaseModel)
-
-KIND_NAMES = {"grid": "a grid map", "polygon": "a polygon map"}
-
-
-def require_grid(snapshot: Grid | PolygonMap, what: str) -> Grid:
-    """``snapshot`` if it is a grid, else ``unsupported_map_kind`` naming ``what``."""
-    if snapshot.kind != "grid":
-        raise UnsupportedMapKind(
-            f"{what} is for grid maps; map {snapshot.name!r} is {KIND_NAMES[snapshot.kind]} "
-            "(POST /path and POST /validate serve it)"
-        )
-    return snapshot
-
-
-def map_name_of(raw: dict) -> str | None:
-    """The body's ``map``, if it is a valid map name (else the model's validation says why)."""
-    name = raw.get("map")
-    return name if isinstance(name, str) and is_valid_map_name(name) else None
-
-
-def parse_for_kind(raw: dict, kind: str, models: dict[str, type[M]], name: str) -> M:
-    """``raw`` validated against ``models[kind]``; a field only the other kind has is
-    ``unsupported_map_kind``; a validation error is raised as FastAPI's own (the same
-    ``invalid_*`` answer as a body the route declares)."""
-    model = models[kind]
-    foreign = _foreign_fields(models, kind).intersection(raw)
-    if foreign:
-        raise UnsupportedMapKind(
-            f"{min(foreign)!r} is for {'polygon' if kind == 'grid' else 'grid'} maps; "
-            f"map {name!r} is {KIND_NAMES[kind]}"
-        )
-    try:
-        return model.model_validate(raw)
-    except ValidationError as exc:
-        raise RequestValidationError(
-            [{**e, "loc": ("body", *e["loc"])} for e in exc.errors()]
-        ) from None
-
-
-# (model, kind) -> the fields only the other kind's model has (a handful of pairs).
-_FOREIGN: dict[tuple[type, str], frozenset[str]] = {}
-
-
-def _foreign_fields(models: dict[str, type[M]], kind: str) -> frozenset[str]:
-    """The fields only the other kind's model has (worked out once per model and kind)."""
-    model = models[kind]
-    found = _FOREIGN.get((model, kind))
-    if found is None:
-        other = next(m for k, m in models.items() if k != kind)
-        found = frozenset(other.model_fields) - frozenset(model.model_fields)
-        _FOREIGN[(model, kind)] = found
-    return found
+from gridpath.search.scratch import SearchScratch
 
 
 def polygon_upload(body: bytes, content_type: str) -> bytes | None:
@@ -237,3 +180,58 @@ def polygon_validate(
         "violations": violations,
     }
     return body, search_us
+
+
+@dataclass(frozen=True)
+class PolygonPath:
+    """One polygon-map query with its expansion cap."""
+
+    query: PolygonPathQuery
+    settings: Settings
+    cap: int
+    cost: int
+
+    def run(self, pmap: PolygonMap, scratch: SearchScratch) -> tuple[dict, float]:
+        return polygon_path(pmap, self.query, self.settings, self.cap)
+
+
+@dataclass(frozen=True)
+class PolygonValidation:
+    query: PolygonValidateRequest
+    settings: Settings
+    cost: int  # the polyline's points
+
+    def run(self, pmap: PolygonMap, scratch: SearchScratch) -> tuple[dict, float]:
+        return polygon_validate(pmap, self.query, self.settings)
+
+
+class PolygonKind:
+    """A polygon map's answers (:class:`app.api.kinds.MapKind`)."""
+
+    noun = "a polygon map"
+
+    def info(self, pmap: PolygonMap) -> PolygonMapInfo:
+        return polygon_map_info(pmap)
+
+    def require_grid(self, pmap: PolygonMap, what: str) -> Grid:
+        raise UnsupportedMapKind(
+            f"{what} is for grid maps; map {pmap.name!r} is {self.noun} "
+            "(POST /path and POST /validate serve it)"
+        )
+
+    def path_request(
+        self, query: PolygonPathQuery, pmap: PolygonMap, settings: Settings, cap: int | None
+    ) -> PolygonPath:
+        most = min(settings.max_polygon_expanded, cap or settings.max_polygon_expanded)
+        return PolygonPath(query, settings, most, min(query.max_expanded or most, most))
+
+    def batch_budget(self, pmap: PolygonMap, settings: Settings, count: int) -> tuple[int, int]:
+        """``(share, cost)`` of each of ``count`` queries: 4 x ``MAX_POLYGON_EXPANDED``
+        shared (as a grid batch's budget is 4 x ``MAX_EXPANDED`` by default)."""
+        share = max(1, 4 * settings.max_polygon_expanded // count)
+        return share, min(share, settings.max_polygon_expanded)
+
+    def validation(
+        self, query: PolygonValidateRequest, pmap: PolygonMap, settings: Settings
+    ) -> PolygonValidation:
+        return PolygonValidation(query, settings, len(query.points))

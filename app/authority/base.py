@@ -8,21 +8,19 @@ acknowledged, and keeps it in step with changes made elsewhere (another process,
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from gridpath.errors import UnsupportedMapKind
-from gridpath.grid import Grid
-from gridpath.grid.edits import Edit, apply_edits
+from gridpath.grid.edits import GridEdit
 from gridpath.maps import LoadFailure, MapRegistry
-from gridpath.nav.snapshot import PolygonEdit, PolygonMap, apply_polygon_edit
+from gridpath.maps.snapshot import MapSnapshot
+from gridpath.nav.snapshot import PolygonEdit
 
 
 @dataclass(frozen=True)
 class Upload:
     """A map's encoded content: a map file (``suffix``, ``data``) and its sidecar, the
-    canonical form of :func:`gridpath.maps.persist.serialize` or an uploaded file as sent."""
+    canonical form of ``MapSnapshot.encode`` or an uploaded file as sent."""
 
     suffix: str
     data: bytes
@@ -49,28 +47,6 @@ class ReloadReport:
     errors: list[LoadFailure] = field(default_factory=list)
 
 
-def edit_map(
-    current: Grid | PolygonMap, edits: Sequence[Edit] | PolygonEdit, revision: int
-) -> Grid | PolygonMap:
-    """The next revision of ``current`` with ``edits``: cell edits on a grid, a
-    :class:`PolygonEdit` on a polygon map; the other kind of edit is refused
-    (``unsupported_map_kind``) and nothing changes."""
-    polygon_edit = isinstance(edits, PolygonEdit)
-    if current.kind == "polygon" and polygon_edit:
-        return apply_polygon_edit(current, edits, revision)
-    if current.kind == "grid" and not polygon_edit:
-        return apply_edits(current, edits, revision)
-    if polygon_edit:
-        raise UnsupportedMapKind(
-            f"map {current.name!r} is a grid: edit it with 'set' (cells and rectangles); "
-            "holes and waypoints are for polygon maps; nothing was changed"
-        )
-    raise UnsupportedMapKind(
-        f"map {current.name!r} is a polygon map: edit it with 'holes' and 'waypoints'; "
-        "'set' (cells) is for grid maps; nothing was changed"
-    )
-
-
 class MapAuthority(Protocol):
     registry: MapRegistry
 
@@ -81,17 +57,18 @@ class MapAuthority(Protocol):
         """Begin following changes made elsewhere (on the event loop, after :meth:`load`)."""
 
     async def update(
-        self, name: str, edits: Sequence[Edit] | PolygonEdit, if_revision: int | None
-    ) -> Grid:
-        """Edits as one new revision of an existing map (:func:`edit_map`)."""
+        self, name: str, change: GridEdit | PolygonEdit, if_revision: int | None
+    ) -> MapSnapshot:
+        """A change as one new revision of an existing map (``MapSnapshot.edit``: the
+        other kind of change is refused, nothing changed)."""
 
     async def replace(
-        self, name: str, parsed: Grid, upload: Upload | None, if_revision: int | None
-    ) -> tuple[Grid, bool]:
+        self, name: str, parsed: MapSnapshot, upload: Upload | None, if_revision: int | None
+    ) -> tuple[MapSnapshot, bool]:
         """Create or replace a map; returns it and whether one was replaced. ``upload``:
-        the encoding to store, or None for the canonical one (``persist.serialize``)."""
+        the encoding to store, or None for the canonical one (``MapSnapshot.encode``)."""
 
-    async def delete(self, name: str, if_revision: int | None) -> Grid:
+    async def delete(self, name: str, if_revision: int | None) -> MapSnapshot:
         """Remove a map; returns the revision removed."""
 
     async def reload(self) -> ReloadReport:

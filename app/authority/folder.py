@@ -37,16 +37,16 @@ import logging
 import os
 import tempfile
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from pathlib import Path
 
-from app.authority.base import Change, ReloadReport, StoreStatus, Upload, edit_map
+from app.authority.base import Change, ReloadReport, StoreStatus, Upload
 from app.authority.folder_lock import FolderLock
 from gridpath.errors import MapLoadError, RevisionConflict, SharedStoreRequired
-from gridpath.grid import Grid
-from gridpath.grid.edits import Edit
+from gridpath.grid.edits import GridEdit
 from gridpath.maps import LoadFailure, MapRegistry, persist
 from gridpath.maps.registry import check_revision, load_logged, scan_folder, with_revision
+from gridpath.maps.snapshot import MapSnapshot
 from gridpath.nav.snapshot import PolygonEdit
 
 log = logging.getLogger(__name__)
@@ -161,7 +161,7 @@ class FolderAuthority:
         s = self.settings
         with self._change_lock:
             files, errors = scan_folder(self.directory)
-            loaded: dict[str, Grid] = {}
+            loaded: dict[str, MapSnapshot] = {}
             for name, path in files.items():
                 mark = fingerprint(path)
                 if self._fingerprints.get(name) == mark and not (
@@ -261,7 +261,9 @@ class FolderAuthority:
         finally:
             self.lock.back_to_shared()
 
-    def _change(self, name: str, make: Callable[[int], tuple[Grid | None, Upload | None]]) -> Grid:
+    def _change(
+        self, name: str, make: Callable[[int], tuple[MapSnapshot | None, Upload | None]]
+    ) -> MapSnapshot:
         """Number, persist, record and apply one change (``make(revision)``)."""
         with self._change_lock, self._alone(), self._records() as records:
             known, _ = self.registry.version(name)
@@ -291,21 +293,21 @@ class FolderAuthority:
             return grid
 
     async def update(
-        self, name: str, edits: Sequence[Edit] | PolygonEdit, if_revision: int | None
-    ) -> Grid:
-        def make(revision: int) -> tuple[Grid, None]:
+        self, name: str, change: GridEdit | PolygonEdit, if_revision: int | None
+    ) -> MapSnapshot:
+        def make(revision: int) -> tuple[MapSnapshot, None]:
             current = self.registry.get(name)
             check_revision(current, if_revision)
-            return edit_map(current, edits, revision), None
+            return current.edit(change, revision), None
 
         return await asyncio.to_thread(self._change, name, make)
 
     async def replace(
-        self, name: str, parsed: Grid, upload: Upload | None, if_revision: int | None
-    ) -> tuple[Grid, bool]:
+        self, name: str, parsed: MapSnapshot, upload: Upload | None, if_revision: int | None
+    ) -> tuple[MapSnapshot, bool]:
         existed = name in self.registry
 
-        def make(revision: int) -> tuple[Grid, Upload | None]:
+        def make(revision: int) -> tuple[MapSnapshot, Upload | None]:
             current = self.registry.find(name)
             if if_revision is not None and (current is None or current.revision != if_revision):
                 found = "absent" if current is None else f"at revision {current.revision}"
@@ -317,7 +319,7 @@ class FolderAuthority:
         grid = await asyncio.to_thread(self._change, name, make)
         return grid, existed
 
-    async def delete(self, name: str, if_revision: int | None) -> Grid:
+    async def delete(self, name: str, if_revision: int | None) -> MapSnapshot:
         def make(revision: int) -> tuple[None, None]:
             check_revision(self.registry.get(name), if_revision)
             return None, None

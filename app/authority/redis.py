@@ -36,13 +36,12 @@ import asyncio
 import json
 import logging
 import threading
-from collections.abc import Sequence
 
 import redis
 import redis.asyncio as aioredis
 from redis.exceptions import RedisError
 
-from app.authority.base import Change, ReloadReport, StoreStatus, Upload, edit_map
+from app.authority.base import Change, ReloadReport, StoreStatus, Upload
 from app.authority.redis_keys import (
     CHANNEL,
     COMMIT,
@@ -59,10 +58,10 @@ from app.authority.redis_keys import (
 )
 from app.authority.redis_restore import still_lost, write_back
 from gridpath.errors import MapLoadError, MapNotFound, RevisionConflict, StoreUnavailable
-from gridpath.grid import Grid
-from gridpath.grid.edits import Edit
+from gridpath.grid.edits import GridEdit
 from gridpath.maps import LoadFailure, MapRegistry
 from gridpath.maps.registry import with_revision
+from gridpath.maps.snapshot import MapSnapshot
 from gridpath.nav.snapshot import PolygonEdit
 
 log = logging.getLogger(__name__)
@@ -358,7 +357,7 @@ class RedisAuthority:
             raise await self._refused(reply[0])
         return reply
 
-    async def _current(self, name: str, if_revision: int | None) -> Grid:
+    async def _current(self, name: str, if_revision: int | None) -> MapSnapshot:
         grid = self.registry.find(name)
         if grid is None or (if_revision is not None and if_revision > grid.revision):
             try:
@@ -368,23 +367,23 @@ class RedisAuthority:
         return self.registry.get(name)
 
     async def update(
-        self, name: str, edits: Sequence[Edit] | PolygonEdit, if_revision: int | None
-    ) -> Grid:
+        self, name: str, change: GridEdit | PolygonEdit, if_revision: int | None
+    ) -> MapSnapshot:
         # One edit of a map at a time in this process: its edits never race each other, so
         # an edit is redone ("behind") only when another process changed the map meanwhile.
         async with self._edit_locks.setdefault(name, asyncio.Lock()):
-            return await self._update(name, edits, if_revision)
+            return await self._update(name, change, if_revision)
 
     async def _update(
-        self, name: str, edits: Sequence[Edit] | PolygonEdit, if_revision: int | None
-    ) -> Grid:
+        self, name: str, change: GridEdit | PolygonEdit, if_revision: int | None
+    ) -> MapSnapshot:
         for _attempt in range(_EDIT_ATTEMPTS):
             current = await self._current(name, if_revision)
             if if_revision is not None and if_revision < current.revision:
                 # Revisions only grow: a conflict now, before an edit meant for another
                 # revision is computed (and perhaps refused as invalid on this one).
                 raise _conflict(name, current.revision, if_revision)
-            new = await asyncio.to_thread(edit_map, current, edits, current.revision + 1)
+            new = await asyncio.to_thread(current.edit, change, current.revision + 1)
             upload = await asyncio.to_thread(encode, new)
             keys, args = commit_args(
                 name,
@@ -413,8 +412,8 @@ class RedisAuthority:
         raise StoreUnavailable(f"map {name!r} kept changing under this edit; nothing was changed")
 
     async def replace(
-        self, name: str, parsed: Grid, upload: Upload | None, if_revision: int | None
-    ) -> tuple[Grid, bool]:
+        self, name: str, parsed: MapSnapshot, upload: Upload | None, if_revision: int | None
+    ) -> tuple[MapSnapshot, bool]:
         if upload is None:
             upload = await asyncio.to_thread(encode, parsed)
         held = self.registry.find(name)
@@ -431,10 +430,10 @@ class RedisAuthority:
         if status == "conflict":
             raise _conflict(name, revision, if_revision)
         grid = with_revision(parsed, revision)
-        await asyncio.to_thread(self.registry.apply, name, grid, revision)  # builds its tables
+        await asyncio.to_thread(self.registry.apply, name, grid, revision)  # builds its search data
         return grid, existed
 
-    async def delete(self, name: str, if_revision: int | None) -> Grid:
+    async def delete(self, name: str, if_revision: int | None) -> MapSnapshot:
         current = await self._current(name, None)
         keys, args = commit_args(
             name, "delete", if_revision=if_revision, known=current.revision, run_id=self._run_id

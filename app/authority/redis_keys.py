@@ -31,10 +31,10 @@ import redis
 
 from app.authority.base import Upload
 from gridpath.errors import MapLoadError
-from gridpath.grid import Grid
 from gridpath.grid.loader import load_map_data
-from gridpath.maps import MapRegistry, persist
+from gridpath.maps import MapRegistry
 from gridpath.maps.registry import with_revision
+from gridpath.maps.snapshot import MapSnapshot
 from gridpath.nav.model import NAV_SUFFIX
 from gridpath.nav.snapshot import polygon_map
 
@@ -138,7 +138,7 @@ def commit_args(
     *,
     if_revision: int | None = None,
     base: int | None = None,
-    grid: Grid | None = None,
+    grid: MapSnapshot | None = None,
     upload: Upload | None = None,
     seed_revision: int | None = None,
     known: int = 0,
@@ -162,11 +162,11 @@ def parse_reply(reply: list) -> tuple[str, int, bool]:
     return status, int(reply[1]), bool(int(reply[2]))
 
 
-def encode(grid: Grid) -> Upload:
-    return Upload(*persist.serialize(grid))
+def encode(grid: MapSnapshot) -> Upload:
+    return Upload(*grid.encode())
 
 
-def decode(name: str, fields: dict[bytes, bytes], max_cells: int) -> Grid:
+def decode(name: str, fields: dict[bytes, bytes], max_cells: int) -> MapSnapshot:
     """The map a ``gridpath:map:NAME`` hash holds, at its revision; :class:`MapLoadError`
     if it cannot be loaded or does not hash to the content hash stored with it."""
     sidecar_text = fields.get(b"sidecar") or b""

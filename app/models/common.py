@@ -12,7 +12,8 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, WithJsonSchema
 from pydantic_core import PydanticCustomError
 
-from gridpath.grid.model import MAP_NAME_PATTERN, MAX_TERRAIN_COST, MIN_TERRAIN_COST
+from gridpath.grid.model import MAP_NAME_PATTERN
+from gridpath.grid.terrain import MAX_TERRAIN_COST, MIN_TERRAIN_COST
 from gridpath.nav.model import MAX_COORDINATE
 from gridpath.search.options import CostModel, Diagonal
 

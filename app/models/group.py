@@ -7,7 +7,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt
 
-from app.models import Cell, CellOut, MapName
+from app.models.common import Cell, CellOut, MapName
 from gridpath.search.options import Diagonal
 
 

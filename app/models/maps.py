@@ -16,7 +16,7 @@ from app.models.common import (
     Rect,
     TerrainInfo,
 )
-from gridpath.grid.model import MAX_TERRAIN_COST, MIN_TERRAIN_COST
+from gridpath.grid.terrain import MAX_TERRAIN_COST, MIN_TERRAIN_COST
 
 
 class NearestCell(BaseModel):

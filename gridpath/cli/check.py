@@ -14,10 +14,11 @@ from pathlib import Path
 from gridpath.cli import MapLimits, map_limits
 from gridpath.cli.progress import track
 from gridpath.errors import MapLoadError
-from gridpath.grid import Grid, is_valid_map_name, load_map
+from gridpath.grid import is_valid_map_name, load_map
 from gridpath.grid.loader import is_map_file
+from gridpath.maps.snapshot import MapSnapshot
 from gridpath.nav.model import is_nav_file, nav_map_name
-from gridpath.nav.snapshot import PolygonMap, load_polygon_file
+from gridpath.nav.snapshot import load_polygon_file
 
 
 def add_parser(subparsers) -> None:
@@ -42,9 +43,7 @@ def map_paths(paths: list[Path]) -> list[Path]:
     return found
 
 
-def check_one(
-    path: Path, taken: dict[tuple[Path, str], str], settings: MapLimits
-) -> Grid | PolygonMap:
+def check_one(path: Path, taken: dict[tuple[Path, str], str], settings: MapLimits) -> MapSnapshot:
     """Load one map as the server would (``NAME.nav.json``: a polygon map, its mesh built);
     :class:`MapLoadError` with its reason if it fails. ``taken`` maps (folder, name) to the
     file already holding that name."""
@@ -70,7 +69,7 @@ def run(args) -> int:
     failed = 0
     for path in track(paths, "checking maps", total=len(paths)):
         try:
-            grid = check_one(path, taken, settings)
+            snapshot = check_one(path, taken, settings)
         except MapLoadError as exc:
             failed += 1
             print(f"FAIL {path}: {exc.reason}")
@@ -79,17 +78,7 @@ def run(args) -> int:
             failed += 1
             print(f"FAIL {path}: unexpected error: {type(exc).__name__}: {exc}")
             continue
-        if not args.quiet and grid.kind == "polygon":
-            nav = grid.nav
-            print(
-                f"ok   {path}: polygon, {nav.vertex_count} vertices, {len(nav.holes)} holes, "
-                f"{len(nav.waypoints)} waypoints, {len(grid.engine.mesh.polygons)} triangles"
-            )
-        elif not args.quiet:
-            terrain = ", ".join(f"{tc.name} {tc.cost:g}" for tc in grid.terrain_classes)
-            print(
-                f"ok   {path}: {grid.width}x{grid.height}, {grid.walkable_count} walkable, "
-                f"terrain {terrain}"
-            )
+        if not args.quiet:
+            print(f"ok   {path}: {snapshot.summary()}")
     print(f"{len(paths) - failed} ok, {failed} failed", file=sys.stderr)
     return 1 if failed or not paths else 0

@@ -45,9 +45,9 @@ def encode(grid: Grid, suffix: str) -> tuple[bytes, dict | None]:
     """The file bytes and sidecar (or ``None``) of ``grid`` in the format of ``suffix``."""
     if suffix == ".tmj":
         return dump_tmj(grid), None
-    # persist.serialize picks the format from the map's source: name the one wanted
+    # Grid.encode picks the format from the map's source: name the one wanted
     target = dataclasses.replace(grid, source=f"{grid.name}{suffix}")
-    got, data, sidecar = persist.serialize(target)
+    got, data, sidecar = target.encode()
     if got != suffix:
         names = ", ".join(tc.name for tc in grid.terrain_classes)
         raise ConvertError(

@@ -1,7 +1,9 @@
-"""Live map edits: build the next revision of a map from a list of cell changes.
+"""Live map edits: the cells of a grid's next revision, from a list of cell changes.
 
-Edits never touch the current :class:`Grid` (searches may be reading it): they build a
-new snapshot (copy-on-write), which the store swaps in atomically.
+Edits never touch the current :class:`~gridpath.grid.model.Grid` (searches may be reading
+it): :meth:`Grid.edit <gridpath.grid.model.Grid.edit>` builds a new snapshot from the cells
+:func:`edit_cells` returns (copy-on-write), which the registry swaps in atomically. This
+module works on arrays and imports no model, so the model can hold the ``edit`` method.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from gridpath.errors import InvalidField, OutOfBounds
-from gridpath.grid.model import TERRAIN_COST_RULE, Grid, TerrainClass, is_terrain_cost
+from gridpath.grid.terrain import TERRAIN_COST_RULE, TerrainClass, is_terrain_cost
 
 Value = str | float  # "blocked", "walkable", or a terrain cost > 0
 
@@ -27,8 +29,32 @@ class Edit:
     rect: tuple[int, int, int, int] | None = None
 
 
-def _mask(grid: Grid, edit: Edit, index: int) -> np.ndarray:
-    mask = np.zeros((grid.height, grid.width), dtype=bool)
+@dataclass(frozen=True)
+class GridEdit:
+    """A ``PATCH`` of a grid map: its ``set`` edits, applied in order as one revision (the
+    sibling of :class:`gridpath.nav.snapshot.PolygonEdit`)."""
+
+    cells: Sequence[Edit]
+
+
+@dataclass(frozen=True)
+class EditedCells:
+    """A grid's cells after edits: walkability, each cell's class (None: all class 0, as
+    a one-class map that no edit gave a cost) and the classes."""
+
+    walkable: np.ndarray  # bool (height, width)
+    terrain: np.ndarray | None  # uint8 (height, width)
+    classes: tuple[TerrainClass, ...]
+
+
+def _mask(name: str, shape: tuple[int, int], edit: Edit, index: int) -> np.ndarray:
+    height, width = shape
+    mask = np.zeros(shape, dtype=bool)
+
+    def check(x: int, y: int, what: str) -> None:
+        if not (0 <= x < width and 0 <= y < height):
+            raise OutOfBounds(f"{what} [{x}, {y}] is outside map {name!r} ({width}x{height})")
+
     if edit.rect is not None:
         x0, y0, x1, y1 = edit.rect
         if x0 > x1 or y0 > y1:
@@ -36,51 +62,39 @@ def _mask(grid: Grid, edit: Edit, index: int) -> np.ndarray:
                 "set", f"set[{index}].rect [{x0}, {y0}, {x1}, {y1}] needs x0 <= x1 and y0 <= y1"
             )
         for x, y in ((x0, y0), (x1, y1)):
-            if not grid.in_bounds(x, y):
-                raise OutOfBounds(
-                    f"set[{index}].rect corner [{x}, {y}] is outside map "
-                    f"{grid.name!r} ({grid.width}x{grid.height})"
-                )
+            check(x, y, f"set[{index}].rect corner")
         mask[y0 : y1 + 1, x0 : x1 + 1] = True
     for x, y in edit.cells:
-        if not grid.in_bounds(x, y):
-            raise OutOfBounds(
-                f"set[{index}] cell [{x}, {y}] is outside map {grid.name!r} "
-                f"({grid.width}x{grid.height})"
-            )
+        check(x, y, f"set[{index}] cell")
         mask[y, x] = True
     return mask
 
 
-def apply_edits(grid: Grid, edits: Sequence[Edit], revision: int) -> Grid:
-    """The map with ``edits`` applied in order, as revision ``revision``.
+def edit_cells(
+    name: str,
+    walkable: np.ndarray,
+    terrain: np.ndarray | None,
+    classes: Sequence[TerrainClass],
+    edits: Sequence[Edit],
+) -> EditedCells:
+    """The cells of map ``name`` (``walkable``, ``terrain``: copies this function may
+    change) with ``edits`` applied in order.
 
     ``"blocked"`` makes cells walls; ``"walkable"`` opens them, keeping their terrain class
     (a wall opened becomes the map's first class, usually ``ground``); a number opens them
     with that terrain cost (an existing class of that cost, or a new class ``cost_<c>``).
     Raises without changing anything if any edit is out of bounds or has a bad value.
     """
-    walkable = grid.walkable.astype(bool)
-    # A one-class map has no terrain to copy until an edit sets a cost.
-    terrain = np.array(grid.terrain[1:-1, 1:-1]) if len(grid.terrain_classes) > 1 else None
-    classes = list(grid.terrain_classes)
+    classes = list(classes)
     for index, edit in enumerate(edits):
-        mask = _mask(grid, edit, index)
+        mask = _mask(name, walkable.shape, edit, index)
         value = edit.value
         if value == "blocked":
             walkable[mask] = False
         elif value == "walkable":
             walkable[mask] = True
         elif is_terrain_cost(value):
-            cost = float(value)
-            match = [i for i, tc in enumerate(classes) if tc.cost == cost]
-            if match:
-                class_index = match[0]
-            else:
-                if len(classes) >= 256:
-                    raise InvalidField("set", "a map has at most 256 terrain classes")
-                classes.append(TerrainClass(f"cost_{cost:g}", cost))
-                class_index = len(classes) - 1
+            class_index = _class_of_cost(classes, float(value))
             walkable[mask] = True
             if terrain is None:
                 terrain = np.zeros(walkable.shape, dtype=np.uint8)
@@ -94,12 +108,15 @@ def apply_edits(grid: Grid, edits: Sequence[Edit], revision: int) -> Grid:
                 f'set[{index}].value must be "blocked", "walkable" or a cost '
                 f"({TERRAIN_COST_RULE}), got {value!r}",
             )
-    edited = Grid.from_walkable(
-        grid.name,
-        walkable,
-        terrain=terrain,
-        terrain_classes=tuple(classes),
-        source=grid.source,
-        revision=revision,
-    )
-    return edited.derive_like(grid)  # its tables (JPS+) rebuilt now, as the map's were
+    return EditedCells(walkable, terrain, tuple(classes))
+
+
+def _class_of_cost(classes: list[TerrainClass], cost: float) -> int:
+    """The first class of that cost, or a new class ``cost_<c>`` appended to ``classes``."""
+    match = [i for i, tc in enumerate(classes) if tc.cost == cost]
+    if match:
+        return match[0]
+    if len(classes) >= 256:
+        raise InvalidField("set", "a map has at most 256 terrain classes")
+    classes.append(TerrainClass(f"cost_{cost:g}", cost))
+    return len(classes) - 1

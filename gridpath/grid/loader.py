@@ -42,8 +42,8 @@ import numpy as np
 from PIL import Image, UnidentifiedImageError
 
 from gridpath.errors import MapLoadError
-from gridpath.grid.model import GROUND, Grid, TerrainClass
-from gridpath.grid.terrain import apply_costs, sidecar_cost
+from gridpath.grid.model import Grid
+from gridpath.grid.terrain import GROUND, TerrainClass, apply_costs, grey_cost, sidecar_cost
 from gridpath.grid.tiled import load_tiled
 
 MOVINGAI_SUFFIXES = frozenset({".map"})
@@ -313,11 +313,6 @@ def _opaque(image: Image.Image) -> np.ndarray | None:
     if not has_alpha:
         return None
     return np.asarray(image.convert("RGBA").getchannel("A")) >= WALKABLE_THRESHOLD
-
-
-def grey_cost(value: int) -> float:
-    """Cost of a walkable grey level (128..255): 1 for white, +1 per 32 levels darker."""
-    return 1.0 + (255 - value) / 32.0
 
 
 def grey_terrain(image: Image.Image):

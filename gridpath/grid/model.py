@@ -14,7 +14,6 @@ like the unpadded row-major index ``y * width + x``.
 from __future__ import annotations
 
 import hashlib
-import math
 import re
 import threading
 from collections.abc import Callable, Hashable
@@ -24,8 +23,12 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from gridpath.errors import UnsupportedMapKind
 from gridpath.grid.clearance import clearance_map
 from gridpath.grid.components import Components, label_components
+from gridpath.grid.edits import GridEdit, edit_cells
+from gridpath.grid.encoding import Encoding, encode_cells
+from gridpath.grid.terrain import GROUND, TERRAIN_COST_RULE, TerrainClass, is_terrain_cost
 
 MAP_NAME_PATTERN = r"^[A-Za-z0-9_-]{1,64}$"
 _MAP_NAME_RE = re.compile(MAP_NAME_PATTERN)
@@ -34,38 +37,6 @@ _MAP_NAME_RE = re.compile(MAP_NAME_PATTERN)
 def is_valid_map_name(name: str) -> bool:
     """Map names are 1-64 characters of ``[A-Za-z0-9_-]`` (no dots, no slashes)."""
     return bool(_MAP_NAME_RE.fullmatch(name))
-
-
-@dataclass(frozen=True)
-class TerrainClass:
-    """A kind of ground: its name (for per-request overrides) and its cost per unit of length."""
-
-    name: str
-    cost: float
-
-
-GROUND = (TerrainClass("ground", 1.0),)
-
-# The largest cost per unit of length a terrain class may have (map sidecars, edits and
-# per-request overrides alike): any path cost then stays a finite float64 (a 4096 x 4096
-# map's longest path costs under 1e6 x 2**24 x sqrt(2), about 2.4e13).
-MAX_TERRAIN_COST = 1_000_000.0
-# The smallest: a cost so small that sums lose it (5e-324, a subnormal, adds nothing to a
-# path of cost 1) would let a search call a longer path optimal. At 0.001 the dearest and
-# cheapest classes are at most 1e9 apart, and every path cost keeps 1e-16 x 2**24 relative
-# precision, far below the frontier's tie tolerance and the 1e-9 of the optimality checks.
-MIN_TERRAIN_COST = 0.001
-TERRAIN_COST_RULE = f"a number >= {MIN_TERRAIN_COST:g} and <= {MAX_TERRAIN_COST:,.0f}"
-
-
-def is_terrain_cost(value: object) -> bool:
-    """Whether ``value`` is a valid terrain cost (:data:`TERRAIN_COST_RULE`; never a bool)."""
-    return (
-        isinstance(value, (int, float))
-        and not isinstance(value, bool)
-        and math.isfinite(value)
-        and MIN_TERRAIN_COST <= value <= MAX_TERRAIN_COST
-    )
 
 
 @dataclass(frozen=True, eq=False)
@@ -89,7 +60,7 @@ class Grid:
     source: str = ""
     flat: np.ndarray = field(init=False, repr=False)  # passable.ravel(), a read-only view
     terrain_flat: np.ndarray = field(init=False, repr=False)
-    # The registry also holds polygon maps (gridpath.nav.snapshot.PolygonMap, kind "polygon").
+    # A MapSnapshot (gridpath.maps.snapshot), as its sibling gridpath.nav.snapshot.PolygonMap.
     kind: ClassVar[str] = "grid"
 
     def __post_init__(self) -> None:
@@ -104,17 +75,18 @@ class Grid:
     def derived(self, key: Hashable, build: Callable[[Grid], Any]) -> Any:
         """A value computed from this revision by another layer, built on first use and
         kept with the snapshot (like the component labels): the hook through which the
-        search layer keeps per-revision tables here without this package importing it
-        (the JPS+ jump table: :func:`gridpath.search.runners.jps.jump_table`). ``build(grid)``
-        runs once per key, under the snapshot's lock; arrays it returns count in
-        :attr:`nbytes`, and :meth:`derive_like` builds them again for a later revision."""
+        search layer keeps per-revision preprocessing here without this package importing
+        it (the JPS+ jump distances: :func:`gridpath.search.runners.jps.jump_distances`).
+        ``build(grid)`` runs once per key, under the snapshot's lock; arrays it returns
+        count in :attr:`nbytes`, and :meth:`derive_like` builds them again for a later
+        revision."""
         with self._component_lock:
             if key not in self._derived:
                 self._derived[key] = (build(self), build)
             return self._derived[key][0]
 
     def derive_like(self, earlier: Grid) -> Grid:
-        """Build now every value ``earlier`` derived (an edit's new revision gets its tables
+        """Build now every value ``earlier`` derived (an edit's new revision gets its data
         when it is made, not on its first query); returns this grid."""
         with earlier._component_lock:
             builders = [(key, value, build) for key, (value, build) in earlier._derived.items()]
@@ -141,11 +113,11 @@ class Grid:
         return None
 
     @property
-    def jump_table(self) -> np.ndarray | None:
-        """The JPS+ jump table built for this revision, if the search layer built one."""
+    def jump_distances(self) -> np.ndarray | None:
+        """The JPS+ jump distances built for this revision, if the search layer built them."""
         with self._component_lock:
-            tables = (t for k, (t, _) in self._derived.items() if k[0] == "jump_table")
-            return next((t for t in tables if t is not None), None)
+            found = (t for k, (t, _) in self._derived.items() if k[0] == "jump_distances")
+            return next((t for t in found if t is not None), None)
 
     @classmethod
     def from_walkable(
@@ -208,6 +180,45 @@ class Grid:
             source=source,
         )
 
+    def prepare(self, search_data: Callable[[Grid], object] | None = None) -> Grid:
+        """Build the search layer's data of this revision now (``search_data(self)``: this
+        package does not import that layer); returns this grid."""
+        if search_data is not None:
+            search_data(self)
+        return self
+
+    def edit(self, change: object, revision: int) -> Grid:
+        """Revision ``revision`` with a :class:`GridEdit` applied (its derived data built
+        now, as this revision's were); any other change is ``unsupported_map_kind``."""
+        if not isinstance(change, GridEdit):
+            raise UnsupportedMapKind(
+                f"map {self.name!r} is a grid: edit it with 'set' (cells and rectangles); "
+                "holes and waypoints are for polygon maps; nothing was changed"
+            )
+        several = len(self.terrain_classes) > 1  # a one-class map has no terrain to copy
+        terrain = np.array(self.terrain[1:-1, 1:-1]) if several else None
+        cells = edit_cells(
+            self.name, self.walkable.astype(bool), terrain, self.terrain_classes, change.cells
+        )
+        edited = Grid.from_walkable(
+            self.name,
+            cells.walkable,
+            terrain=cells.terrain,
+            terrain_classes=cells.classes,
+            source=self.source,
+            revision=revision,
+        )
+        return edited.derive_like(self)
+
+    def encode(self) -> Encoding:
+        """The canonical file (:func:`gridpath.grid.encoding.encode_cells`)."""
+        terrain = np.asarray(self.terrain[1:-1, 1:-1])
+        return encode_cells(self.walkable.astype(bool), terrain, self.terrain_classes, self.source)
+
+    def summary(self) -> str:
+        terrain = ", ".join(f"{tc.name} {tc.cost:g}" for tc in self.terrain_classes)
+        return f"{self.width}x{self.height}, {self.walkable_count} walkable, terrain {terrain}"
+
     @property
     def terrain_costs(self) -> dict[str, float]:
         return {tc.name: tc.cost for tc in self.terrain_classes}
@@ -229,7 +240,7 @@ class Grid:
     @property
     def nbytes(self) -> int:
         """Bytes this snapshot holds: clearance, component labels (every rule and unit size
-        asked so far), derived tables (the jump table), and terrain classes on a map with
+        asked so far), derived data (the jump distances), and terrain classes on a map with
         several (a one-class map's terrain array is never written, so it takes no memory)."""
         with self._component_lock:
             labels = sum(c.nbytes for c in self._component_cache.values())

@@ -40,8 +40,8 @@ import numpy as np
 import orjson
 
 from gridpath.errors import MapLoadError, TerrainCostOutOfRange
-from gridpath.grid.model import TERRAIN_COST_RULE, Grid, TerrainClass, is_terrain_cost
-from gridpath.grid.terrain import apply_costs
+from gridpath.grid.model import Grid
+from gridpath.grid.terrain import TERRAIN_COST_RULE, TerrainClass, apply_costs, is_terrain_cost
 from gridpath.grid.tiled_format import (
     _Layer,
     _read_tmj,
@@ -53,7 +53,7 @@ from gridpath.grid.tiled_format import (
 GID_MASK = 0x0FFFFFFF  # the top four bits are flip/rotation flags
 LAYER_NAMES = ("collision", "walkable")  # chosen by name when no layer has gridpath=true
 TILE_PROPERTIES = ("walkable", "cost", "terrain")
-_DIRECT_LOOKUP = 1 << 20  # gids up to this index lookup tables directly (a few MB at most)
+_DIRECT_LOOKUP = 1 << 20  # gids up to this index are looked up directly (a few MB at most)
 
 
 def load_tiled(
@@ -170,7 +170,7 @@ def _apply_rules(
     """Walkability, class per cell and the classes (in order of first gid) of a layer."""
     flat = gids.ravel()
     top = int(flat.max(initial=0))
-    if top <= _DIRECT_LOOKUP:  # tables indexed by gid: no sort
+    if top <= _DIRECT_LOOKUP:  # arrays indexed by gid: no sort
         used = np.flatnonzero(np.bincount(flat))
         keys, slots, size = flat, used, top + 1
     else:
@@ -202,14 +202,14 @@ def _apply_rules(
             class_of[gid] = len(classes) - 1
     if len(classes) > 256:
         raise MapLoadError("at most 256 walkable terrain classes")
-    walkable_table = np.zeros(size, dtype=bool)
-    class_table = np.zeros(size, dtype=np.uint8)
+    walkable_of_slot = np.zeros(size, dtype=bool)
+    class_of_slot = np.zeros(size, dtype=np.uint8)
     for gid, slot in zip(used.tolist(), slots.tolist()):
         if gid in class_of:
-            walkable_table[slot] = True
-            class_table[slot] = class_of[gid]
-    walkable = walkable_table[keys].reshape(gids.shape)
-    terrain = class_table[keys].reshape(gids.shape)
+            walkable_of_slot[slot] = True
+            class_of_slot[slot] = class_of[gid]
+    walkable = walkable_of_slot[keys].reshape(gids.shape)
+    terrain = class_of_slot[keys].reshape(gids.shape)
     return walkable, terrain, tuple(classes) or (TerrainClass("ground", 1.0),)
 
 

@@ -1,14 +1,14 @@
-"""Per-goal distance tables, computed lazily and shared within a request.
+"""Per-goal distances, computed lazily and shared within a request.
 
-Each unit's table is a breadth-first search from its goal over the move graph (one tick a
+Each unit's distances are a breadth-first search from its goal over the move graph (one tick a
 step, so a move in any direction counts 1), *resumable*: a query for the distance of a cell
-the search has not reached yet continues that unit's search just far enough. The tables
+the search has not reached yet continues that unit's search just far enough. The distances
 are ``(units, V)`` arrays allocated zeroed (the OS maps the pages lazily, so rows and
 regions never reached take no memory) and hold distance + 1 (0: not reached yet).
 
-``tables`` is the tuple ``(dist, queue, head, tail, work)``: ``head[i]``/``tail[i]`` the
+``distances`` is the tuple ``(dist, queue, head, tail, work)``: ``head[i]``/``tail[i]`` the
 read and write ends of unit ``i``'s queue; ``work[0]`` counts the cells settled, the work
-the budget charges for the tables.
+the budget charges for the distances.
 """
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ from numba import njit
 UNREACHABLE = 1 << 30  # the distance reported for a cell in another component
 
 
-def make_tables(vertex_count: int, goals: np.ndarray) -> tuple:
-    """Fresh tables for units whose goals are the vertices ``goals``."""
+def make_distances(vertex_count: int, goals: np.ndarray) -> tuple:
+    """Fresh distances for units whose goals are the vertices ``goals``."""
     n = goals.shape[0]
     dist = np.zeros((n, vertex_count), dtype=np.int32)
     queue = np.empty((n, vertex_count), dtype=np.int32)
@@ -33,22 +33,22 @@ def make_tables(vertex_count: int, goals: np.ndarray) -> tuple:
 
 
 @njit(cache=True, nogil=True)
-def distance(tables, neighbours, i, v):
+def distance(distances, neighbours, i, v):
     """Unit ``i``'s distance from vertex ``v`` to its goal (:data:`UNREACHABLE` if none).
     Inlined where it is called: a labelled cell costs one load; an unlabelled one
     continues the unit's search (:func:`_extend`)."""
-    known = tables[0][i, v]
+    known = distances[0][i, v]
     if known > 0:
         return known - 1
-    return _extend(tables, neighbours, i, v)
+    return _extend(distances, neighbours, i, v)
 
 
 @njit(cache=True, nogil=True)
-def _extend(tables, neighbours, i, v):
+def _extend(distances, neighbours, i, v):
     """Continue unit ``i``'s breadth-first search until ``v`` is labelled or the search is
     done. Labels are final when set: every step costs 1, so the first label is the
     shortest."""
-    dist, queue, head, tail, work = tables
+    dist, queue, head, tail, work = distances
     k = neighbours.shape[1]
     h = head[i]
     t = tail[i]

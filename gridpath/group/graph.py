@@ -2,7 +2,7 @@
 stand on, and the moves between them in one tick.
 
 Positions inside the solver are *vertex ids*: the free cells numbered in row-major order
-(a compact numbering, so per-goal distance tables hold one entry per free cell). Moves
+(a compact numbering, so per-goal distances hold one entry per free cell). Moves
 follow a fixed direction order (:data:`DIRECTIONS`), which with seeded tie-breaks makes
 every plan deterministic.
 """

@@ -8,7 +8,7 @@ configurations (sum of costs).
 
 The loop runs over the arrays of :mod:`gridpath.group.pools` and returns with status
 ``GROW`` when a pool needs room, to be called again; its budget counts work (units moved
-by PIBT plus cells settled by the distance tables, weighted), never time.
+by PIBT plus cells settled by the per-goal distances, weighted), never time.
 """
 
 from __future__ import annotations
@@ -44,12 +44,12 @@ def config_hash(q):
 
 
 @njit(cache=True, nogil=True)
-def find_config(q, hq, table, config):
+def find_config(q, hq, slots, config):
     """The node holding configuration ``q`` (hash ``hq``), or -1."""
-    mask = table.shape[0] - 1
+    mask = slots.shape[0] - 1
     slot = np.int64(hq & np.uint64(mask))
-    while table[slot] != 0:
-        node = table[slot] - 1
+    while slots[slot] != 0:
+        node = slots[slot] - 1
         if np.array_equal(config[node], q):
             return node
         slot = (slot + 1) & mask
@@ -83,7 +83,7 @@ def _constrain(node, lnode, q_to, hp, lp, neighbours, cross, scratch):
 
 
 @njit(cache=True, nogil=True)
-def next_config(node, lnode, q_to, hp, lp, neighbours, cross, degree, goals, tables, scratch):
+def next_config(node, lnode, q_to, hp, lp, neighbours, cross, degree, goals, distances, scratch):
     """The configuration PIBT generates from ``node`` under ``lnode``'s constraints, into
     ``q_to``; False if there is none."""
     config, order = hp[0], hp[5]
@@ -98,7 +98,7 @@ def next_config(node, lnode, q_to, hp, lp, neighbours, cross, degree, goals, tab
     while valid and k < n:
         i = order[node, k]
         if q_to[i] == NONE:
-            valid = pibt(i, q_from, q_to, neighbours, cross, degree, goals, tables, scratch)
+            valid = pibt(i, q_from, q_to, neighbours, cross, degree, goals, distances, scratch)
         k += 1
     for i in range(n):  # every reserved cell is some unit's q_to: reset both maps
         occ_now[q_from[i]] = NONE
@@ -173,7 +173,7 @@ def edge_cost(q_from, q_to, goals):
 
 
 @njit(cache=True, nogil=True)
-def new_node(q, parent, g, goals, hp, lp, table, neighbours, tables, state):
+def new_node(q, parent, g, goals, hp, lp, slots, neighbours, distances, state):
     """Register configuration ``q`` as a new high-level node; returns its id. Priorities
     (LaCAM's): a unit away from its goal gains 1 a step, one at its goal drops to its
     fraction; the start's are the units' distances over the unit count."""
@@ -186,7 +186,7 @@ def new_node(q, parent, g, goals, hp, lp, table, neighbours, tables, state):
     gs[node] = g
     h = 0
     for i in range(n):
-        d = distance(tables, neighbours, i, q[i])
+        d = distance(distances, neighbours, i, q[i])
         h += d
         if parent < 0:
             prio[node, i] = d / n
@@ -202,11 +202,11 @@ def new_node(q, parent, g, goals, hp, lp, table, neighbours, tables, state):
     _enqueue_lnode(node, _new_lnode(lp, state, -1, -1, -1, 0), hp, lp)
     hq = config_hash(q)
     hashes[node] = hq
-    mask = table.shape[0] - 1
+    mask = slots.shape[0] - 1
     slot = np.int64(hq & np.uint64(mask))
-    while table[slot] != 0:
+    while slots[slot] != 0:
         slot = (slot + 1) & mask
-    table[slot] = node + 1
+    slots[slot] = node + 1
     state[HASH_USED] += 1
     return node
 
@@ -248,30 +248,30 @@ def rewire(start, hp, ep, open_, state):
 
 
 @njit(cache=True, nogil=True)
-def _full(hp, lp, ep, table, open_, state, moves):
+def _full(hp, lp, ep, slots, open_, state, moves):
     return (
         state[HNODES] + 2 >= hp[2].shape[0]
         or state[LNODES] + moves + 3 >= lp[0].shape[0]
         or state[EDGES] + 2 >= ep[0].shape[0]
         or state[TOP] + state[HNODES] + 2 >= open_.shape[0]
-        or 2 * (state[HASH_USED] + 2) >= table.shape[0]
+        or 2 * (state[HASH_USED] + 2) >= slots.shape[0]
     )
 
 
 @njit(cache=True, nogil=True)
-def _successor(node, q_to, goals, hp, lp, ep, table, open_, neighbours, tables, state):
+def _successor(node, q_to, goals, hp, lp, ep, slots, open_, neighbours, distances, state):
     """File the configuration ``q_to`` reached from ``node``: a known one gets an edge and
     the cost update, a new one a node; either goes on top of the stack."""
     config, gs = hp[0], hp[2]
     cost = edge_cost(config[node], q_to, goals)
-    known = find_config(q_to, config_hash(q_to), table, config)
+    known = find_config(q_to, config_hash(q_to), slots, config)
     if known >= 0:
         _add_edge(node, known, cost, hp, ep, state)
         open_[state[TOP]] = known
         state[TOP] += 1
         rewire(node, hp, ep, open_, state)
         return
-    made = new_node(q_to, node, gs[node] + cost, goals, hp, lp, table, neighbours, tables, state)
+    made = new_node(q_to, node, gs[node] + cost, goals, hp, lp, slots, neighbours, distances, state)
     _add_edge(node, made, cost, hp, ep, state)
     open_[state[TOP]] = made
     state[TOP] += 1
@@ -283,17 +283,17 @@ def search(
     hp,
     lp,
     ep,
-    table,
+    slots,
     open_,
     state,
     neighbours,
     cross,
     degree,
-    tables,
+    distances,
     scratch,
     max_work,
     star,
-    table_cells_per_work,
+    distance_cells_per_work,
 ):
     """Run LaCAM* until done, out of work, or a pool needs room (status ``GROW``)."""
     n = goals.shape[0]
@@ -304,10 +304,10 @@ def search(
     rng = scratch[6]
     state[STATUS] = RUNNING
     while state[TOP] > 0:
-        if _full(hp, lp, ep, table, open_, state, moves):
+        if _full(hp, lp, ep, slots, open_, state, moves):
             state[STATUS] = GROW
             return
-        if state[CALLS] * n + tables[4][0] // table_cells_per_work >= max_work:
+        if state[CALLS] * n + distances[4][0] // distance_cells_per_work >= max_work:
             state[STATUS] = LIMIT
             return
         node = open_[state[TOP] - 1]
@@ -327,6 +327,6 @@ def search(
         if lp[3][c] < n:
             _expand_low(node, c, hp, lp, neighbours, state, rng)
         state[CALLS] += 1
-        if next_config(node, c, q_to, hp, lp, neighbours, cross, degree, goals, tables, scratch):
-            _successor(node, q_to, goals, hp, lp, ep, table, open_, neighbours, tables, state)
+        if next_config(node, c, q_to, hp, lp, neighbours, cross, degree, goals, distances, scratch):
+            _successor(node, q_to, goals, hp, lp, ep, slots, open_, neighbours, distances, state)
     state[STATUS] = EXHAUSTED

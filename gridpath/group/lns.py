@@ -15,7 +15,7 @@ them, both planning one unit at a time with SIPP around everyone else
 
 The arguments travel in three tuples: ``task`` ``(starts, goals, lower)`` (``lower[i]``:
 unit ``i``'s distance alone), ``plan`` ``(paths, occ, busy, arrivals)``, ``moves``
-``(neighbours, cross, tables, sipp)`` with SIPP's arrays. Everything is deterministic: a
+``(neighbours, cross, distances, sipp)`` with SIPP's arrays. Everything is deterministic: a
 seeded generator picks neighbourhoods and orders, and the budget counts work (SIPP
 expansions and the ticks written), never time.
 """
@@ -39,12 +39,22 @@ def prioritized(order, task, plan, moves, max_work):
     no path or the work ran out, and the plan is then incomplete."""
     starts, goals, lower = task
     paths, occ, busy, arrivals = plan
-    neighbours, cross, tables, sipp = moves
+    neighbours, cross, distances, sipp = moves
     work = 0
     for k in range(order.shape[0]):
         i = order[k]
         got, expanded = plan_unit(
-            i, starts[i], goals[i], occ.shape[1], occ, busy, paths, neighbours, cross, tables, sipp
+            i,
+            starts[i],
+            goals[i],
+            occ.shape[1],
+            occ,
+            busy,
+            paths,
+            neighbours,
+            cross,
+            distances,
+            sipp,
         )
         work += expanded + occ.shape[1]
         if got < 0 or work >= max_work:
@@ -72,7 +82,7 @@ def replan(units, k, task, plan, moves, rng, first):
     ones back. Returns ``(gain, work)``."""
     starts, goals, lower = task
     paths, occ, busy, arrivals = plan
-    neighbours, cross, tables, sipp = moves
+    neighbours, cross, distances, sipp = moves
     taken = units[:k].copy()
     was = np.empty(k, dtype=np.int64)
     old = _take_out(taken, k, plan, was)
@@ -88,7 +98,7 @@ def replan(units, k, task, plan, moves, rng, first):
         floor -= lower[i]  # what the units still to plan need at least
         got, expanded = plan_unit(
             i, starts[i], goals[i], before - after - floor, occ, busy, paths, neighbours, cross,
-            tables, sipp,
+            distances, sipp,
         )  # fmt: skip
         work += expanded
         if got < 0:
@@ -156,7 +166,7 @@ def _late_and_in_its_way(a, units, k, task, plan, moves, marks, rng):
     those on its lone shortest path within its delay: up to ``k``."""
     starts, goals, lower = task
     paths, occ, busy, arrivals = plan
-    neighbours, cross, tables, sipp = moves
+    neighbours, cross, distances, sipp = moves
     m = _add(units, 0, k, a, marks)
     for t in range(lower[a], arrivals[a]):
         m = _add(units, m, k, occ[goals[a], t], marks)
@@ -167,7 +177,9 @@ def _late_and_in_its_way(a, units, k, task, plan, moves, marks, rng):
         nxt, ties = -1, 0
         for d in range(neighbours.shape[1]):  # a step closer, ties broken at random
             w = neighbours[v, d]
-            if w >= 0 and distance(tables, neighbours, a, w) < distance(tables, neighbours, a, v):
+            if w >= 0 and distance(distances, neighbours, a, w) < distance(
+                distances, neighbours, a, v
+            ):
                 ties += 1
                 if next_random(rng) % np.uint64(ties) == 0:
                     nxt = w

@@ -69,7 +69,7 @@ def crosses(u, v, q_to, occ_now, neighbours, cross):
 
 
 @njit(cache=True, nogil=True)
-def order_candidates(i, u, neighbours, dist, tables, occ_now, cand, keys, rng):
+def order_candidates(i, u, neighbours, dist, distances, occ_now, cand, keys, rng):
     """Unit ``i``'s candidate cells from ``u`` (stay and every move), best first; returns
     their count. Arrays come one by one (not in tuples): this runs for every unit at every
     tick, and a tuple of arrays passed to a call costs a reference count per array."""
@@ -79,7 +79,7 @@ def order_candidates(i, u, neighbours, dist, tables, occ_now, cand, keys, rng):
         if c < 0:
             continue
         known = dist[i, c]  # labelled: distance + 1; else the unit's search goes on
-        far = np.int64(known) - 1 if known > 0 else _extend(tables, neighbours, i, c)
+        far = np.int64(known) - 1 if known > 0 else _extend(distances, neighbours, i, c)
         held = 1 if occ_now[c] >= 0 and c != u else 0
         tie = np.int64(next_random(rng) >> np.uint64(48))  # 16 random bits
         key = ((far * 2 + held) << 16) | tie
@@ -95,9 +95,9 @@ def order_candidates(i, u, neighbours, dist, tables, occ_now, cand, keys, rng):
 
 
 @njit(cache=True, nogil=True)
-def _d(dist, tables, neighbours, i, v):
+def _d(dist, distances, neighbours, i, v):
     known = dist[i, v]
-    return np.int64(known) - 1 if known > 0 else _extend(tables, neighbours, i, v)
+    return np.int64(known) - 1 if known > 0 else _extend(distances, neighbours, i, v)
 
 
 @njit(cache=True, nogil=True)
@@ -120,12 +120,12 @@ def _step_along(v_pusher, v_puller, neighbours, degree, occ_now, goals):
 
 @njit(cache=True, nogil=True)
 def _swap_required(
-    pusher, puller, v_pusher, v_puller, neighbours, degree, occ_now, goals, dist, tables
+    pusher, puller, v_pusher, v_puller, neighbours, degree, occ_now, goals, dist, distances
 ):
     """Would ``pusher`` and ``puller`` have to pass each other in a corridor (a chain of
     cells with one way on) for the pusher to progress? (LaCAM2's swap test.)"""
-    while _d(dist, tables, neighbours, pusher, v_puller) < _d(
-        dist, tables, neighbours, pusher, v_pusher
+    while _d(dist, distances, neighbours, pusher, v_puller) < _d(
+        dist, distances, neighbours, pusher, v_pusher
     ):
         ways, beyond = _step_along(v_pusher, v_puller, neighbours, degree, occ_now, goals)
         if ways >= 2:
@@ -134,12 +134,12 @@ def _swap_required(
             break
         v_pusher = v_puller
         v_puller = beyond
-    return _d(dist, tables, neighbours, puller, v_pusher) < _d(
-        dist, tables, neighbours, puller, v_puller
+    return _d(dist, distances, neighbours, puller, v_pusher) < _d(
+        dist, distances, neighbours, puller, v_puller
     ) and (
-        _d(dist, tables, neighbours, pusher, v_pusher) == 0
-        or _d(dist, tables, neighbours, pusher, v_puller)
-        < _d(dist, tables, neighbours, pusher, v_pusher)
+        _d(dist, distances, neighbours, pusher, v_pusher) == 0
+        or _d(dist, distances, neighbours, pusher, v_puller)
+        < _d(dist, distances, neighbours, pusher, v_pusher)
     )
 
 
@@ -160,13 +160,13 @@ def _swap_possible(v_pusher_origin, v_puller, neighbours, degree, occ_now, goals
 
 
 @njit(cache=True, nogil=True)
-def swap_partner(i, q_from, q_to, neighbours, degree, occ_now, goals, cand, dist, tables):
+def swap_partner(i, q_from, q_to, neighbours, degree, occ_now, goals, cand, dist, distances):
     """The unit ``i`` must swap places with (pulling it into its cell), or -1."""
     best = cand[i, 0]
     u = q_from[i]
     j = occ_now[best]
     if j >= 0 and j != i and q_to[j] == NONE:
-        if _swap_required(i, j, u, q_from[j], neighbours, degree, occ_now, goals, dist, tables):
+        if _swap_required(i, j, u, q_from[j], neighbours, degree, occ_now, goals, dist, distances):
             if _swap_possible(q_from[j], u, neighbours, degree, occ_now, goals):
                 return j
     if best != u:  # clearing: a unit behind i that will need to pass it
@@ -175,7 +175,7 @@ def swap_partner(i, q_from, q_to, neighbours, degree, occ_now, goals, cand, dist
             k = occ_now[w] if w >= 0 else -1
             if k < 0 or best == q_from[k]:
                 continue
-            if _swap_required(k, i, u, best, neighbours, degree, occ_now, goals, dist, tables):
+            if _swap_required(k, i, u, best, neighbours, degree, occ_now, goals, dist, distances):
                 if _swap_possible(best, u, neighbours, degree, occ_now, goals):
                     return k
     return NONE
@@ -195,14 +195,14 @@ def _pull(i, q_from, q_to, occ_now, occ_next, partner, cpos, neighbours, cross):
 
 
 @njit(cache=True, nogil=True)
-def _enter(i, q_from, q_to, neighbours, degree, goals, dist, tables, scratch):
+def _enter(i, q_from, q_to, neighbours, degree, goals, dist, distances, scratch):
     """Order unit ``i``'s candidates; if it must swap with a neighbour, reverse them (it
     steps aside first and pulls the partner after it)."""
     occ_now, occ_next, cand, ncand, cpos, stack, rng, keys, partner = scratch
-    m = order_candidates(i, q_from[i], neighbours, dist, tables, occ_now, cand, keys, rng)
+    m = order_candidates(i, q_from[i], neighbours, dist, distances, occ_now, cand, keys, rng)
     ncand[i] = m
     cpos[i] = 0
-    j = swap_partner(i, q_from, q_to, neighbours, degree, occ_now, goals, cand, dist, tables)
+    j = swap_partner(i, q_from, q_to, neighbours, degree, occ_now, goals, cand, dist, distances)
     partner[i] = j
     if j >= 0:
         for k in range(m // 2):
@@ -210,15 +210,15 @@ def _enter(i, q_from, q_to, neighbours, degree, goals, dist, tables, scratch):
 
 
 @njit(cache=True, nogil=True)
-def pibt(i0, q_from, q_to, neighbours, cross, degree, goals, tables, scratch):
+def pibt(i0, q_from, q_to, neighbours, cross, degree, goals, distances, scratch):
     """Move unit ``i0`` and, by inheritance, the units in its way. Returns False if some
     unit was left with no cell (the configuration is then invalid)."""
     occ_now, occ_next, cand, ncand, cpos, stack, rng, keys, partner = scratch
-    dist = tables[0]
+    dist = distances[0]
     diagonal = neighbours.shape[1] > 4
     stack[0] = i0
     top = 1
-    _enter(i0, q_from, q_to, neighbours, degree, goals, dist, tables, scratch)
+    _enter(i0, q_from, q_to, neighbours, degree, goals, dist, distances, scratch)
     while top > 0:
         i = stack[top - 1]
         u = q_from[i]
@@ -238,7 +238,7 @@ def pibt(i0, q_from, q_to, neighbours, cross, degree, goals, tables, scratch):
             pushed = j if j >= 0 and j != i and q_to[j] == NONE else -2
             break
         if pushed >= 0:  # inheritance: the unit in the way moves first
-            _enter(pushed, q_from, q_to, neighbours, degree, goals, dist, tables, scratch)
+            _enter(pushed, q_from, q_to, neighbours, degree, goals, dist, distances, scratch)
             stack[top] = pushed
             top += 1
         elif pushed == -3:  # no cell: stay, and the unit that pushed tries its next one

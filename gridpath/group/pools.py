@@ -9,7 +9,7 @@ the caller).
 * low-level nodes (constraints, a tree per high-level node): ``who``, ``where``,
   ``parent``, ``depth``, ``next`` (the queue link);
 * edges between configurations, for LaCAM*'s cost updates: ``to``, ``next``, ``cost``;
-* ``table`` an open-addressing hash of configurations (node id + 1; 0 empty);
+* ``slots`` an open-addressing hash table of configurations (node id + 1; 0 empty);
 * ``open`` the depth-first stack; ``state`` the loop's counters (:data:`STATE_FIELDS`).
 """
 
@@ -46,7 +46,7 @@ def make_pools(units: int, moves: int, capacity: int = 64) -> dict:
         "to": np.empty(h, dtype=np.int32),
         "enext": np.empty(h, dtype=np.int32),
         "ecost": np.empty(h, dtype=np.int64),
-        "table": np.zeros(4 * h, dtype=np.int32),
+        "slots": np.zeros(4 * h, dtype=np.int32),
         "open": np.empty(4 * h, dtype=np.int32),
         "state": np.zeros(len(STATE_FIELDS), dtype=np.int64),
     }
@@ -91,13 +91,13 @@ def grow(pools: dict, moves: int) -> None:
             pools[name] = _doubled(pools[name])
     if state[TOP] + state[HNODES] + 2 >= pools["open"].shape[0]:
         pools["open"] = _doubled(pools["open"])
-    if 2 * (state[HASH_USED] + 2) >= pools["table"].shape[0]:
-        pools["table"] = _rehashed(pools["table"], pools["hash"], int(state[HNODES]))
+    if 2 * (state[HASH_USED] + 2) >= pools["slots"].shape[0]:
+        pools["slots"] = _rehashed(pools["slots"], pools["hash"], int(state[HNODES]))
 
 
 @njit(cache=True, nogil=True)
-def _rehashed(table: np.ndarray, hashes: np.ndarray, count: int) -> np.ndarray:
-    grown = np.zeros(table.shape[0] * 2, dtype=np.int32)
+def _rehashed(slots: np.ndarray, hashes: np.ndarray, count: int) -> np.ndarray:
+    grown = np.zeros(slots.shape[0] * 2, dtype=np.int32)
     mask = grown.shape[0] - 1
     for node in range(count):
         slot = np.int64(hashes[node] & np.uint64(mask))

@@ -169,17 +169,17 @@ def _open(best, stamp, node, bucket, gen, v, s, e, t, parent, f):
 
 @njit(cache=True, nogil=True)
 def _successors(
-    n, i, horizon, occ, busy, neighbours, cross, tables, best, stamp, node, bucket, gen
+    n, i, horizon, occ, busy, neighbours, cross, distances, best, stamp, node, bucket, gen
 ):
     """Open, for each move out of node ``n``, the safe intervals of the cell reached that
     it can enter: at the earliest legal tick, waiting in ``n``'s interval first."""
-    dist = tables[0]
+    dist = distances[0]
     v, e, t = node[V, n], node[END, n], node[T, n]
     for d in range(neighbours.shape[1]):
         u = neighbours[v, d]
         if u < 0:
             continue
-        h = dist[i, u] - 1 if dist[i, u] > 0 else _extend(tables, neighbours, i, u)
+        h = dist[i, u] - 1 if dist[i, u] > 0 else _extend(distances, neighbours, i, u)
         tau = t  # the departure tick
         while tau <= e and tau + 1 + h <= horizon:
             if occ[u, tau + 1] >= 0 or not may_move(occ, tau, v, u, d, cross):
@@ -193,7 +193,7 @@ def _successors(
 
 
 @njit(cache=True, nogil=True)
-def plan_unit(i, start, goal, limit, occ, busy, paths, neighbours, cross, tables, ast):
+def plan_unit(i, start, goal, limit, occ, busy, paths, neighbours, cross, distances, ast):
     """Unit ``i``'s cheapest path around the units in ``occ`` (SIPP: Phillips and
     Likhachev, ICRA 2011), arriving before ``limit``, written into ``paths[:, i]``;
     returns ``(arrival or -1, expansions)``. Every move costs one tick and the heuristic
@@ -204,7 +204,7 @@ def plan_unit(i, start, goal, limit, occ, busy, paths, neighbours, cross, tables
     gen[1] = 0
     horizon = min(limit - 1, occ.shape[1] - 1)
     last = occ.shape[1] - 1
-    f = distance(tables, neighbours, i, start)
+    f = distance(distances, neighbours, i, start)
     if f > horizon:
         return -1, 0
     bucket[: horizon + 1] = -1
@@ -225,7 +225,7 @@ def plan_unit(i, start, goal, limit, occ, busy, paths, neighbours, cross, tables
             _write_path(n, node, paths, i)
             return t, expanded
         if not _successors(
-            n, i, horizon, occ, busy, neighbours, cross, tables, best, stamp, node, bucket, gen
+            n, i, horizon, occ, busy, neighbours, cross, distances, best, stamp, node, bucket, gen
         ):
             break
     return -1, expanded

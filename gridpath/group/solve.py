@@ -7,8 +7,8 @@ is spent or it stops gaining (:mod:`gridpath.group.lns`).
 
 Budgets count work, never time, so the same request gives the same plans on any machine
 under any load: ``max_work`` is in *work units*, one per unit moved by PIBT, one per SIPP
-expansion or tick written by LNS, and one per :data:`TABLE_CELLS_PER_WORK` cells settled by
-the distance tables (:data:`WORK_PER_MS` converts a time budget).
+expansion or tick written by LNS, and one per :data:`DISTANCE_CELLS_PER_WORK` cells settled by
+the distance distances (:data:`WORK_PER_MS` converts a time budget).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import numpy as np
 
 from gridpath.errors import DuplicateCells, GoalBlocked, InvalidRequest, OutOfBounds, StartBlocked
 from gridpath.group import pools as P
-from gridpath.group.distances import distance, make_tables
+from gridpath.group.distances import distance, make_distances
 from gridpath.group.graph import MoveGraph
 from gridpath.group.lacam import new_node, search
 from gridpath.group.lns import improve, prioritized
@@ -32,9 +32,9 @@ from gridpath.group.sipp import arrival, empty_plan, plan_arrays, sipp_arrays
 # budget's work takes about its time there; fixed, so the result never depends on the
 # machine's speed or load.
 WORK_PER_MS = 700
-# A distance-table cell is a load and a few compares, a unit move a sort and a dozen
-# checks: a table cell counts 1 / TABLE_CELLS_PER_WORK of a work unit.
-TABLE_CELLS_PER_WORK = 64
+# A distance cell is a load and a few compares, a unit move a sort and a dozen
+# checks: a distance cell counts 1 / DISTANCE_CELLS_PER_WORK of a work unit.
+DISTANCE_CELLS_PER_WORK = 64
 # LaCAM*'s refinement stops this much work after its last improvement: on hundreds of
 # units it improves a plan by a few per cent at most while it spends the whole budget
 # (measured: docs/group.md), so an answer no longer waits for the budget to run out.
@@ -103,9 +103,9 @@ def solve_group(
     n = starts.shape[0]
     if n == 0:
         return GroupResult(True, None, np.zeros((1, 0), dtype=np.int32), 0, 0, 0, True, 0, 0)
-    tables = make_tables(graph.vertex_count, goals)
-    lower = _lower_bounds(tables, graph, starts)
-    search = _LaCAM(graph, starts, goals, tables, seed)
+    distances = make_distances(graph.vertex_count, goals)
+    lower = _lower_bounds(distances, graph, starts)
+    search = _LaCAM(graph, starts, goals, distances, seed)
     search.run(max_work, star=False)
     if not refine or search.state[P.GOAL] < 0:
         return _result(search, goals, int(lower.sum()))
@@ -113,15 +113,15 @@ def solve_group(
     first = _result(search, goals, int(lower.sum()))
     if first.optimal or first.sum_of_costs == first.lower_bound:
         return first
-    return _improved(first, graph, (starts, goals, lower), tables, seed, max_work)
+    return _improved(first, graph, (starts, goals, lower), distances, seed, max_work)
 
 
 class _LaCAM:
     """LaCAM*'s pools and loop: run until a solution (or the end), then refine while it
     keeps improving."""
 
-    def __init__(self, graph: MoveGraph, starts, goals, tables, seed: int) -> None:
-        self.graph, self.goals, self.tables = graph, goals, tables
+    def __init__(self, graph: MoveGraph, starts, goals, distances, seed: int) -> None:
+        self.graph, self.goals, self.distances = graph, goals, distances
         self.moves = graph.neighbours.shape[1]
         self.pools = P.make_pools(starts.shape[0], self.moves)
         self.scratch = make_scratch(graph.vertex_count, starts.shape[0], self.moves, seed)
@@ -135,20 +135,20 @@ class _LaCAM:
             goals,
             P.high(pools),
             P.low(pools),
-            pools["table"],
+            pools["slots"],
             graph.neighbours,
-            tables,
+            distances,
             self.state,
         )
         self.state[P.TOP] = 1
 
     @property
     def work(self) -> int:
-        return int(self.state[P.CALLS]) * self.goals.shape[0] + self.table_work
+        return int(self.state[P.CALLS]) * self.goals.shape[0] + self.distance_work
 
     @property
-    def table_work(self) -> int:
-        return int(self.tables[4][0]) // TABLE_CELLS_PER_WORK
+    def distance_work(self) -> int:
+        return int(self.distances[4][0]) // DISTANCE_CELLS_PER_WORK
 
     def run(self, max_work: int, star: bool) -> None:
         pools, graph = self.pools, self.graph
@@ -158,17 +158,17 @@ class _LaCAM:
                 P.high(pools),
                 P.low(pools),
                 P.edges(pools),
-                pools["table"],
+                pools["slots"],
                 pools["open"],
                 self.state,
                 graph.neighbours,
                 graph.cross,
                 graph.degree,
-                self.tables,
+                self.distances,
                 self.scratch,
                 max_work,
                 star,
-                TABLE_CELLS_PER_WORK,
+                DISTANCE_CELLS_PER_WORK,
             )
             if self.state[P.STATUS] != P.GROW:
                 return
@@ -191,22 +191,22 @@ class _LaCAM:
         return int(self.pools["g"][self.state[P.GOAL]])
 
 
-def _lower_bounds(tables: tuple, graph: MoveGraph, starts: np.ndarray) -> np.ndarray:
+def _lower_bounds(distances: tuple, graph: MoveGraph, starts: np.ndarray) -> np.ndarray:
     return np.array(
-        [distance(tables, graph.neighbours, i, int(s)) for i, s in enumerate(starts)],
+        [distance(distances, graph.neighbours, i, int(s)) for i, s in enumerate(starts)],
         dtype=np.int64,
     )
 
 
-def _improved(first: GroupResult, graph: MoveGraph, task: tuple, tables, seed: int, max_work):
+def _improved(first: GroupResult, graph: MoveGraph, task: tuple, distances, seed: int, max_work):
     """LaCAM*'s plan shortened with the work left (:mod:`gridpath.group.lns`): a plan by
     prioritized planning replaces it if it is cheaper; then LNS. Skipped when the plan's
     tick-by-vertex arrays would pass :data:`PLAN_MAX_CELLS`."""
     ticks, goals = first.configs.shape[0], task[1]
     if max_work <= first.work or ticks * graph.vertex_count > PLAN_MAX_CELLS:
         return first
-    table_work = int(tables[4][0])
-    moves = (graph.neighbours, graph.cross, tables, sipp_arrays(graph.vertex_count, ticks))
+    distance_work = int(distances[4][0])
+    moves = (graph.neighbours, graph.cross, distances, sipp_arrays(graph.vertex_count, ticks))
     plan = plan_arrays(first.configs, graph.vertex_count)
     plan = plan + (np.array([arrival(plan[0], i, g) for i, g in enumerate(goals)]),)
     fresh = empty_plan(goals.shape[0], graph.vertex_count, ticks)
@@ -218,7 +218,7 @@ def _improved(first: GroupResult, graph: MoveGraph, task: tuple, tables, seed: i
         plan = fresh
     rng = np.array([seed * 2654435761 + 1442695040888963407], dtype=np.uint64)
     work += improve(task, plan, moves, rng, work_left - work, PATIENCE)
-    work += (int(tables[4][0]) - table_work) // TABLE_CELLS_PER_WORK
+    work += (int(distances[4][0]) - distance_work) // DISTANCE_CELLS_PER_WORK
     configs = plan[0][: int(plan[3].max()) + 1].copy()
     soc = sum_of_costs(configs, goals)
     return GroupResult(

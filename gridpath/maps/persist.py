@@ -7,33 +7,15 @@ at any point leaves either the old file or the new one, never a torn one.
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import tempfile
 from pathlib import Path
 
-import numpy as np
-from PIL import Image
-
 from gridpath.errors import StorageError
-from gridpath.grid.loader import MAP_SUFFIXES, grey_cost
-from gridpath.grid.model import Grid
+from gridpath.grid.loader import MAP_SUFFIXES
+from gridpath.maps.snapshot import MapSnapshot
 from gridpath.nav.model import NAV_SUFFIX
-
-# Colours for terrain classes that no grey level expresses, written to a palette sidecar.
-_PALETTE = [
-    "#ffffff",
-    "#e0c080",
-    "#80c060",
-    "#6080c0",
-    "#c06080",
-    "#c0a040",
-    "#40a0a0",
-    "#a060c0",
-    "#808040",
-    "#40c080",
-]
 
 
 def atomic_write(path: Path, data: bytes) -> None:
@@ -69,65 +51,12 @@ def map_files(directory: Path, name: str) -> list[Path]:
     ]
 
 
-def serialize(grid: Grid) -> tuple[str, bytes, dict | None]:
-    """``(suffix, file bytes, sidecar or None)`` that load back to the same map."""
-    if grid.kind == "polygon":  # its encoding is kept with it (gridpath.nav.snapshot)
-        return NAV_SUFFIX, grid.data, None
-    names = [tc.name for tc in grid.terrain_classes]
-    walkable = grid.walkable.astype(bool)
-    terrain = np.asarray(grid.terrain[1:-1, 1:-1])
-    if (
-        grid.source.lower().endswith(".map")
-        and set(names) <= {"ground", "swamp"}
-        and names[0] == "ground"
-    ):
-        rows = np.where(
-            walkable,
-            np.where(
-                terrain == names.index("swamp") if "swamp" in names else False, ord("S"), ord(".")
-            ),
-            ord("@"),
-        )
-        text = b"type octile\nheight %d\nwidth %d\nmap\n" % (grid.height, grid.width)
-        text += b"\n".join(bytes(r.astype(np.uint8)) for r in rows) + b"\n"
-        costs = {tc.name: tc.cost for tc in grid.terrain_classes if tc.cost != 1.0}
-        return ".map", text, ({"costs": costs} if costs else None)
-    grey = {
-        "ground": 255,
-        **{n: int(n[5:]) for n in names if n.startswith("grey_") and n[5:].isdigit()},
-    }
-    if all(tc.name in grey and tc.cost == grey_cost(grey[tc.name]) for tc in grid.terrain_classes):
-        levels = np.array([grey[n] for n in names], dtype=np.uint8)
-        pixels = np.where(walkable, levels[terrain], 0).astype(np.uint8)
-        out = io.BytesIO()
-        Image.fromarray(pixels, mode="L").save(out, format="PNG")
-        return ".png", out.getvalue(), None
-    colours = [
-        _PALETTE[i]
-        if i < len(_PALETTE)
-        else f"#{(37 * i) % 256:02x}{(91 * i) % 256:02x}{(151 * i) % 256:02x}"
-        for i in range(len(names))
-    ]
-    rgb = np.zeros((grid.height, grid.width, 3), dtype=np.uint8)
-    table = np.array(
-        [[int(c[1:3], 16), int(c[3:5], 16), int(c[5:7], 16)] for c in colours], dtype=np.uint8
-    )
-    rgb[walkable] = table[terrain[walkable]]
-    out = io.BytesIO()
-    Image.fromarray(rgb, mode="RGB").save(out, format="PNG")
-    palette = [
-        {"name": tc.name, "color": colours[i], "cost": tc.cost}
-        for i, tc in enumerate(grid.terrain_classes)
-    ]
-    palette.append({"name": "wall", "color": "#000000", "blocked": True})
-    return ".png", out.getvalue(), {"palette": palette}
-
-
-def save(directory: Path, grid: Grid) -> Path:
-    """Write ``grid`` to ``directory`` as ``NAME.png`` or ``NAME.map`` (plus sidecar), then
-    remove any other file of that name so the next start loads exactly this map."""
-    suffix, data, sidecar = serialize(grid)
-    return save_bytes(directory, grid.name, suffix, data, sidecar)
+def save(directory: Path, snapshot: MapSnapshot) -> Path:
+    """Write ``snapshot`` to ``directory`` in its encoding (``NAME.png``, ``NAME.map`` plus
+    sidecar, ``NAME.nav.json``: :meth:`MapSnapshot.encode`), then remove any other file of
+    that name so the next start loads exactly this map."""
+    suffix, data, sidecar = snapshot.encode()
+    return save_bytes(directory, snapshot.name, suffix, data, sidecar)
 
 
 def save_bytes(directory: Path, name: str, suffix: str, data: bytes, sidecar: dict | None) -> Path:

@@ -1,6 +1,7 @@
 """The map registry: the snapshots this process serves, by name, and their revisions.
 
-Maps are immutable :class:`Grid` snapshots. Replacing a map means swapping the
+Maps are immutable snapshots (:class:`~gridpath.maps.snapshot.MapSnapshot`: grids and
+polygon maps). Replacing a map means swapping the
 reference under a lock; a search that already holds the old snapshot finishes on it.
 
 Invariants (the authority in ``app.authority`` feeds the registry; reads never leave it):
@@ -24,9 +25,10 @@ from pathlib import Path
 
 from gridpath.errors import MapLoadError, MapNotFound, RevisionConflict
 from gridpath.grid.loader import is_map_file, load_map
-from gridpath.grid.model import Grid, is_valid_map_name
+from gridpath.grid.model import is_valid_map_name
+from gridpath.maps.snapshot import MapSnapshot
 from gridpath.nav.model import is_nav_file, nav_map_name
-from gridpath.nav.snapshot import PolygonMap, load_polygon_file
+from gridpath.nav.snapshot import load_polygon_file
 
 log = logging.getLogger(__name__)
 
@@ -43,19 +45,19 @@ class MapRegistry:
     """Named maps, safe to read from any thread."""
 
     def __init__(
-        self, maps: dict[str, Grid] | None = None, errors: list[LoadFailure] | None = None
+        self, maps: dict[str, MapSnapshot] | None = None, errors: list[LoadFailure] | None = None
     ):
         self._lock = threading.Lock()
-        self._maps: dict[str, Grid] = dict(maps or {})
+        self._maps: dict[str, MapSnapshot] = dict(maps or {})
         self._last_revision: dict[str, int] = {n: g.revision for n, g in self._maps.items()}
         self._deleted: set[str] = set()  # names whose last known state is a deletion
         # name -> [(loop, future, revision)]: requests waiting for a revision of that map
         self._waiters: dict[str, list[tuple[asyncio.AbstractEventLoop, asyncio.Future, int]]] = {}
         self.errors: list[LoadFailure] = list(errors or [])
-        # Builds a revision's derived indexes (the JPS+ table) before it is published, so
+        # Builds a revision's search data (MapSnapshot.prepare) before it is published, so
         # every revision serves its first query as fast as its later ones. Set by the
-        # service (the search layer owns the indexes; this layer imports nothing from it).
-        self.prepare: Callable[[Grid], object] | None = None
+        # service (the search layer owns a grid's; this layer imports nothing from it).
+        self.prepare: Callable[[MapSnapshot], object] | None = None
 
     @classmethod
     def from_dir(cls, directory: Path | str, *, max_cells: int, max_bytes: int) -> MapRegistry:
@@ -64,7 +66,7 @@ class MapRegistry:
         A file that cannot be read is logged and recorded in ``errors``; the others load.
         """
         files, errors = scan_folder(directory)
-        maps: dict[str, Grid] = {}
+        maps: dict[str, MapSnapshot] = {}
         for name, path in files.items():
             try:
                 maps[name] = load_logged(path, max_cells=max_cells, max_bytes=max_bytes)
@@ -72,33 +74,33 @@ class MapRegistry:
                 errors.append(LoadFailure(file=path.name, reason=exc.reason))
         return cls(maps, errors)
 
-    def get(self, name: str) -> Grid:
+    def get(self, name: str) -> MapSnapshot:
         """The current snapshot of map ``name``; raises :class:`MapNotFound`."""
         grid = self._maps.get(name)
         if grid is None:
             raise MapNotFound(f"map {name!r} not found")
         return grid
 
-    def find(self, name: str) -> Grid | None:
+    def find(self, name: str) -> MapSnapshot | None:
         """The current snapshot of map ``name``, or None."""
         return self._maps.get(name)
 
     def names(self) -> list[str]:
         return sorted(self._maps)
 
-    def all(self) -> list[Grid]:
+    def all(self) -> list[MapSnapshot]:
         """Every map, sorted by name."""
         maps = self._maps
         return [maps[name] for name in sorted(maps)]
 
-    def put(self, grid: Grid) -> None:
+    def put(self, grid: MapSnapshot) -> None:
         """Add or replace a map atomically, whatever the revisions (tests and tools; the
         service changes maps through :meth:`apply`)."""
         with self._lock:
             self._swap(grid.name, grid)
 
-    def _swap(self, name: str, grid: Grid | None) -> None:
-        # Readers hold the old dict (and the old Grid): they never see half an update.
+    def _swap(self, name: str, grid: MapSnapshot | None) -> None:
+        # Readers hold the old dict (and the old MapSnapshot): they never see half an update.
         maps = dict(self._maps)
         if grid is None:
             maps.pop(name, None)
@@ -120,12 +122,12 @@ class MapRegistry:
         ``(0, False)`` for a name never seen. Later versions compare greater."""
         return self._last_revision.get(name, 0), name in self._deleted
 
-    def apply(self, name: str, grid: Grid | None, revision: int) -> bool:
+    def apply(self, name: str, grid: MapSnapshot | None, revision: int) -> bool:
         """Install revision ``revision`` of map ``name`` (``grid``, or ``None``: deleted at
         that revision) if it is later than what the registry holds; returns whether it was.
         The one entry point for changes made elsewhere (another process, the folder).
 
-        The revision's tables are built (``prepare``) before it is published and outside
+        The revision's search data is built (``prepare``) before it is published and outside
         the lock: a slow build (the subgoal tier: seconds on a large map) holds up only
         this revision; readers keep the previous one, and requests for ``revision: N``
         wait for it (:meth:`wait_for`). Call it off the event loop."""
@@ -227,7 +229,7 @@ def scan_folder(directory: Path | str) -> tuple[dict[str, Path], list[LoadFailur
     return files, errors
 
 
-def load_logged(path: Path, *, max_cells: int, max_bytes: int) -> Grid | PolygonMap:
+def load_logged(path: Path, *, max_cells: int, max_bytes: int) -> MapSnapshot:
     """Load one map file (a grid, or a polygon map from ``NAME.nav.json``), logging the
     outcome; every failure is a :class:`MapLoadError` (a loader bug must not keep the other
     maps down)."""
@@ -266,9 +268,9 @@ def _resolve(future: asyncio.Future) -> None:
         future.set_result(None)
 
 
-def with_revision(grid: Grid, revision: int, source: str | None = None) -> Grid:
+def with_revision(grid: MapSnapshot, revision: int, source: str | None = None) -> MapSnapshot:
     """The same map content as revision ``revision`` (and ``source``). A shallow copy: the
-    arrays are read-only and the derived tables (components, jump table) depend on the
+    arrays are read-only and the derived data (components, jump distances) depend on the
     content only, so they are shared instead of being recomputed as
     ``dataclasses.replace`` would."""
     new = copy.copy(grid)
@@ -278,7 +280,7 @@ def with_revision(grid: Grid, revision: int, source: str | None = None) -> Grid:
     return new
 
 
-def check_revision(current: Grid, if_revision: int | None) -> None:
+def check_revision(current: MapSnapshot, if_revision: int | None) -> None:
     """:class:`RevisionConflict` when the caller expects another revision of ``current``."""
     if if_revision is not None and if_revision != current.revision:
         raise RevisionConflict(

@@ -1,9 +1,9 @@
 """A polygon map as the service serves it: one immutable snapshot per revision.
 
-:class:`PolygonMap` stands beside :class:`gridpath.grid.model.Grid` in the map registry
-(:class:`gridpath.maps.registry.MapRegistry`): it has what the registry and the stores read
-(``name``, ``revision``, ``sha256``, ``source``, ``nbytes``, ``kind``) and the engine the
-searches use (:class:`gridpath.nav.query.NavEngine`). Decisions:
+:class:`PolygonMap` is the sibling of :class:`gridpath.grid.model.Grid`: both are map
+snapshots (:class:`gridpath.maps.snapshot.MapSnapshot`: ``name``, ``revision``, ``sha256``,
+``source``, ``nbytes``, ``kind``; ``prepare``, ``edit``, ``encode``, ``summary``), and it
+holds the engine the searches use (:class:`gridpath.nav.query.NavEngine`). Decisions:
 
 * **Content**: ``data`` is the map's encoding, the ``.nav.json`` bytes as loaded (a file,
   a ``PUT`` body) or, after a ``PATCH``, the canonical encoding of the edited map. It is
@@ -20,14 +20,14 @@ searches use (:class:`gridpath.nav.query.NavEngine`). Decisions:
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import ClassVar
 
 import orjson
 
-from gridpath.errors import InvalidField, MapLoadError
+from gridpath.errors import InvalidField, MapLoadError, UnsupportedMapKind
 from gridpath.nav.model import (
     DEFAULT_MAX_VERTICES,
     DEFAULT_MAX_WAYPOINTS,
@@ -60,10 +60,33 @@ class PolygonMap:
     def __post_init__(self) -> None:
         object.__setattr__(self, "engine", NavEngine(self.nav))
 
-    def prepare(self) -> PolygonMap:
-        """Build the mesh and the waypoint graph now (idempotent); returns this map."""
+    def prepare(self, search_data: Callable[..., object] | None = None) -> PolygonMap:
+        """Build the mesh and the waypoint graph now (idempotent); returns this map.
+        ``search_data`` is a grid's (the protocol's), not called: these are a polygon
+        map's search data."""
         _ = self.engine.mesh, self.engine.waypoint_graph
         return self
+
+    def edit(self, change: object, revision: int) -> PolygonMap:
+        """Revision ``revision`` with a :class:`PolygonEdit` applied
+        (:func:`apply_polygon_edit`); any other change is ``unsupported_map_kind``."""
+        if not isinstance(change, PolygonEdit):
+            raise UnsupportedMapKind(
+                f"map {self.name!r} is a polygon map: edit it with 'holes' and 'waypoints'; "
+                "'set' (cells) is for grid maps; nothing was changed"
+            )
+        return apply_polygon_edit(self, change, revision)
+
+    def encode(self) -> tuple[str, bytes, None]:
+        """Its encoding as kept (``data``: a file loads as it was sent), no sidecar."""
+        return NAV_SUFFIX, self.data, None
+
+    def summary(self) -> str:
+        nav = self.nav
+        return (
+            f"polygon, {nav.vertex_count} vertices, {len(nav.holes)} holes, "
+            f"{len(nav.waypoints)} waypoints, {len(self.engine.mesh.polygons)} triangles"
+        )
 
     @property
     def nbytes(self) -> int:

@@ -1,8 +1,8 @@
 """Search: pure computation on :class:`~gridpath.grid.Grid` maps (numpy + numba, no HTTP).
 
 Public surface: :func:`find_path`, :func:`smooth`, :func:`line_of_sight`,
-:func:`turning_points`, :class:`PathResult`, :func:`jump_table` (a map revision's
-JPS+ table), :func:`prepare_jps` (what a revision's JPS queries read, built before it is
+:func:`turning_points`, :class:`PathResult`, :func:`jump_distances` (a map revision's
+JPS+ jump distances), :func:`prepare_jps` (what a revision's JPS queries read, built before it is
 served), :func:`subgoal_graph` (its subgoal tier), :func:`tiers`, and the scratch pool.
 Kernel modules (``_*.py``) are internal.
 """
@@ -16,7 +16,7 @@ from gridpath.search.options import (
     InvalidOption,
     SearchOptions,
 )
-from gridpath.search.runners.jps import jump_table
+from gridpath.search.runners.jps import jump_distances
 from gridpath.search.runners.jps_blocks import prepare_jps
 from gridpath.search.runners.subgoal import subgoal_graph, tiers
 from gridpath.search.scratch import ScratchPool, SearchScratch
@@ -33,7 +33,7 @@ __all__ = [
     "SearchOptions",
     "SearchScratch",
     "find_path",
-    "jump_table",
+    "jump_distances",
     "prepare_jps",
     "line_of_sight",
     "smooth",

@@ -1,13 +1,13 @@
-"""Block-based jump point search: JPS without a table, scanning the map 64 cells at a time.
+"""Block-based jump point search: JPS without jump distances, scanning the map 64 cells at a time.
 
 Harabor and Grastien, "Improving Jump Point Search" (ICAPS 2014): the map is kept as
 bitsets, rows for the horizontal scans and the transposed grid (columns) for the vertical
 ones, and a straight jump finds the next wall or jump point among 64 cells with one
 count-trailing-zeros (count-leading-zeros going west or north). Intermediate jump points
-are pruned as with a JPS+ table (:func:`gridpath.search._jps._offer_diagonal`): a diagonal
+are pruned as with JPS+ jump distances (:func:`gridpath.search._jps._offer_diagonal`): a diagonal
 walk offers the end points of the straight jumps from each of its cells, linked to the
 node being expanded, and goes on. The search offers the same nodes in the same order as
-JPS+ does with its table and keeps the same frontier order, so it expands the same jump
+JPS+ does with its jump distances and keeps the same frontier order, so it expands the same jump
 points and returns the same path: which of the two served a query never shows in the
 answer.
 
@@ -21,7 +21,7 @@ padded grid's border is blocked, so a scan never leaves its line. A jump point a
 eastwards is an open cell with an open cell above (below) whose west neighbour is blocked
 (a forced neighbour); the other directions alike. Each bit depends on a 3 x 3
 neighbourhood only, so an edit updates the bits of the cells around the cells it changed
-(:func:`edit_block_bits`), with no table to rebuild.
+(:func:`edit_block_bits`), with no jump distances to rebuild.
 
 The kernel's helpers are closures over its arrays (numba inlines them and keeps the arrays
 in registers); module-level ``inline="always"`` helpers that take arrays made numba emit

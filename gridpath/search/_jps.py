@@ -14,12 +14,13 @@ Pruning rules for this variant (as in PathFinding.js's "only when no obstacles" 
   or north from it finds one; the diagonal continues only if both orthogonal neighbours
   in its direction are open.
 
-JPS+ (Rabin's "jump point search plus"): the map's jump table (:mod:`gridpath.search._jumps`)
+JPS+ (Rabin's "jump point search plus"): the map's jump distances
+(:mod:`gridpath.search._jumps`)
 holds, per cell and direction, how far a jump goes before it meets a jump point or a
 wall, ignoring the goal. With it a jump is a lookup plus an O(1) test of whether the goal
-lies on the way. Pass ``table=None`` to scan.
+lies on the way. Pass ``jumps=None`` to scan.
 
-With a table the search also prunes intermediate jump points (Harabor and Grastien,
+With jump distances the search also prunes intermediate jump points (Harabor and Grastien,
 "Improving Jump Point Search", 2014): a diagonal jump does not stop at a cell whose only
 role is to turn into a straight jump; it offers the straight jumps' end points directly
 (each linked to the node being expanded, by a route that runs diagonally first, then
@@ -124,17 +125,17 @@ def _open_ahead(entry):
 
 
 @njit(nogil=True, cache=True, inline="always")
-def _goal_ahead(table, cell, col, distance):
-    """Whether a straight jump (table column ``col``) from ``cell`` reaches a goal
+def _goal_ahead(jumps, cell, col, distance):
+    """Whether a straight jump (jump distances column ``col``) from ``cell`` reaches a goal
     ``distance`` cells ahead on its line (0: the cell is the goal)."""
-    return distance == 0 or 1 <= distance <= _open_ahead(np.int64(table[cell, col]))
+    return distance == 0 or 1 <= distance <= _open_ahead(np.int64(jumps[cell, col]))
 
 
 @njit(nogil=True, cache=True, inline="always")
-def _lookup_straight(table, cell, x, y, dx, dy, gx, gy):
-    """:func:`_scan_straight` by lookup: the goal if it lies on the way, else the table's
+def _lookup_straight(jumps, cell, x, y, dx, dy, gx, gy):
+    """:func:`_scan_straight` by lookup: the goal if it lies on the way, else the jump distances'
     jump point."""
-    entry = np.int64(table[cell, _straight_column(dx, dy)])
+    entry = np.int64(jumps[cell, _straight_column(dx, dy)])
     if dx != 0:
         on_line, ahead = gy == y, (gx - x) * dx
     else:
@@ -145,44 +146,44 @@ def _lookup_straight(table, cell, x, y, dx, dy, gx, gy):
 
 
 @njit(nogil=True, cache=True, inline="always")
-def _lookup_diagonal(table, stride, cell, x, y, dx, dy, gx, gy):
-    """:func:`_scan_diagonal` by lookup. Without a goal the diagonal stops where the table
+def _lookup_diagonal(jumps, stride, cell, x, y, dx, dy, gx, gy):
+    """:func:`_scan_diagonal` by lookup. Without a goal the diagonal stops where the jump distances
     says; the goal can stop it earlier only on the goal's row (a horizontal jump from there
     reaches it) or on the goal's column (a vertical one does)."""
     if dx > 0:
         col = JUMP_SE if dy > 0 else JUMP_NE
     else:
         col = JUMP_SW if dy > 0 else JUMP_NW
-    entry = np.int64(table[cell, col])
+    entry = np.int64(jumps[cell, col])
     reach = _open_ahead(entry)  # diagonal steps the jump can take
     best = entry if entry > 0 else reach + 1  # reach + 1: no jump point
     diagonal = dx + dy * stride
     k = (gy - y) * dy  # steps to the goal's row
     if 1 <= k < best and _goal_ahead(
-        table, cell + k * diagonal, _straight_column(dx, 0), (gx - x - k * dx) * dx
+        jumps, cell + k * diagonal, _straight_column(dx, 0), (gx - x - k * dx) * dx
     ):
         best = k
     k = (gx - x) * dx  # steps to the goal's column
     if 1 <= k < best and _goal_ahead(
-        table, cell + k * diagonal, _straight_column(0, dy), (gy - y - k * dy) * dy
+        jumps, cell + k * diagonal, _straight_column(0, dy), (gy - y - k * dy) * dy
     ):
         best = k
     return best if best <= reach else -1
 
 
 @njit(nogil=True, cache=True, inline="always")
-def _jump(passable, unit, table, stride, at, dx, dy, aim):
+def _jump(passable, unit, jumps, stride, at, dx, dy, aim):
     """Steps from ``at`` = ``(cell, x, y)`` to the next jump point in direction (dx, dy),
     or -1; ``aim`` is the goal's ``(x, y, cell)``."""
     cell, x, y = at
     gx, gy, goal = aim
-    if table is None:
+    if jumps is None:
         if dx != 0 and dy != 0:
             return _scan_diagonal(passable, unit, stride, cell, dx, dy, goal)
         return _scan_straight(passable, unit, stride, cell, dx, dy, goal)
     if dx != 0 and dy != 0:
-        return _lookup_diagonal(table, stride, cell, x, y, dx, dy, gx, gy)
-    return _lookup_straight(table, cell, x, y, dx, dy, gx, gy)
+        return _lookup_diagonal(jumps, stride, cell, x, y, dx, dy, gx, gy)
+    return _lookup_straight(jumps, cell, x, y, dx, dy, gx, gy)
 
 
 @njit(nogil=True, cache=True, inline="always")
@@ -232,7 +233,7 @@ def successor_directions(passable, unit, stride, current, parent, dirs):
 
 
 @njit(nogil=True, cache=True, inline="always")
-def _offer_diagonal(search, size, table, stride, at, dx, dy, a, d):
+def _offer_diagonal(search, size, jumps, stride, at, dx, dy, a, d):
     """JPS+ with intermediate points pruned: walk the diagonal (dx, dy) from ``current``
     from one intermediate jump point to the next, and at each offer the goal (if it is
     that point) or the end points of the straight jumps along dx and dy, all linked to
@@ -244,34 +245,34 @@ def _offer_diagonal(search, size, table, stride, at, dx, dy, a, d):
     cell = current
     steps = 0  # diagonal steps from current
     while True:
-        k = _lookup_diagonal(table, stride, cell, x, y, dx, dy, goal_x, goal_y)
+        k = _lookup_diagonal(jumps, stride, cell, x, y, dx, dy, goal_x, goal_y)
         if k < 0:
             return size
         cell += k * (dx + dy * stride)
         x += k * dx
         y += k * dy
         steps += k
-        prefetch(table, cell + dx + dy * stride)  # often the next intermediate point
+        prefetch(jumps, cell + dx + dy * stride)  # often the next intermediate point
         if cell == goal:
             return relax(search, size, cell, x, y, a, d + steps, current)
-        k = _lookup_straight(table, cell, x, y, dx, 0, goal_x, goal_y)
+        k = _lookup_straight(jumps, cell, x, y, dx, 0, goal_x, goal_y)
         if k > 0:
-            prefetch(table, cell + k * dx)  # its row is read when it is expanded
+            prefetch(jumps, cell + k * dx)  # its row is read when it is expanded
             size = relax(search, size, cell + k * dx, x + k * dx, y, a + k, d + steps, current)
-        k = _lookup_straight(table, cell, x, y, 0, dy, goal_x, goal_y)
+        k = _lookup_straight(jumps, cell, x, y, 0, dy, goal_x, goal_y)
         if k > 0:
-            prefetch(table, cell + k * dy * stride)
+            prefetch(jumps, cell + k * dy * stride)
             size = relax(
                 search, size, cell + k * dy * stride, x, y + k * dy, a + k, d + steps, current
             )
 
 
 @njit(nogil=True, cache=True)
-def jps(grid, rules, scratch, table, start, goal):
+def jps(grid, rules, scratch, jumps, start, goal):
     """Jump point search from ``start`` to ``goal``; same records and returns as
     :func:`gridpath.search._astar.astar_octile` (``expanded`` counts jump points; the unit size
     comes from ``rules``). ``came_from`` links jump points: expand them with
-    :func:`expand_jumps`. ``table``: the map's jump table for this unit (JPS+), or None to
+    :func:`expand_jumps`. ``jumps``: the map's jump distances for this unit (JPS+), or None to
     scan the grid; both give the same answer."""
     passable, stride, _terrain = grid
     unit, _diagonal, orth_w, diag_w, _costs, _uniform, max_expanded, _max_cost, _turn = rules
@@ -300,11 +301,11 @@ def jps(grid, rules, scratch, table, start, goal):
         for i in range(n):
             dx = dirs[i, 0]
             dy = dirs[i, 1]
-            if table is not None and dx != 0 and dy != 0:
-                size = _offer_diagonal(search, size, table, stride, (current, x, y), dx, dy, a, d)
+            if jumps is not None and dx != 0 and dy != 0:
+                size = _offer_diagonal(search, size, jumps, stride, (current, x, y), dx, dy, a, d)
                 continue
             k = _jump(
-                passable, unit, table, stride, (current, x, y), dx, dy, (goal_x, goal_y, goal)
+                passable, unit, jumps, stride, (current, x, y), dx, dy, (goal_x, goal_y, goal)
             )
             if k < 0:
                 continue

@@ -1,9 +1,10 @@
-"""JPS's pruning rules and the JPS+ jump tables built from them
+"""JPS's pruning rules and the JPS+ jump distances built from them
 (beside :mod:`gridpath.search._jps`).
 
-A table is precomputed once per map revision (see :func:`gridpath.search.runners.jps.jump_table`)
+They are precomputed once per map revision
+(see :func:`gridpath.search.runners.jps.jump_distances`)
 and read by every JPS search. Jump point search (the variant without corner cutting) spends
-its time scanning rows, columns and diagonals for the next jump point. The table stores
+its time scanning rows, columns and diagonals for the next jump point. The jump distances store
 the answer for every cell and each of the 8 directions, ignoring the goal (Rabin's
 "JPS+"); the search then only tests whether the goal lies on the way. Built in one
 sweep per direction, O(cells), 16 bytes per cell, for uniform-cost maps up to
@@ -26,40 +27,40 @@ from numba import njit
 
 JUMP_NORTH, JUMP_EAST, JUMP_SOUTH, JUMP_WEST = 0, 1, 2, 3
 JUMP_NE, JUMP_SE, JUMP_SW, JUMP_NW = 4, 5, 6, 7
-JUMP_TABLE_MAX_SIDE = 32_000  # entries are int16
+JUMP_DISTANCES_MAX_SIDE = 32_000  # entries are int16
 # Below this mean run (open cells a straight jump passes, over every walkable cell and the
 # four straight directions) jumps are so short that scanning the bytes is as fast as a
-# lookup in a table eight times the map's size (see bench/README.md, 'bench.memory': Moving
+# lookup in jump distances eight times the map's size (see bench/README.md, 'bench.memory': Moving
 # AI's 1-wide maze and 35%-random maps gain nothing from one). Such maps do without.
-# (estimate_mean_run runs build_jump_table's straight rule, _straight_entry, without
+# (estimate_mean_run runs build_jump_distances's straight rule, _straight_entry, without
 # storing the entries; a test checks that both agree.)
 MIN_MEAN_RUN = 2.0
 
 
-def wants_jump_table(width: int, height: int, max_cells: int) -> bool:
-    """Whether a uniform-cost map of this size may get a jump table under the limit
+def wants_jump_distances(width: int, height: int, max_cells: int) -> bool:
+    """Whether a uniform-cost map of this size may get jump distances under the limit
     ``max_cells`` (``JUMP_TABLE_MAX_CELLS``; 0: never)."""
-    return width * height <= max_cells and max(width, height) + 2 <= JUMP_TABLE_MAX_SIDE
+    return width * height <= max_cells and max(width, height) + 2 <= JUMP_DISTANCES_MAX_SIDE
 
 
-def jump_table_for(
+def jump_distances_for(
     passable: np.ndarray, stride: int, width: int, height: int, max_cells: int
 ) -> np.ndarray | None:
-    """The jump table of a uniform-cost padded grid (read-only), or None when the map is
+    """The jump distances of a uniform-cost padded grid (read-only), or None when the map is
     over ``max_cells`` or too large for one, or its jumps are too short to gain from it
     (:data:`MIN_MEAN_RUN`)."""
-    if not wants_jump_table(width, height, max_cells):
+    if not wants_jump_distances(width, height, max_cells):
         return None
     if not long_runs(passable, stride, width, height):
-        return None  # decided before paying for the table (bench/README.md, 'bench.memory')
-    table = build_jump_table(passable, stride, 1)
-    table.flags.writeable = False
-    return table
+        return None  # decided before paying for them (bench/README.md, 'bench.memory')
+    jumps = build_jump_distances(passable, stride, 1)
+    jumps.flags.writeable = False
+    return jumps
 
 
 def long_runs(passable: np.ndarray, stride: int, width: int, height: int) -> bool:
     """Whether a padded grid's straight jumps are long enough (:data:`MIN_MEAN_RUN`, for
-    units of size 1) for a table or block scans to beat scanning the bytes."""
+    units of size 1) for jump distances or block scans to beat scanning the bytes."""
     every = _sample_step(max(width, height))
     return estimate_mean_run(passable, stride, 1, every) >= MIN_MEAN_RUN
 
@@ -79,7 +80,7 @@ def _sample_step(side: int) -> int:
 
 @njit(nogil=True, cache=True)
 def estimate_mean_run(passable, stride, unit, every):
-    """:func:`mean_run` without building the table: the straight entries of every
+    """:func:`mean_run` without building the jump distances: the straight entries of every
     ``every``-th row (east, west) and column (north, south), each swept keeping only the
     last entry. Exact with ``every`` = 1."""
     rows = passable.shape[0] // stride
@@ -188,7 +189,7 @@ class RunSums:
 
 
 @njit(nogil=True, cache=True)
-def mean_run(table, passable):
+def mean_run(jumps, passable):
     """Mean number of open cells a straight jump passes (jump point included), over the
     walkable cells and the four straight directions."""
     total = 0
@@ -198,7 +199,7 @@ def mean_run(table, passable):
             continue
         cells += 1
         for col in range(4):
-            entry = np.int64(table[cell, col])
+            entry = np.int64(jumps[cell, col])
             total += entry if entry > 0 else -entry - 1
     return total / (4 * cells) if cells else 0.0
 
@@ -236,12 +237,12 @@ def _straight_entry(passable, unit, ahead, step, side, entry_ahead):
 
 
 @njit(nogil=True, cache=True)
-def build_jump_table(passable, stride, unit):
-    """The JPS+ table of a padded grid: ``(cells, 8)`` int16 (see the column comment).
+def build_jump_distances(passable, stride, unit):
+    """The JPS+ jump distances of a padded grid: ``(cells, 8)`` int16 (see the column comment).
     Rows of blocked cells hold values no search reads."""
     n = passable.shape[0]
     rows = n // stride
-    table = np.zeros((n, 8), dtype=np.int16)
+    jumps = np.zeros((n, 8), dtype=np.int16)
     # Straight lines: each entry from its neighbour ahead, so sweep against the direction.
     for y in range(1, rows - 1):
         base = y * stride
@@ -249,31 +250,31 @@ def build_jump_table(passable, stride, unit):
             cell = base + x
             ahead = cell + 1
             # fmt: off
-            table[cell, JUMP_EAST] = _straight_entry(passable, unit, ahead, 1, stride,
-                                                 table[ahead, JUMP_EAST])
+            jumps[cell, JUMP_EAST] = _straight_entry(passable, unit, ahead, 1, stride,
+                                                 jumps[ahead, JUMP_EAST])
             # fmt: on
         for x in range(1, stride - 1):  # west
             cell = base + x
             ahead = cell - 1
             # fmt: off
-            table[cell, JUMP_WEST] = _straight_entry(passable, unit, ahead, -1, stride,
-                                                 table[ahead, JUMP_WEST])
+            jumps[cell, JUMP_WEST] = _straight_entry(passable, unit, ahead, -1, stride,
+                                                 jumps[ahead, JUMP_WEST])
             # fmt: on
     for y in range(1, rows - 1):  # north: the row above first
         for x in range(1, stride - 1):
             cell = y * stride + x
             ahead = cell - stride
             # fmt: off
-            table[cell, JUMP_NORTH] = _straight_entry(passable, unit, ahead, -stride, 1,
-                                                 table[ahead, JUMP_NORTH])
+            jumps[cell, JUMP_NORTH] = _straight_entry(passable, unit, ahead, -stride, 1,
+                                                 jumps[ahead, JUMP_NORTH])
             # fmt: on
     for y in range(rows - 2, 0, -1):  # south: the row below first
         for x in range(1, stride - 1):
             cell = y * stride + x
             ahead = cell + stride
             # fmt: off
-            table[cell, JUMP_SOUTH] = _straight_entry(passable, unit, ahead, stride, 1,
-                                                 table[ahead, JUMP_SOUTH])
+            jumps[cell, JUMP_SOUTH] = _straight_entry(passable, unit, ahead, stride, 1,
+                                                 jumps[ahead, JUMP_SOUTH])
             # fmt: on
     # Diagonals: a cell is a jump point if a straight jump from it finds one.
     for k in range(4):
@@ -295,9 +296,9 @@ def build_jump_table(passable, stride, unit):
                     and room(passable, unit, cell + step_y)
                     and room(passable, unit, ahead)
                 ):
-                    table[cell, col] = -1
-                elif table[ahead, col_x] > 0 or table[ahead, col_y] > 0:
-                    table[cell, col] = 1
+                    jumps[cell, col] = -1
+                elif jumps[ahead, col_x] > 0 or jumps[ahead, col_y] > 0:
+                    jumps[cell, col] = 1
                 else:
-                    table[cell, col] = _extend(table[ahead, col])
-    return table
+                    jumps[cell, col] = _extend(jumps[ahead, col])
+    return jumps

@@ -5,7 +5,7 @@ array) into cache and returns at once; it changes nothing and cannot fault, what
 ``i`` is. A* uses it to fetch the scratch rows of the cells above and below the node it
 expands while it works on the row in between: on the Moving AI 1-wide maze, with the
 cache cold (as after another solver ran), A* took about 0.8x the time. JPS+ fetches the
-jump-table rows of the nodes it offers, read when they are expanded (0.9x on the large
+jump-distance rows of the nodes it offers, read when they are expanded (0.9x on the large
 Dragon Age maps with a cold cache). Both figures are one-off A/B runs, not benchmark
 commands; with warm caches neither hint changed the time.
 """

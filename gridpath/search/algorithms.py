@@ -21,7 +21,7 @@ from gridpath.search.runners import fast_astar, general, jps, jps_blocks, subgoa
 from gridpath.search.warming import require as require_warm
 
 FAST, GENERAL, JPS, THETA = fast_astar.RUNNER, general.RUNNER, jps.RUNNER, theta.RUNNER
-JPS_BLOCKS = jps_blocks.RUNNER  # JPS where a revision has no JPS+ table (see its module)
+JPS_BLOCKS = jps_blocks.RUNNER  # JPS where a revision has no JPS+ jump distances (see its module)
 SUBGOAL = subgoal.RUNNER
 SUBGOAL_AUTO = subgoal.AUTO_RUNNER
 
@@ -72,7 +72,7 @@ ALGORITHMS: dict[Algorithm, AlgorithmSpec] = {
                              _weighted_astar),
 }
 # fmt: on
-# Every runner once, in table order: what the warm-up compiles.
+# Every runner once, in the order listed: what the warm-up compiles.
 RUNNERS: tuple[Runner, ...] = tuple(
     dict.fromkeys(r for spec in ALGORITHMS.values() for r, _ in spec.runners)
 )
@@ -89,7 +89,7 @@ def is_bounded_suboptimal(options: SearchOptions) -> bool:
 
 
 def algorithm_description() -> str:
-    """The request schema's description of ``algorithm``, from the table."""
+    """The request schema's description of ``algorithm``, from the list above."""
     return ", ".join(spec.description for spec in ALGORITHMS.values()) + "."
 
 

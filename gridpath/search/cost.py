@@ -13,7 +13,7 @@ from gridpath.search.options import CostModel, SearchOptions
 
 def price_record(grid: Grid, options: SearchOptions, class_cost: np.ndarray, uniform: bool):
     """The kernels' price record for ``options`` on ``grid`` priced by ``class_cost``
-    (:func:`gridpath.search.find.terrain_table`'s table and its ``uniform`` flag)."""
+    (:func:`gridpath.search.find.terrain_prices`'s prices and its ``uniform`` flag)."""
     orth_w, diag_w = options.step_weights
     integer = options.cost_model == CostModel.INTEGER
     return (

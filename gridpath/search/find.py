@@ -28,7 +28,7 @@ from gridpath.search._sight import turning_points as _turning_points
 from gridpath.search.cost import price_record, walked_cost
 from gridpath.search.options import DEFAULT_OPTIONS, CostModel, SearchOptions
 from gridpath.search.overlay import blocked_cells
-from gridpath.search.plan import BLOCKED, EXPLORED, SEVERAL_GOALS, Plan, plan_for, terrain_table
+from gridpath.search.plan import BLOCKED, EXPLORED, SEVERAL_GOALS, Plan, plan_for, terrain_prices
 from gridpath.search.runner import EMPTY_PATH, Outcome, Query
 from gridpath.search.scratch import SearchScratch, thread_scratch
 from gridpath.search.smooth import smooth, turning_points
@@ -238,7 +238,7 @@ def checked_query(
     (for callers that run a runner themselves: the table, the benchmarks, the tests)."""
     goal_list, blocked_set = checked_ends(grid, start, goal, goals, options, blocked)
     options = options.resolved()
-    class_cost, uniform, min_cost = terrain_table(grid, options)
+    class_cost, uniform, min_cost = terrain_prices(grid, options)
     return Query(
         grid, start, goal_list, options, blocked_set, explored_limit, class_cost, uniform,
         min_cost,

@@ -19,7 +19,7 @@ from gridpath.grid.model import Grid
 from gridpath.search import _general
 from gridpath.search._frontier import BLOCKED, CAME_FROM, STATE
 from gridpath.search._records import grid_record
-from gridpath.search.find import check_cell, terrain_table
+from gridpath.search.find import check_cell, terrain_prices
 from gridpath.search.options import DEFAULT_OPTIONS, InvalidOption, SearchOptions, kernel_rules
 from gridpath.search.overlay import blocked_cells, stamp
 from gridpath.search.scratch import SearchScratch, thread_scratch
@@ -83,7 +83,7 @@ def flow_field(
     blocked_set = blocked_cells(grid, blocked)
     check_cell(grid, goal, "goal", blocked_set, options.clearance)
     options = options.resolved()
-    class_cost, uniform, _ = terrain_table(grid, options)
+    class_cost, uniform, _ = terrain_prices(grid, options)
     scratch = scratch or thread_scratch()
     generation = scratch.begin(grid.flat.size)
     stamp(grid, blocked_set, scratch.marks, BLOCKED, generation)

@@ -28,7 +28,7 @@ from enum import Enum
 from functools import cached_property, lru_cache
 
 from gridpath.errors import InvalidOption
-from gridpath.grid.model import TERRAIN_COST_RULE, is_terrain_cost
+from gridpath.grid.terrain import TERRAIN_COST_RULE, is_terrain_cost
 from gridpath.search import _general
 from gridpath.search._records import (
     ALWAYS,

@@ -4,8 +4,9 @@ map revision, options and query shape and kept with the revision.
 A runner's refusal reads only the options, the revision and the query's shape (one goal
 or several, blocked cells or none, explored cells or none: :class:`~gridpath.search.
 runner.Runner`), so :func:`gridpath.search.algorithms.choose_runner` runs once per plan,
-not per query. A plan made before a late table of its revision appeared is made again
-(tables only appear). Options the map cannot price or an algorithm that cannot serve
+not per query. A plan made before a late preprocessing of its revision appeared (the
+data a runner reads, ``Runner.late_preprocessing``) is made again (preprocessing only
+appears). Options the map cannot price or an algorithm that cannot serve
 raise here, after ``find_path`` checked the endpoints, and are not kept.
 """
 
@@ -43,14 +44,14 @@ class Plan:
 
     options: SearchOptions  # resolved, with the algorithm the runner reports
     run: Callable[[Query, SearchScratch], Outcome]  # the chosen runner, bound to the plan
-    class_cost: np.ndarray  # terrain_table's: the price of each terrain class
+    class_cost: np.ndarray  # terrain_prices's: the price of each terrain class
     uniform: bool
     min_cost: float
     optimal: bool
     bounded_suboptimal: bool
     integer: bool  # the integer cost model: costs reported as whole numbers
     components: Components  # for the unit and movement: unreachable without a search
-    watch: tuple[str, ...]  # the late tables not built yet that the choice depends on
+    watch: tuple[str, ...]  # late preprocessing not built yet that the choice depends on
 
 
 # Per map revision (weakly: a revision no longer served takes its plans with it), under
@@ -86,7 +87,7 @@ def plan_for(grid: Grid, options: SearchOptions, shape: int) -> Plan:
 
 def make_plan(grid: Grid, options: SearchOptions, shape: int) -> Plan:
     resolved = options.resolved()
-    class_cost, uniform, min_cost = terrain_table(grid, resolved)
+    class_cost, uniform, min_cost = terrain_prices(grid, resolved)
     # No runner's refusal reads the cells (only the shape): placeholders here.
     goals = ((0, 0), (0, 0)) if shape & SEVERAL_GOALS else ((0, 0),)
     blocked = frozenset({(0, 0)}) if shape & BLOCKED else frozenset()
@@ -110,16 +111,16 @@ def make_plan(grid: Grid, options: SearchOptions, shape: int) -> Plan:
         components=grid.components(
             chosen_options.clearance, chosen_options.diagonal == Diagonal.ALWAYS
         ),
-        watch=_late_tables(grid, resolved, chosen.runner),
+        watch=_late_preprocessing(grid, resolved, chosen.runner),
     )
 
 
-def _late_tables(grid: Grid, options: SearchOptions, chosen) -> tuple[str, ...]:
-    """The tables not yet built on ``grid`` that the runners up to ``chosen`` declare as
-    late: what the choice depends on."""
+def _late_preprocessing(grid: Grid, options: SearchOptions, chosen) -> tuple[str, ...]:
+    """The preprocessing not yet built on ``grid`` that the runners up to ``chosen``
+    declare as late: what the choice depends on."""
     keys: list[str] = []
     for runner, _ in ALGORITHMS[options.algorithm].runners:
-        keys.extend(k for k in runner.late_tables if grid.built(k) is None)
+        keys.extend(k for k in runner.late_preprocessing if grid.built(k) is None)
         if runner is chosen:
             break
     return tuple(dict.fromkeys(keys))
@@ -133,7 +134,7 @@ def with_algorithm(options: SearchOptions, algorithm: Algorithm) -> SearchOption
     return replace(options, algorithm=algorithm)
 
 
-def terrain_table(grid: Grid, options: SearchOptions) -> tuple[np.ndarray, bool, float]:
+def terrain_prices(grid: Grid, options: SearchOptions) -> tuple[np.ndarray, bool, float]:
     """Per-class costs for this search (map costs, then the request's overrides), whether
     every walkable cell costs 1, and the cheapest walkable class cost (scales h)."""
     if not options.terrain_costs and grid.uniform:
@@ -156,6 +157,6 @@ def terrain_table(grid: Grid, options: SearchOptions) -> tuple[np.ndarray, bool,
                     f"the integer cost model needs whole-number "
                     f"terrain costs; class {names[i]!r} costs {costs[i]}",
                 )
-    table = np.ones(256, dtype=np.float64)
-    table[: len(costs)] = costs
-    return table, all(c == 1.0 for c in present), min(present)
+    prices = np.ones(256, dtype=np.float64)
+    prices[: len(costs)] = costs
+    return prices, all(c == 1.0 for c in present), min(present)

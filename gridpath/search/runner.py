@@ -5,8 +5,8 @@ A runner is one module under :mod:`gridpath.search.runners` with one entry point
 made per plan by ``bind``; the exact-pair runners name a kernel and share :class:`PairRun`),
 a ``refuses`` test (why it cannot serve a query; ``None``: it can), and as data: the
 queries that compile its kernels with the service's argument types (:class:`WarmUp`, run
-through ``find_path`` by :mod:`gridpath.search.warmup`) and the per-revision tables it
-reads that a revision may get after its first queries (``late_tables``). Which runner
+through ``find_path`` by :mod:`gridpath.search.warmup`) and the per-revision preprocessing it
+reads that a revision may get after its first queries (``late_preprocessing``). Which runner
 serves a query is decided by :func:`gridpath.search.algorithms.choose_runner`, never
 inside a runner; no runner imports ``find_path``.
 """
@@ -42,7 +42,7 @@ class Query:
     options: SearchOptions  # resolved (defaults filled in)
     blocked: frozenset[Cell]  # per-request walls
     explored_limit: int  # > 0: report up to this many expanded cells
-    class_cost: np.ndarray  # per terrain class (find.terrain_table)
+    class_cost: np.ndarray  # per terrain class (find.terrain_prices)
     uniform: bool  # every walkable cell costs 1 under these options
     min_cost: float  # the cheapest walkable class cost (scales the heuristic)
 
@@ -134,8 +134,8 @@ class PairRun:
 @dataclass(frozen=True)
 class WarmUp:
     """One query the warm-up sends through ``find_path`` (the runner as the service reaches
-    it): on a grid made by ``grid()``, after ``prepare(grid)`` (a per-revision table the
-    query reads, built as the service builds it before publishing a revision)."""
+    it): on a grid made by ``grid()``, after ``prepare(grid)`` (the per-revision preprocessing
+    the query reads, built as the service builds it before publishing a revision)."""
 
     grid: Callable[[], Grid]
     start: Cell
@@ -157,15 +157,16 @@ class Runner:
     query of the plan ``query`` stands for (its per-plan records made once); ``run`` is
     ``bind(query)(query, scratch)`` for one query. As data: ``warm_ups``, the queries
     that compile its kernels; ``warm_kernels``, a call compiling the kernels no query
-    reaches (a table's update); ``late_tables``, the keys of the per-revision tables
-    (``Grid.built``) whose absence it refuses and which a revision may get later:
-    ``find_path`` chooses again for a revision once one of them appears."""
+    reaches (an update of its preprocessing); ``late_preprocessing``, the keys of the
+    per-revision preprocessing (``Grid.built``) whose absence it refuses and which a
+    revision may get later: ``find_path`` chooses again for a revision once one of them
+    appears."""
 
     name: str
     refuses: Callable[[Query], str | None]
     bind: Callable[[Query], Callable[[Query, SearchScratch], Outcome]]
     warm_ups: tuple[WarmUp, ...] = ()
-    late_tables: tuple[str, ...] = ()
+    late_preprocessing: tuple[str, ...] = ()
     warm_kernels: Callable[[], object] | None = None
 
     @classmethod

@@ -15,7 +15,7 @@ From each origin, one of two ways, decided once per table by :func:`plan_table`:
   for the same pair (bit for bit on uniform terrain, where an optimal cost has one value);
 * pairwise: where the runner chosen for a pair serves it with jump point search and an origin
   has at most :data:`PAIRWISE_MAX_ENDS` ends, ``find_path`` per pair (``/path``'s very
-  search), since a query on a JPS+ table costs a small fraction of a flood.
+  search), since a query on JPS+ jump distances costs a small fraction of a flood.
 
 The work is split in three steps so the service can run the searches on its search
 threads: :func:`plan_table` (checks, no search), :func:`search_line` (one search, any
@@ -40,7 +40,7 @@ from gridpath.search import _general
 from gridpath.search._frontier import BLOCKED, GOAL, LIMIT_REACHED, STATE, reconstruct_path
 from gridpath.search._records import grid_record
 from gridpath.search.algorithms import choose_runner
-from gridpath.search.find import _as_cost, checked_query, find_path, terrain_table
+from gridpath.search.find import _as_cost, checked_query, find_path, terrain_prices
 from gridpath.search.options import (
     DEFAULT_OPTIONS,
     Algorithm,
@@ -160,7 +160,7 @@ def plan_table(
     targets_t = _checked(grid, targets, "targets")
     blocked_set = blocked_cells(grid, blocked)
     options = options.resolved()
-    class_cost, uniform, _ = terrain_table(grid, options)
+    class_cost, uniform, _ = terrain_prices(grid, options)
     unit = options.clearance
     open_sources = [c for c in dict.fromkeys(sources_t) if _open(grid, c, blocked_set, unit)]
     open_targets = [c for c in dict.fromkeys(targets_t) if _open(grid, c, blocked_set, unit)]

@@ -26,7 +26,7 @@ from gridpath.grid.model import Grid
 from gridpath.search import _validate
 from gridpath.search._records import grid_record
 from gridpath.search.cost import price_record
-from gridpath.search.find import find_path, terrain_table
+from gridpath.search.find import find_path, terrain_prices
 from gridpath.search.options import (
     CORNER_RULES,
     DEFAULT_OPTIONS,
@@ -92,7 +92,7 @@ def kernel_call(
     report: tuple,
 ) -> Callable[[], tuple[float, int]]:
     """The validation kernel of ``mode`` with its records ready: call it for ``(cost,
-    violations found)``. ``options`` resolved; ``terrain`` is :func:`terrain_table`'s
+    violations found)``. ``options`` resolved; ``terrain`` is :func:`terrain_prices`'s
     answer; ``marks``, ``block_mark`` as :func:`overlay` gives them; ``report`` from
     :func:`new_report`."""
     class_cost, uniform, _min_cost = terrain
@@ -125,7 +125,7 @@ def validate_path(
         raise ValueError(f"mode must be 'cells' or 'waypoints', got {mode!r}")
     cells = np.asarray(path, dtype=np.int64).reshape(-1, 2)
     options = options.resolved()
-    terrain = terrain_table(grid, options)
+    terrain = terrain_prices(grid, options)
     marks, block_mark = overlay(grid, blocked, scratch or thread_scratch())
     report = new_report()
     check = kernel_call(grid, cells, mode, options, terrain, marks, block_mark, report)

@@ -1,7 +1,7 @@
 """Compile every kernel once (or load it from numba's on-disk cache), in steps.
 
 :data:`STEPS` splits the kernels by what needs them: ``serving`` (loading maps, ``auto``'s
-common query on a map without a JPS+ table, smoothing, sight lines) first, then one step
+common query on a map without JPS+ jump distances, smoothing, sight lines) first, then one step
 per other runner or feature, each with the gates (:mod:`gridpath.search.warming`) its
 queries wait on. :func:`warm_up` runs them all here, one after the other (image build,
 benches, ``make warmup``); the service starts with :class:`StagedWarmUp`
@@ -28,7 +28,8 @@ from pathlib import Path
 import numpy as np
 
 import gridpath
-from gridpath.grid.model import Grid, TerrainClass
+from gridpath.grid.model import Grid
+from gridpath.grid.terrain import TerrainClass
 from gridpath.group.solve import warm_up as group_warm_up
 from gridpath.search.algorithms import FAST, GENERAL, JPS, JPS_BLOCKS, SUBGOAL, THETA
 from gridpath.search.find import find_path
@@ -68,7 +69,7 @@ def _terrain() -> Grid:
 
 
 def _serving(scratch: SearchScratch) -> None:
-    """Loading maps and ``auto``'s common query where a map has no JPS+ table: block JPS
+    """Loading maps and ``auto``'s common query where a map has no JPS+ jump distances: block JPS
     (the bitsets, their edits, the search) and its path finishing (waypoints included)."""
     _warm_runner(JPS_BLOCKS, scratch)
     grid = Grid.from_walkable("_warmup_blocks", np.ones((8, 70), dtype=bool))
@@ -135,7 +136,7 @@ def _runner_step(name: str, runner: Runner, gates: tuple[str, ...]) -> Step:
 STEPS: tuple[Step, ...] = (
     Step("serving", _serving, ("jps_blocks",)),
     Step("shared", _shared, ()),  # before every runner's step below: they wait for it
-    _runner_step("jps", JPS, ("jps",)),  # JPS+ tables: auto on maps that have one
+    _runner_step("jps", JPS, ("jps",)),  # JPS+ jump distances: auto on maps that have one
     _runner_step("astar", FAST, ("fast_astar",)),
     _runner_step("general", GENERAL, ("general",)),  # dijkstra, bfs, greedy, terrain costs
     _runner_step("theta", THETA, ("theta",)),

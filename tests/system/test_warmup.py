@@ -1,5 +1,5 @@
 """warm_up() compiles every kernel signature the service uses: after it, serving the
-bundled maps (with and without JPS+ jump tables, with the subgoal tier) and a live edit
+bundled maps (with and without JPS+ jump distances, with the subgoal tier) and a live edit
 compile nothing new."""
 
 from __future__ import annotations
@@ -30,8 +30,15 @@ def compiled():
 warm_up()
 before = compiled()
 from gridpath.maps import MapRegistry
-from gridpath.grid.edits import Edit, apply_edits
-from gridpath.search import Algorithm, SearchOptions, find_path, jump_table, smooth, subgoal_graph
+from gridpath.grid.edits import Edit, GridEdit
+from gridpath.search import (
+    Algorithm,
+    SearchOptions,
+    find_path,
+    jump_distances,
+    smooth,
+    subgoal_graph,
+)
 from gridpath.search.validate import validate_path
 from gridpath.search.flowfield import flow_field
 from gridpath.search.table import cost_table
@@ -39,7 +46,7 @@ from gridpath.search.table import cost_table
 store = MapRegistry.from_dir("maps", max_cells=10**7, max_bytes=10**8)
 tables = set()
 for grid in [g for g in store.all() if g.kind == "grid"]:  # polygon maps: no kernels
-    tables.add(jump_table(grid) is not None)  # built per revision, as the service does
+    tables.add(jump_distances(grid) is not None)  # built per revision, as the service does
     subgoal_graph(grid)
     cells = np.argwhere(grid.clearance >= 1)
     (y0, x0), (y1, x1) = cells[0], cells[-1]
@@ -57,11 +64,11 @@ for grid in [g for g in store.all() if g.kind == "grid"]:  # polygon maps: no ke
     flow_field(grid, goal)
     for options in (SearchOptions(), SearchOptions(connectivity=4)):  # JPS per pair; floods
         cost_table(grid, [start, goal], [goal, start], options)
-    edited = apply_edits(grid, [Edit("blocked", cells=[start])], revision=2)
+    edited = grid.edit(GridEdit([Edit("blocked", cells=[start])]), 2)
     y2, x2 = cells[len(cells) // 2]
     find_path(edited, goal, (int(x2), int(y2)))  # on the new snapshot
     find_path(edited, goal, (int(x2), int(y2)), SearchOptions(algorithm=Algorithm.SUBGOAL))
-assert tables == {True, False}, tables  # maps with and without a jump table were served
+assert tables == {True, False}, tables  # maps with and without jump distances were served
 print(compiled() - before)
 """
 

@@ -8,8 +8,8 @@ import numpy as np
 from fastapi import APIRouter
 
 from app.api.deps import RegistryDep
+from app.api.kinds import require_grid
 from app.api.map_info import check_map_name, map_info
-from app.api.polygon import require_grid
 from app.api.responses import encode_array
 from app.models import ErrorResponse, MapCells
 

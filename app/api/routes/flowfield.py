@@ -11,7 +11,7 @@ from fastapi.responses import Response
 
 from app.api.deps import RegistryDep, StateDep, wait_for_revision
 from app.api.echo import flow_field_options
-from app.api.polygon import require_grid
+from app.api.kinds import require_grid
 from app.api.responses import encode_array
 from app.api.rules import search_options
 from app.cache import LRUCache

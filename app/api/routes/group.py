@@ -10,7 +10,7 @@ from fastapi.responses import Response
 
 from app.api.deps import RegistryDep, StateDep, snapshot_at
 from app.api.group import GroupSolve, work_budget
-from app.api.polygon import require_grid
+from app.api.kinds import require_grid
 from app.api.responses import json_response
 from app.models import STALE_REVISION_RESPONSE, ErrorResponse
 from app.models.group import GroupRequest, GroupResponse

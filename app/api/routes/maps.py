@@ -12,8 +12,9 @@ from fastapi.responses import Response
 
 from app.api.auth import ADMIN_TOKEN
 from app.api.deps import RegistryDep, StateDep, wait_for_revision
+from app.api.kinds import require_grid
 from app.api.map_info import check_map_name, map_info
-from app.api.polygon import polygon_upload, require_grid
+from app.api.polygon import polygon_upload
 from app.config import Settings
 from app.models import (
     STALE_REVISION_RESPONSE,
@@ -31,7 +32,7 @@ from app.models import (
 )
 from gridpath.errors import InvalidField, InvalidRequest, MapLoadError, TerrainCostOutOfRange
 from gridpath.grid import Grid
-from gridpath.grid.edits import Edit
+from gridpath.grid.edits import Edit, GridEdit
 from gridpath.grid.upload import load_upload
 from gridpath.nav.model import NAV_SUFFIX
 from gridpath.nav.snapshot import (
@@ -196,21 +197,21 @@ async def patch_map(
     The answer's ``revision`` is served by this process already; pass it as ``revision``
     to read it from any process."""
     check_map_name(name)
-    edits: list[Edit] | PolygonEdit
+    change: GridEdit | PolygonEdit
     if patch.set is not None:
         if patch.holes is not None or patch.waypoints is not None:
             raise InvalidRequest("give 'set' (grid maps) or 'holes'/'waypoints' (polygon maps)")
-        edits = [
-            Edit(value=e.value, cells=[tuple(c) for c in e.cells], rect=e.rect) for e in patch.set
-        ]
+        change = GridEdit(
+            [Edit(value=e.value, cells=[tuple(c) for c in e.cells], rect=e.rect) for e in patch.set]
+        )
     elif patch.holes is not None or patch.waypoints is not None:
-        edits = PolygonEdit(
+        change = PolygonEdit(
             holes=[HoleEdit(h.op, h.index, h.ring) for h in patch.holes or ()],
             waypoints=patch.waypoints,
         )
     else:
         raise InvalidRequest("missing field 'set' (or, for a polygon map, 'holes'/'waypoints')")
-    return map_info(await state.authority.update(name, edits, patch.if_revision))
+    return map_info(await state.authority.update(name, change, patch.if_revision))
 
 
 @router.put(

@@ -9,7 +9,7 @@ from typing import Annotated
 from fastapi import APIRouter, Query
 
 from app.api.deps import RegistryDep, StateDep
-from app.api.polygon import require_grid
+from app.api.kinds import require_grid
 from app.models import ErrorResponse, NearestCell
 from gridpath.errors import InvalidRequest, OutOfBounds
 from gridpath.grid import is_valid_map_name

@@ -10,7 +10,7 @@ from fastapi.responses import Response
 
 from app.api.deps import RegistryDep, StateDep, snapshot_at
 from app.api.echo import flow_field_options
-from app.api.polygon import require_grid
+from app.api.kinds import require_grid
 from app.api.responses import json_response
 from app.api.rules import search_options, worst_case_expansions
 from app.config import Settings

@@ -8,7 +8,8 @@ import time
 
 import numpy as np
 
-from gridpath.grid.model import Grid, TerrainClass
+from gridpath.grid.model import Grid
+from gridpath.grid.terrain import TerrainClass
 from gridpath.search import _general
 from gridpath.search._frontier import BLOCKED, FOUND, GOAL, reconstruct_path
 from gridpath.search._records import grid_record

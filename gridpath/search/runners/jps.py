@@ -1,12 +1,13 @@
-"""The JPS runner: jump point search (JPS+ with the map's jump table for units of size 1,
+"""The JPS runner: jump point search (JPS+ with the map's jump distances for units of size 1,
 scanning otherwise), for uniform cost, 8-connected movement without corner cutting.
 
-A jump table is built per map revision by :func:`jump_table` and kept with the
+Jump distances are built per map revision by :func:`jump_distances` and kept with the
 :class:`~gridpath.grid.model.Grid` through its ``derived`` hook (the map layer never imports
-the search layer). Block JPS (:mod:`.jps_blocks`, first in the algorithm table) serves every
-map a table would serve, with the same answers and no table, so the service builds none
-(``prepare_jps``); this runner scans the bytes (maps of short runs, larger units), and
-uses a table only where one was built by hand (the benchmarks' JPS+ column).
+the search layer). Block JPS (:mod:`.jps_blocks`, first in the list of algorithms) serves
+every map JPS+ would serve, with the same answers and no jump distances, so the service
+builds none (``prepare_jps``); this runner scans the bytes (maps of short runs, larger
+units), and uses jump distances only where they were built by hand (the benchmarks' JPS+
+column).
 """
 
 from __future__ import annotations
@@ -15,17 +16,19 @@ import numpy as np
 
 from gridpath.grid.model import Grid
 from gridpath.search._jps import jps
-from gridpath.search._jumps import jump_table_for
+from gridpath.search._jumps import jump_distances_for
 from gridpath.search.options import Diagonal, Heuristic, SearchOptions
 from gridpath.search.runner import PairKernel, Query, Runner, WarmUp
 
-JUMP_TABLE = "jump_table"  # its key among a revision's derived tables
-DEFAULT_JUMP_TABLE_MAX_CELLS = 4_194_304  # the largest map given a table (16 bytes a cell)
+JUMP_DISTANCES = "jump_distances"  # its key among a revision's derived data
+DEFAULT_JUMP_DISTANCES_MAX_CELLS = 4_194_304  # the largest map given jump distances (16 B a cell)
 
 
-def jump_table(grid: Grid, max_cells: int = DEFAULT_JUMP_TABLE_MAX_CELLS) -> np.ndarray | None:
-    """The JPS+ table of this revision for units of size 1 (read-only), built now if it
-    has none yet, or None: terrain with costs, a map over ``max_cells`` (0: never), or
+def jump_distances(
+    grid: Grid, max_cells: int = DEFAULT_JUMP_DISTANCES_MAX_CELLS
+) -> np.ndarray | None:
+    """The JPS+ jump distances of this revision for units of size 1 (read-only), built now
+    if it has none yet, or None: terrain with costs, a map over ``max_cells`` (0: never), or
     jumps too short to gain from one. The service builds none (block JPS serves those
     maps); the JPS runner reads one only where it was built (:meth:`Grid.built`)."""
     max_cells = max(0, int(max_cells))
@@ -33,9 +36,9 @@ def jump_table(grid: Grid, max_cells: int = DEFAULT_JUMP_TABLE_MAX_CELLS) -> np.
     def build(grid: Grid) -> np.ndarray | None:
         if not grid.uniform:
             return None
-        return jump_table_for(grid.flat, grid.stride, grid.width, grid.height, max_cells)
+        return jump_distances_for(grid.flat, grid.stride, grid.width, grid.height, max_cells)
 
-    return grid.derived((JUMP_TABLE, max_cells), build)
+    return grid.derived((JUMP_DISTANCES, max_cells), build)
 
 
 def refuses(query: Query) -> str | None:
@@ -60,16 +63,16 @@ def refuses(query: Query) -> str | None:
     return None
 
 
-def _table(query: Query) -> np.ndarray | None:
+def _jump_distances(query: Query) -> np.ndarray | None:
     if query.options.clearance != 1:
         return None
-    return query.grid.built(JUMP_TABLE)
+    return query.grid.built(JUMP_DISTANCES)
 
 
 def pair(query: Query) -> PairKernel:
-    """The JPS kernel with the revision's table (or None: it scans the bytes), linking
-    jump points in ``came_from``."""
-    return PairKernel(jps, (_table(query),), jumps=True)
+    """The JPS kernel with the revision's jump distances (or None: it scans the bytes),
+    linking jump points in ``came_from``."""
+    return PairKernel(jps, (_jump_distances(query),), jumps=True)
 
 
 def _open_grid() -> Grid:
@@ -77,9 +80,9 @@ def _open_grid() -> Grid:
 
 
 WARM_UPS = (
-    # JPS+: jumps by table lookup (runs long enough for a table on this grid)
-    WarmUp(_open_grid, (0, 0), (7, 5), prepare=jump_table),
-    # JPS for units of size 2 scans the grid (the jump table is for size 1)
+    # JPS+: jumps by lookup (runs long enough for jump distances on this grid)
+    WarmUp(_open_grid, (0, 0), (7, 5), prepare=jump_distances),
+    # JPS for units of size 2 scans the grid (jump distances are for size 1)
     WarmUp(_open_grid, (0, 0), (5, 3), SearchOptions(clearance=2)),
 )
-RUNNER = Runner.exact_pair("jps", refuses, pair, WARM_UPS, late_tables=(JUMP_TABLE,))
+RUNNER = Runner.exact_pair("jps", refuses, pair, WARM_UPS, late_preprocessing=(JUMP_DISTANCES,))

@@ -1,15 +1,15 @@
 """The block-based JPS runner: jump point search whose jumps scan the map's row and column
 bitsets 64 cells at a time (:mod:`gridpath.search._blocks`), for units of size 1 on
-uniform terrain. No table: the bitsets are part of each revision (about six bits per
+uniform terrain. No jump distances: the bitsets are part of each revision (about six bits per
 cell), and an edit updates them around the cells it changed.
 
 Which JPS serves a query (in the order of :mod:`gridpath.search.algorithms`: this runner,
 then :mod:`.jps`):
 
 * a map whose straight runs are long (``_jumps.MIN_MEAN_RUN``): this runner. It offers
-  the same nodes in the same order as JPS+ with its table, so it returns the same paths
-  and expansions; measured faster than the table lookups on the Dragon Age maps (see
-  ``bench/README.md``), so such maps no longer need a JPS+ table;
+  the same nodes in the same order as JPS+ with its jump distances, so it returns the same paths
+  and expansions; measured faster than the jump-distance lookups on the Dragon Age maps (see
+  ``bench/README.md``), so such maps no longer need JPS+ jump distances;
 * short runs (mazes, scattered obstacles): the byte scan of :mod:`.jps` (as fast there,
   and its lazy rule gives those maps' paths); this runner refuses;
 * larger units: :mod:`.jps`.
@@ -81,8 +81,8 @@ def block_record(grid: Grid) -> tuple | None:
 def prepare_jps(grid: Grid) -> None:
     """Build what a revision's JPS queries read, before it is published: the block bitsets
     (where the map is uniform with long runs; its edits then update them through
-    ``Grid.derive_like``). No JPS+ table: block JPS serves every map one would serve (a
-    table needs the same long runs), with the same answers."""
+    ``Grid.derive_like``). No JPS+ jump distances: block JPS serves every map they would
+    serve (JPS+ needs the same long runs), with the same answers."""
     block_record(grid)
 
 

@@ -2,7 +2,7 @@
 (:mod:`gridpath.search._subgoal`), for the default movement rules (uniform cost,
 8-connected without corner cutting, octile, float costs, units of size 1).
 
-The hierarchy is built per map revision, off the request path, like the JPS+ table: by
+The hierarchy is built per map revision, off the request path, like the JPS+ jump distances: by
 :func:`subgoal_graph`, which the service runs for every map it loads and, through the
 store's ``prepare`` hook and :meth:`Grid.derive_like`, for every new revision before it
 is published, up to ``SUBGOAL_MAX_CELLS`` cells. A query only reads what the revision
@@ -42,6 +42,7 @@ from gridpath.search._subgoal import (
 from gridpath.search.options import Algorithm, CostModel, Diagonal, Heuristic, SearchOptions
 from gridpath.search.runner import Outcome, Query, Runner, WarmUp
 from gridpath.search.runners import jps_blocks
+from gridpath.search.runners.jps import JUMP_DISTANCES
 from gridpath.search.scratch import SearchScratch
 
 DEFAULT_SUBGOAL_MAX_CELLS = 1_048_576  # the SUBGOAL_MAX_CELLS default
@@ -49,7 +50,7 @@ DEFAULT_SUBGOAL_MAX_CELLS = 1_048_576  # the SUBGOAL_MAX_CELLS default
 AUTO_MIN_CELLS = 16_384
 NO_TIER = "this map revision has no subgoal graph (SUBGOAL_MAX_CELLS)"  # the only refusal
 # that building the tier lifts
-TABLE = "subgoal_graph"  # its key among a revision's derived tables
+KEY = "subgoal_graph"  # its key among a revision's derived data
 # Contraction: settled nodes per witness search when contracting and when estimating a
 # node's priority (a limit only adds shortcuts), and the build's budget in edges scanned
 # by witness searches. A map whose subgoals see many others (open city maps, random
@@ -135,16 +136,16 @@ def subgoal_graph(grid: Grid, max_cells: int = DEFAULT_SUBGOAL_MAX_CELLS) -> Sub
             return None
         return build_subgoal_graph(grid)
 
-    return grid.derived((TABLE, max_cells), build)
+    return grid.derived((KEY, max_cells), build)
 
 
 def tiers(grid: Grid) -> dict[str, int]:
-    """The preprocessed tables this revision has, by the algorithm that reads them, with
-    their bytes (``GET /maps``): ``jps`` (block JPS's bitsets, the JPS+ table), ``subgoal``."""
-    tables = {"jps": (jps_blocks.KEY, "jump_table"), "subgoal": (TABLE,)}  # bitsets, JPS+
+    """The preprocessing this revision has, by the algorithm that reads it, with its bytes
+    (``GET /maps``): ``jps`` (block JPS's bitsets, the JPS+ jump distances), ``subgoal``."""
+    preprocessing = {"jps": (jps_blocks.KEY, JUMP_DISTANCES), "subgoal": (KEY,)}  # bitsets, JPS+
     sizes = {
         tier: sum(int(t.nbytes) for t in map(grid.built, keys) if t is not None)
-        for tier, keys in tables.items()
+        for tier, keys in preprocessing.items()
     }
     return {tier: size for tier, size in sizes.items() if size}
 
@@ -164,7 +165,7 @@ def refuses(query: Query) -> str | None:
         return "it searches for a single goal, without closest or max_cost"
     if query.explored_limit > 0:
         return "it does not report explored cells"
-    if query.grid.built(TABLE) is None:
+    if query.grid.built(KEY) is None:
         return NO_TIER
     return None
 
@@ -197,7 +198,7 @@ def _scratch_for(scratch: SearchScratch, graph: SubgoalGraph) -> _Scratch:
 
 
 def run(query: Query, scratch: SearchScratch) -> Outcome:
-    graph: SubgoalGraph = query.grid.built(TABLE)
+    graph: SubgoalGraph = query.grid.built(KEY)
     grid = query.grid
     mine = _scratch_for(scratch, graph)
     start, goal = grid.index(*query.start), grid.index(*query.goals[0])
@@ -227,7 +228,7 @@ WARM_UPS = (
     WarmUp(_warmup_grid, (0, 4), (8, 4), _SUBGOAL, prepare=subgoal_graph),  # the hierarchy
     WarmUp(_warmup_grid, (0, 0), (8, 1), _SUBGOAL, prepare=subgoal_graph),  # a direct move
 )
-RUNNER = Runner.plain("subgoal", refuses, run, WARM_UPS, late_tables=(TABLE,))
+RUNNER = Runner.plain("subgoal", refuses, run, WARM_UPS, late_preprocessing=(KEY,))
 
 
 def refuses_for_auto(query: Query) -> str | None:
@@ -239,4 +240,4 @@ def refuses_for_auto(query: Query) -> str | None:
 
 # The tier as ``auto``'s first choice (reported as ``subgoal``); its kernels are
 # :data:`RUNNER`'s, which the warm-up runs.
-AUTO_RUNNER = Runner.plain("subgoal_auto", refuses_for_auto, run, late_tables=(TABLE,))
+AUTO_RUNNER = Runner.plain("subgoal_auto", refuses_for_auto, run, late_preprocessing=(KEY,))

@@ -332,7 +332,7 @@ def test_blocked_cells_off_the_map_are_refused_everywhere(client, url, body):
         (
             "/validate",
             {"map": "arena", "path": [[2, 2], [3, 3]], "mode": "cells"},
-            "app.api.routes.validate",
+            "app.api.grid_kind",
             "validate_path",
         ),
         (

@@ -24,7 +24,7 @@ from fastapi.testclient import TestClient
 from app.authority.redis import CHANNEL, INDEX, LAST, decode, encode, map_key
 from app.config import Settings
 from app.main import create_app
-from gridpath.grid.edits import Edit, apply_edits
+from gridpath.grid.edits import Edit, GridEdit
 from gridpath.maps import MapRegistry
 from tests.conftest import MAPS_DIR, ROOT, wait_ready
 from tests.redis_server import RedisServer
@@ -52,7 +52,7 @@ def test_encoding_round_trips_every_kind_of_map():
     grids = folder.all()
     arena = folder.get("arena")
     edits = [Edit(value=3.5, rect=(0, 0, 4, 2)), Edit(value="blocked", cells=[(6, 6)])]
-    grids.append(apply_edits(arena, edits, 2))  # a new terrain class: palette sidecar
+    grids.append(arena.edit(GridEdit(edits), 2))  # a new terrain class: palette sidecar
     polygons = [g for g in grids if g.kind == "polygon"]
     assert polygons  # maps/courtyard.nav.json
     for grid in grids:

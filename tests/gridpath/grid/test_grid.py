@@ -12,7 +12,7 @@ from PIL import Image
 
 from gridpath.errors import InvalidField, MapNotFound
 from gridpath.grid import Grid, is_valid_map_name
-from gridpath.grid.edits import Edit, apply_edits
+from gridpath.grid.edits import Edit, GridEdit
 from gridpath.maps import MapRegistry
 from gridpath.maps import registry as registry_module
 from gridpath.search import Algorithm, SearchOptions, find_path
@@ -196,7 +196,7 @@ def test_registry_lists_an_unexpected_loader_error_and_loads_the_rest(tmp_path, 
 
 
 @pytest.mark.parametrize("value", [0, -1.0, 1e308, float("nan"), True, "lava"])
-def test_apply_edits_refuses_bad_values(value):
+def test_an_edit_refuses_bad_values(value):
     grid = Grid.from_walkable("m", np.ones((3, 3), dtype=bool))
     with pytest.raises(InvalidField, match="set"):
-        apply_edits(grid, [Edit(value, cells=[(1, 1)])], revision=2)
+        grid.edit(GridEdit([Edit(value, cells=[(1, 1)])]), 2)

@@ -33,7 +33,7 @@ def test_with_revision_shares_content():
     grid = make_grid(ART, "m")
     again = with_revision(grid, 7, source="m.png")
     assert (again.revision, again.source, again.sha256) == (7, "m.png", grid.sha256)
-    assert again.passable is grid.passable and again.jump_table is grid.jump_table
+    assert again.passable is grid.passable and again.jump_distances is grid.jump_distances
     assert grid.revision == 1  # the original is untouched
 
 

@@ -13,7 +13,7 @@ from PIL import Image
 
 from gridpath.errors import MapLoadError
 from gridpath.grid import Grid, load_map
-from gridpath.grid.model import TerrainClass
+from gridpath.grid.terrain import TerrainClass
 from gridpath.search import Algorithm, CostModel, Diagonal, InvalidOption, SearchOptions, find_path
 from tests.reference import SQRT2, reference_costs, step_is_legal
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from gridpath.group.distances import distance, make_tables
+from gridpath.group.distances import distance, make_distances
 from gridpath.group.graph import build_graph
 from gridpath.group.lns import improve, prioritized, replan
 from gridpath.group.sipp import arrival, empty_plan, plan_arrays, sipp_arrays
@@ -26,11 +26,13 @@ def _setup(seed=5, n=60, shape=(16, 16), walls=0.2):
     starts, goals = (rng.choice(cells, n, replace=False) for _ in range(2))
     order = make_order(graph, _cells(graph, starts), _cells(graph, goals))
     first = solve_group(graph, order.starts, order.goals, 5_000_000, refine=False)
-    tables = make_tables(graph.vertex_count, order.goals)
-    lower = np.array([distance(tables, graph.neighbours, i, s) for i, s in enumerate(order.starts)])
+    distances = make_distances(graph.vertex_count, order.goals)
+    lower = np.array(
+        [distance(distances, graph.neighbours, i, s) for i, s in enumerate(order.starts)]
+    )
     task = (order.starts, order.goals, lower)
     ticks = first.configs.shape[0]
-    moves = (graph.neighbours, graph.cross, tables, sipp_arrays(graph.vertex_count, ticks))
+    moves = (graph.neighbours, graph.cross, distances, sipp_arrays(graph.vertex_count, ticks))
     return free, graph, order, first, task, moves
 
 

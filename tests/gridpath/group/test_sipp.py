@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from gridpath.group.distances import make_tables
+from gridpath.group.distances import make_distances
 from gridpath.group.graph import build_graph
 from gridpath.group.sipp import empty_plan, occupy, plan_arrays, plan_unit, sipp_arrays
 from gridpath.group.solve import make_order, solve_group
@@ -78,7 +78,7 @@ def test_sipp_finds_the_earliest_rest_the_bfs_finds(seed, connectivity):
     ticks = configs.shape[0] + 6
     padded = np.concatenate([configs, np.repeat(configs[-1:], 6, axis=0)])
     paths, occ, busy = plan_arrays(padded, graph.vertex_count)
-    tables = make_tables(graph.vertex_count, order.goals)
+    distances = make_distances(graph.vertex_count, order.goals)
     sipp = sipp_arrays(graph.vertex_count, ticks)
     for i in range(0, len(order.starts), 3):
         occupy(occ, busy, paths, i, -1)
@@ -87,7 +87,7 @@ def test_sipp_finds_the_earliest_rest_the_bfs_finds(seed, connectivity):
         expected = _earliest_by_bfs(free, others, start, goal, ticks, connectivity)
         got, _ = plan_unit(
             i, order.starts[i], order.goals[i], ticks, occ, busy, paths,
-            graph.neighbours, graph.cross, tables, sipp,
+            graph.neighbours, graph.cross, distances, sipp,
         )  # fmt: skip
         assert got == expected, (i, got, expected)
         occupy(occ, busy, paths, i, i)
@@ -99,10 +99,10 @@ def test_sipp_finds_the_earliest_rest_the_bfs_finds(seed, connectivity):
 def test_a_bound_below_the_earliest_rest_fails_and_leaves_the_path():
     free, graph, order, configs = _instance(3, 14, 4)
     paths, occ, busy = plan_arrays(configs, graph.vertex_count)
-    tables = make_tables(graph.vertex_count, order.goals)
+    distances = make_distances(graph.vertex_count, order.goals)
     sipp = sipp_arrays(graph.vertex_count, configs.shape[0])
     occupy(occ, busy, paths, 0, -1)
-    args = (occ, busy, paths, graph.neighbours, graph.cross, tables, sipp)
+    args = (occ, busy, paths, graph.neighbours, graph.cross, distances, sipp)
     best, _ = plan_unit(0, order.starts[0], order.goals[0], configs.shape[0], *args)
     assert best >= 0
     before = paths[:, 0].copy()
@@ -115,11 +115,11 @@ def test_an_empty_plan_gives_each_unit_its_lone_distance():
     graph = build_graph(free)
     order = make_order(graph, [(0, 0), (6, 4)], [(6, 0), (0, 0)])
     paths, occ, busy = empty_plan(2, graph.vertex_count, 20)
-    tables = make_tables(graph.vertex_count, order.goals)
+    distances = make_distances(graph.vertex_count, order.goals)
     sipp = sipp_arrays(graph.vertex_count, 20)
     for i, distance in ((0, 6), (1, 10)):
         got, _ = plan_unit(
             i, order.starts[i], order.goals[i], 20, occ, busy, paths,
-            graph.neighbours, graph.cross, tables, sipp,
+            graph.neighbours, graph.cross, distances, sipp,
         )  # fmt: skip
         assert got == distance

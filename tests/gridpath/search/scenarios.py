@@ -142,7 +142,7 @@ SCENARIOS = (
         """,
         (0, 5),
         (69, 0),
-        # long straight runs (a JPS+ table or block scans apply); rows cross 64 cells
+        # long straight runs (JPS+ jump distances or block scans apply); rows cross 64 cells
         _same((74, 0), no_corner_cut=(64, 5), one_free=(64, 5), always=(64, 5)),
     ),
 )

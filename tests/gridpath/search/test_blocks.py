@@ -11,17 +11,17 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from gridpath.grid import Grid
-from gridpath.grid.edits import Edit, apply_edits
+from gridpath.grid.edits import Edit, GridEdit
 from gridpath.search import Algorithm, SearchOptions, SearchScratch
 from gridpath.search._blocks import block_bits, edit_block_bits
 from gridpath.search._frontier import FOUND, UNREACHABLE
 from gridpath.search._jps import jps
-from gridpath.search._jumps import build_jump_table, edit_run_sums, long_runs, run_sums
+from gridpath.search._jumps import build_jump_distances, edit_run_sums, long_runs, run_sums
 from gridpath.search.algorithms import JPS, JPS_BLOCKS, choose_runner
 from gridpath.search.find import checked_query, find_path
 from gridpath.search.runner import PairKernel, PairRun
 from gridpath.search.runners import jps_blocks
-from gridpath.search.runners.jps import jump_table
+from gridpath.search.runners.jps import jump_distances
 from tests.reference import path_cost, reference_costs, step_is_legal
 
 SIDES = (1, 2, 63, 64, 65, 130)
@@ -51,7 +51,7 @@ def _query(grid, start, goal, clearance=1):
 def _jps_plus(query, scratch):
     """JPS+ with the map's table built whatever its runs (the JPS runner's path and cost)."""
     grid = query.grid
-    table = build_jump_table(grid.flat, grid.stride, 1)
+    table = build_jump_distances(grid.flat, grid.stride, 1)
     outcome = PairRun(PairKernel(jps, (table,), jumps=True), query)(query, scratch)
     if outcome.status != FOUND:
         return outcome.status, outcome.expanded, None, None
@@ -117,7 +117,7 @@ def test_the_choice_is_block_jps_for_long_runs_with_or_without_a_table():
     grid = Grid.from_walkable("hall", _hall())
     for with_table in (False, True):
         if with_table:
-            assert jump_table(grid) is not None
+            assert jump_distances(grid) is not None
         options = SearchOptions(algorithm=Algorithm.JPS).resolved()
         query = checked_query(grid, (0, 0), (199, 39), None, options, (), 0)
         assert choose_runner(query).runner is JPS_BLOCKS
@@ -141,7 +141,7 @@ def test_block_jps_answers_as_jps_plus():
     whether a table was built."""
     grid = Grid.from_walkable("hall", _hall())
     served = find_path(grid, (0, 39), (199, 0))
-    jump_table(grid)
+    jump_distances(grid)
     table = JPS.run(_query(grid, (0, 39), (199, 0)), SearchScratch())
     assert np.array_equal(served.path, table.path) and served.cost == table.cost
     assert served.expanded == table.expanded
@@ -155,7 +155,7 @@ def test_an_edits_revision_gets_its_bits_from_the_earlier_revision():
         Edit(value="blocked", cells=[(150, 10), (0, 0)]),
         Edit(value="walkable", rect=(30, 10, 40, 10)),
     ]
-    edited = apply_edits(grid, edits, revision=2)
+    edited = grid.edit(GridEdit(edits), 2)
     after = jps_blocks.block_record(edited)  # built with the edit, updated from before
     assert after is not None and after[0] is not before[0]
     assert _same_record(after, block_bits(edited.flat, edited.stride))
@@ -189,16 +189,16 @@ def test_a_revision_loses_and_regains_its_bits_as_its_runs_change():
     grid = Grid.from_walkable("hall", _hall())
     assert jps_blocks.block_record(grid) is not None
     checker = [(x, y) for y in range(40) for x in range(200) if (x + y) % 2]
-    short = apply_edits(grid, [Edit(value="blocked", cells=checker)], revision=2)
+    short = grid.edit(GridEdit([Edit(value="blocked", cells=checker)]), 2)
     assert jps_blocks.block_record(short) is None  # short runs: JPS scans the bytes
-    again = apply_edits(short, [Edit(value="walkable", cells=checker)], revision=3)
+    again = short.edit(GridEdit([Edit(value="walkable", cells=checker)]), 3)
     record = jps_blocks.block_record(again)
     assert record is not None and _same_record(record, block_bits(again.flat, again.stride))
     big = np.ones((600, 600), dtype=bool)
     big[::7, 3:590] = False  # sampled every third line: the update keeps the sampling
     wide = Grid.from_walkable("wide", big)
     assert jps_blocks.block_record(wide) is not None
-    door = apply_edits(wide, [Edit(value="walkable", rect=(100, 0, 104, 599))], revision=2)
+    door = wide.edit(GridEdit([Edit(value="walkable", rect=(100, 0, 104, 599))]), 2)
     kept = door.derived(jps_blocks.KEY, jps_blocks._BUILD)
     assert np.array_equal(
         kept.runs.lines, run_sums(door.flat, door.stride, door.width, door.height).lines

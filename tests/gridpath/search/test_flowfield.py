@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gridpath.grid import Grid
-from gridpath.grid.model import TerrainClass
+from gridpath.grid.terrain import TerrainClass
 from gridpath.search import Diagonal, InvalidOption, SearchOptions
 from gridpath.search.flowfield import flow_field
 from tests.reference import SQRT2, reference_costs

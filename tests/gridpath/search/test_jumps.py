@@ -1,4 +1,4 @@
-"""JPS+ jump tables (gridpath.search._jumps, one per map revision): entries against a
+"""JPS+ jump distances (gridpath.search._jumps, one per map revision): entries against a
 plain-Python definition, and JPS with the table (which prunes intermediate jump points)
 against JPS that scans: the same optimal cost, legal paths, fewer expansions."""
 
@@ -10,9 +10,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from gridpath.grid import Grid
-from gridpath.grid.edits import Edit, apply_edits
-from gridpath.grid.model import TerrainClass
-from gridpath.search import Algorithm, SearchOptions, SearchScratch, _jps, find_path, jump_table
+from gridpath.grid.edits import Edit, GridEdit
+from gridpath.grid.terrain import TerrainClass
+from gridpath.search import Algorithm, SearchOptions, SearchScratch, _jps, find_path, jump_distances
 from gridpath.search import _jumps as jumps
 from gridpath.search._frontier import COST_DIAG, COST_ORTH
 from gridpath.search._records import grid_record, rules_record
@@ -69,7 +69,7 @@ def walkable_grids(draw, max_side=12):
 @given(walkable_grids())
 def test_every_entry_matches_the_definition(walkable):
     grid = Grid.from_walkable("t", walkable)
-    table = jumps.build_jump_table(grid.flat, grid.stride, 1)
+    table = jumps.build_jump_distances(grid.flat, grid.stride, 1)
     assert table.shape == (grid.flat.size, 8) and table.dtype == np.int16
     for y, x in np.argwhere(walkable):
         got = table[grid.index(int(x), int(y))].tolist()
@@ -83,7 +83,7 @@ def test_hand_made_entries():
         ..#..
         .....
     """)
-    table = jumps.build_jump_table(grid.flat, grid.stride, 1)
+    table = jumps.build_jump_distances(grid.flat, grid.stride, 1)
     east = table[:, jumps.JUMP_EAST]
     # East from (0, 0): at (3, 0) the side cell (3, 1) is open and the cell behind it,
     # (2, 1), is the wall: (3, 1) is a forced neighbour, (3, 0) a jump point 3 steps away.
@@ -137,7 +137,7 @@ def assert_path(walkable: np.ndarray, path: np.ndarray, start, goal, pair) -> No
 def test_jps_with_the_table_is_as_good_as_jps_that_scans(case):
     walkable, start, goal, limit = case
     grid = Grid.from_walkable("t", walkable)
-    table = jumps.build_jump_table(grid.flat, grid.stride, 1)
+    table = jumps.build_jump_distances(grid.flat, grid.stride, 1)
     pruned = run_jps(grid, table, start, goal, limit)
     scanned = run_jps(grid, None, start, goal, limit)
     complete = run_jps(grid, None, start, goal, 10**9)
@@ -164,11 +164,11 @@ def test_no_table_for_costly_terrain_or_big_maps_and_the_same_answers():
         terrain=np.ones(walkable.shape, dtype=np.uint8),
         terrain_classes=(TerrainClass("ground", 1.0), TerrainClass("sand", 2.0)),
     )
-    assert jump_table(terrain) is None and terrain.jump_table is None
+    assert jump_distances(terrain) is None and terrain.jump_distances is None
     with_table = Grid.from_walkable("t", walkable)
     without = Grid.from_walkable("t", walkable)
-    assert jump_table(with_table) is not None
-    assert jump_table(without, walkable.size - 1) is None  # over its max_cells
+    assert jump_distances(with_table) is not None
+    assert jump_distances(without, walkable.size - 1) is None  # over its max_cells
     options = SearchOptions(algorithm=Algorithm.JPS)
     a = find_path(with_table, (0, 11), (15, 0), options)
     b = find_path(without, (0, 11), (15, 0), options)
@@ -179,28 +179,28 @@ def test_no_table_for_costly_terrain_or_big_maps_and_the_same_answers():
 def test_maps_of_short_runs_scan_instead():
     rng = np.random.default_rng(1)  # a third of the cells blocked at random: runs of ~1
     grid = Grid.from_walkable("random", rng.random((40, 40)) >= 0.35)
-    table = jumps.build_jump_table(grid.flat, grid.stride, 1)
-    assert jumps.mean_run(table, grid.flat) < jumps.MIN_MEAN_RUN and jump_table(grid) is None
+    table = jumps.build_jump_distances(grid.flat, grid.stride, 1)
+    assert jumps.mean_run(table, grid.flat) < jumps.MIN_MEAN_RUN and jump_distances(grid) is None
     room = Grid.from_walkable("room", open_room())
-    assert jumps.mean_run(jump_table(room), room.flat) >= jumps.MIN_MEAN_RUN
+    assert jumps.mean_run(jump_distances(room), room.flat) >= jumps.MIN_MEAN_RUN
 
 
 def test_the_limit_bounds_the_table_and_each_revision_builds_its_own_once():
     grid = Grid.from_walkable("t", open_room())
-    assert jump_table(grid, 0) is None and grid.jump_table is None  # 0: never
-    table = jump_table(grid, 16 * 12)
-    assert table is not None and jump_table(grid, 16 * 12) is table  # kept with the revision
-    assert grid.jump_table is table and grid.nbytes >= table.nbytes
+    assert jump_distances(grid, 0) is None and grid.jump_distances is None  # 0: never
+    table = jump_distances(grid, 16 * 12)
+    assert table is not None and jump_distances(grid, 16 * 12) is table  # kept with the revision
+    assert grid.jump_distances is table and grid.nbytes >= table.nbytes
 
 
 def test_an_edit_rebuilds_the_table():
     grid = Grid.from_walkable("t", open_room())
-    assert jump_table(grid) is not None  # as the service builds it when the map loads
-    edited = apply_edits(grid, [Edit("blocked", cells=[(3, 5)])], revision=2)
-    assert edited.jump_table is not None  # built with the edit, before any query
+    assert jump_distances(grid) is not None  # as the service builds it when the map loads
+    edited = grid.edit(GridEdit([Edit("blocked", cells=[(3, 5)])]), 2)
+    assert edited.jump_distances is not None  # built with the edit, before any query
     rebuilt = Grid.from_walkable("t", edited.walkable.astype(bool))
-    assert np.array_equal(jump_table(edited), jump_table(rebuilt))
-    assert not np.array_equal(jump_table(edited), jump_table(grid))
+    assert np.array_equal(jump_distances(edited), jump_distances(rebuilt))
+    assert not np.array_equal(jump_distances(edited), jump_distances(grid))
     result = find_path(edited, (0, 5), (6, 5), SearchOptions(algorithm=Algorithm.JPS))
     assert [3, 5] not in result.path.tolist() and result.cost == pytest.approx(4 + 2 * 2**0.5)
 
@@ -208,14 +208,14 @@ def test_an_edit_rebuilds_the_table():
 def test_the_table_is_read_only():
     grid = Grid.from_walkable("t", open_room())
     with pytest.raises(ValueError):
-        jump_table(grid)[0, 0] = 1
+        jump_distances(grid)[0, 0] = 1
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(walkable_grids(max_side=20))
 def test_the_mean_run_estimate_is_exact_on_every_row_and_column(walkable):
     grid = Grid.from_walkable("t", walkable)
-    table = jumps.build_jump_table(grid.flat, grid.stride, 1)
+    table = jumps.build_jump_distances(grid.flat, grid.stride, 1)
     exact = jumps.mean_run(table, grid.flat)
     assert jumps.estimate_mean_run(grid.flat, grid.stride, 1, 1) == pytest.approx(exact, abs=1e-12)
 
@@ -232,6 +232,8 @@ def test_the_estimate_samples_odd_prime_steps():
 
 
 def test_no_table_where_int16_entries_could_overflow():
-    assert jumps.wants_jump_table(100, 100, 10**9)
-    assert not jumps.wants_jump_table(jumps.JUMP_TABLE_MAX_SIDE, 1, 10**9)  # 32,002 padded cells
-    assert jumps.JUMP_TABLE_MAX_SIDE < np.iinfo(np.int16).max
+    assert jumps.wants_jump_distances(100, 100, 10**9)
+    assert not jumps.wants_jump_distances(
+        jumps.JUMP_DISTANCES_MAX_SIDE, 1, 10**9
+    )  # 32,002 padded cells
+    assert jumps.JUMP_DISTANCES_MAX_SIDE < np.iinfo(np.int16).max

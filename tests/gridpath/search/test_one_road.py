@@ -48,7 +48,7 @@ def _grids() -> list[Grid]:
         Grid.from_walkable("walled", walled),
     ]
     with_table = Grid.from_walkable("table", open_rooms)
-    assert jps.jump_table(with_table) is not None  # the JPS+ table where one is built
+    assert jps.jump_distances(with_table) is not None  # the JPS+ jump distances where one is built
     return [*grids, with_table]
 
 

@@ -8,10 +8,11 @@ import math
 import numpy as np
 import pytest
 
-from gridpath.grid.model import Grid, TerrainClass
+from gridpath.grid.model import Grid
+from gridpath.grid.terrain import TerrainClass
 from gridpath.search import Algorithm, CostModel, SearchOptions, find_path
 from gridpath.search.cost import polyline_cost, price_record
-from gridpath.search.find import terrain_table
+from gridpath.search.find import terrain_prices
 
 FLOAT = SearchOptions(algorithm=Algorithm.ASTAR)
 INTEGER = SearchOptions(algorithm=Algorithm.ASTAR, cost_model=CostModel.INTEGER)
@@ -27,7 +28,7 @@ def terrain_grid(terrain: np.ndarray, costs: list[float], walkable=None) -> Grid
 
 def cost_of(grid: Grid, vertices, options: SearchOptions = FLOAT) -> float:
     options = options.resolved()
-    class_cost, uniform, _ = terrain_table(grid, options)
+    class_cost, uniform, _ = terrain_prices(grid, options)
     return polyline_cost(price_record(grid, options, class_cost, uniform), np.array(vertices))
 
 

@@ -78,7 +78,7 @@ CASES = [
 
 def run_scenarios(algorithm, runner: Runner, reports, options_for=SearchOptions) -> int:
     """Run ``runner`` (serving ``algorithm``, reporting ``reports``) on every scenario it
-    does not refuse (with the default JPS+ table limit, or failing that without tables),
+    does not refuse (with the default JPS+ jump distances limit, or failing that without tables),
     under each rule and cost model; returns how many it served."""
     scratch = SearchScratch()
     served = 0

@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from gridpath.grid import Grid
-from gridpath.grid.edits import Edit, apply_edits
+from gridpath.grid.edits import Edit, GridEdit
 from gridpath.search import Algorithm, SearchOptions, find_path, subgoal_graph, tiers
 from gridpath.search.runners import subgoal
 from tests.reference import path_cost, reference_costs, step_is_legal
@@ -124,7 +124,7 @@ def test_no_hierarchy_over_the_limit_or_on_costly_terrain():
     walkable = np.ones((8, 8), dtype=bool)
     assert subgoal_graph(Grid.from_walkable("big", walkable), max_cells=63) is None
     assert subgoal_graph(Grid.from_walkable("off", walkable), max_cells=0) is None
-    from gridpath.grid.model import TerrainClass
+    from gridpath.grid.terrain import TerrainClass
 
     costly = Grid.from_walkable(
         "mud",
@@ -139,8 +139,8 @@ def test_an_edited_revision_gets_its_own_hierarchy():
     walkable = np.ones((10, 10), dtype=bool)
     grid = Grid.from_walkable("door", walkable)
     subgoal_graph(grid)
-    edited = apply_edits(grid, [Edit(value="blocked", rect=(5, 0, 5, 8))], revision=2)
-    assert edited.built(subgoal.TABLE) is not None  # built with the revision, not on a query
+    edited = grid.edit(GridEdit([Edit(value="blocked", rect=(5, 0, 5, 8))]), 2)
+    assert edited.built(subgoal.KEY) is not None  # built with the revision, not on a query
     result = find_path(edited, (0, 0), (9, 0), SUBGOAL)
     want = reference_costs(edited.walkable.astype(bool), (0, 0))
     check_path(edited.walkable.astype(bool), (0, 0), (9, 0), result, want[0, 9])

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from gridpath.errors import GoalBlocked, OutOfBounds, StartBlocked
 from gridpath.grid import Grid
-from gridpath.grid.model import TerrainClass
+from gridpath.grid.terrain import TerrainClass
 from gridpath.search import Algorithm, CostModel, Diagonal, InvalidOption, SearchOptions, find_path
 from gridpath.search.table import (
     COMPUTED,

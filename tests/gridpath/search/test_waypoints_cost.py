@@ -15,9 +15,10 @@ from hypothesis import strategies as st
 
 from gridpath.errors import InvalidField, InvalidOption, TerrainCostOutOfRange
 from gridpath.grid import load_map
-from gridpath.grid.edits import Edit, apply_edits
+from gridpath.grid.edits import Edit, GridEdit
 from gridpath.grid.loader import apply_costs
-from gridpath.grid.model import GROUND, MIN_TERRAIN_COST, Grid, TerrainClass
+from gridpath.grid.model import Grid
+from gridpath.grid.terrain import GROUND, MIN_TERRAIN_COST, TerrainClass
 from gridpath.grid.tiled import _tile_class
 from gridpath.search import Algorithm, CostModel, Diagonal, SearchOptions, find_path, smooth
 from gridpath.search.validate import validate_path
@@ -152,7 +153,7 @@ def test_terrain_costs_out_of_range_are_refused_everywhere():
             SearchOptions(terrain_costs=(("road", cost),))
         assert raised.value.code == "invalid_terrain_costs"
         with pytest.raises(InvalidField) as raised:
-            apply_edits(grid, [Edit(cells=((0, 0),), value=cost)], 2)
+            grid.edit(GridEdit([Edit(cells=((0, 0),), value=cost)]), 2)
         assert raised.value.code == "invalid_terrain_costs"
         with pytest.raises(TerrainCostOutOfRange):  # a sidecar's costs
             apply_costs(GROUND, {"ground": cost})

@@ -1,0 +1,114 @@
+"""The kinds of map over HTTP: the one mapping from a snapshot's ``kind`` to what the service
+does with a map of that kind, and the request parsing by kind.
+
+The library's snapshots share a protocol (:class:`gridpath.maps.snapshot.MapSnapshot`:
+``prepare``, ``edit``, ``encode``, ``summary``); their HTTP faces (request and answer
+models, caps) cannot live in the library, so they live here, one class per kind
+(:class:`app.api.grid_kind.GridKind`, :class:`app.api.polygon.PolygonKind`), and callers
+dispatch by their methods through :func:`kind_of`: no route branches on ``kind``.
+
+A route body that differs by kind (``/path``, ``/paths`` queries, ``/validate``) arrives as a
+JSON object and is validated against the model of the named map's kind: a grid keeps
+its integer cells (``[1.5, 2]`` stays a 422 ``invalid_request``), a polygon map takes
+numbers. A field of the other kind (``mode`` on a grid's ``/path``, ``connectivity`` on a
+polygon map's) is ``unsupported_map_kind``, as is a grid-only route on a polygon map.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol, TypeVar
+
+from fastapi.exceptions import RequestValidationError
+from pydantic import BaseModel, ValidationError
+
+from app.api.grid_kind import GridKind
+from app.api.polygon import PolygonKind
+from app.config import Settings
+from gridpath.errors import UnsupportedMapKind
+from gridpath.grid import Grid, is_valid_map_name
+from gridpath.maps.snapshot import MapSnapshot
+
+M = TypeVar("M", bound=BaseModel)
+
+
+class MapKind(Protocol):
+    """What the service does with a map of one kind. The requests it returns carry their
+    ``cost`` and ``run(snapshot, scratch)`` (``app.state.SearchRequest``)."""
+
+    noun: str  # "a grid map", in messages
+
+    def info(self, snapshot: Any) -> BaseModel:
+        """The answer of ``GET /maps/{name}`` (``MapInfo`` or ``PolygonMapInfo``)."""
+        ...
+
+    def require_grid(self, snapshot: Any, what: str) -> Grid:
+        """The snapshot if it is a grid, else ``unsupported_map_kind`` naming ``what``."""
+        ...
+
+    def path_request(
+        self, query: Any, snapshot: Any, settings: Settings, expansion_cap: int | None
+    ) -> Any:
+        """A parsed ``/path`` query (or a ``/paths`` one, capped at ``expansion_cap``) as
+        the request ``state.search`` runs."""
+        ...
+
+    def batch_budget(self, snapshot: Any, settings: Settings, count: int) -> tuple[int, int]:
+        """``(share, cost)`` of each query of a ``/paths`` batch of ``count``."""
+        ...
+
+    def validation(self, query: Any, snapshot: Any, settings: Settings) -> Any:
+        """A parsed ``/validate`` body as the request ``state.search`` runs."""
+        ...
+
+
+KINDS: dict[str, MapKind] = {"grid": GridKind(), "polygon": PolygonKind()}
+
+
+def kind_of(snapshot: MapSnapshot) -> MapKind:
+    """What the service does with ``snapshot``'s kind of map."""
+    return KINDS[snapshot.kind]
+
+
+def require_grid(snapshot: MapSnapshot, what: str) -> Grid:
+    """``snapshot`` if it is a grid, else ``unsupported_map_kind`` naming ``what``."""
+    return kind_of(snapshot).require_grid(snapshot, what)
+
+
+def map_name_of(raw: dict) -> str | None:
+    """The body's ``map``, if it is a valid map name (else the model's validation says why)."""
+    name = raw.get("map")
+    return name if isinstance(name, str) and is_valid_map_name(name) else None
+
+
+def parse_for_kind(raw: dict, kind: str, models: dict[str, type[M]], name: str) -> M:
+    """``raw`` validated against ``models[kind]``; a field only another kind has is
+    ``unsupported_map_kind``; a validation error is raised as FastAPI's own (the same
+    ``invalid_*`` answer as a body the route declares)."""
+    model = models[kind]
+    foreign = _foreign_fields(models, kind).intersection(raw)
+    if foreign:
+        other = next(k for k in models if k != kind)
+        raise UnsupportedMapKind(
+            f"{min(foreign)!r} is for {other} maps; map {name!r} is {KINDS[kind].noun}"
+        )
+    try:
+        return model.model_validate(raw)
+    except ValidationError as exc:
+        raise RequestValidationError(
+            [{**e, "loc": ("body", *e["loc"])} for e in exc.errors()]
+        ) from None
+
+
+# (model, kind) -> the fields only the other kind's model has (a handful of pairs).
+_FOREIGN: dict[tuple[type, str], frozenset[str]] = {}
+
+
+def _foreign_fields(models: dict[str, type[M]], kind: str) -> frozenset[str]:
+    """The fields only the other kind's model has (worked out once per model and kind)."""
+    model = models[kind]
+    found = _FOREIGN.get((model, kind))
+    if found is None:
+        other = next(m for k, m in models.items() if k != kind)
+        found = frozenset(other.model_fields) - frozenset(model.model_fields)
+        _FOREIGN[(model, kind)] = found
+    return found
