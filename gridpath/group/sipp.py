@@ -23,7 +23,7 @@ from numba import njit
 from gridpath.group.distances import _extend, distance
 
 MAX_NODES = 1 << 20  # search nodes per unit planned: beyond, the search fails
-V, START, END, T, PARENT, NEXT = range(6)  # the rows of SIPP's ``node`` array
+V, START, END, T, PARENT, NEXT = range(6)  # the columns of SIPP's ``node`` array (a row per node)
 
 
 def empty_plan(units: int, vertex_count: int, ticks: int) -> tuple:
@@ -55,7 +55,7 @@ def sipp_arrays(vertex_count: int, ticks: int, max_nodes: int = MAX_NODES) -> tu
     return (
         np.zeros((vertex_count, ticks), dtype=np.int32),
         np.zeros((vertex_count, ticks), dtype=np.int32),
-        np.empty((6, nodes), dtype=np.int32),
+        np.empty((nodes, 6), dtype=np.int32),
         np.empty(ticks + 2, dtype=np.int32),
         np.zeros(2, dtype=np.int64),
     )
@@ -130,6 +130,17 @@ def _highest_bit(m):
 
 
 @njit(cache=True, nogil=True)
+def _next_free(busy, v, t):
+    """The first tick from ``t`` on at which ``v`` is free (past the plan's end if none)."""
+    w = t >> 6
+    m = ~busy[v, w] & ~((np.uint64(1) << np.uint64(t & 63)) - np.uint64(1))
+    while m == 0 and w + 1 < busy.shape[1]:
+        w += 1
+        m = ~busy[v, w]
+    return w * 64 + _lowest_bit(m) if m != 0 else busy.shape[1] * 64
+
+
+@njit(cache=True, nogil=True)
 def _interval(busy, v, t, last):
     """The safe interval of ``v`` holding the free tick ``t``: its first and last tick
     (``last`` when no unit comes after)."""
@@ -157,11 +168,11 @@ def _open(best, stamp, node, bucket, gen, v, s, e, t, parent, f):
     if stamp[v, s] == gen[0] and best[v, s] <= t:
         return True
     made = gen[1]
-    if made >= node.shape[1]:
+    if made >= node.shape[0]:
         return False
     stamp[v, s], best[v, s] = gen[0], t
-    node[V, made], node[START, made], node[END, made] = v, s, e
-    node[T, made], node[PARENT, made], node[NEXT, made] = t, parent, bucket[f]
+    node[made, V], node[made, START], node[made, END] = v, s, e
+    node[made, T], node[made, PARENT], node[made, NEXT] = t, parent, bucket[f]
     bucket[f] = made
     gen[1] = made + 1
     return True
@@ -174,7 +185,7 @@ def _successors(
     """Open, for each move out of node ``n``, the safe intervals of the cell reached that
     it can enter: at the earliest legal tick, waiting in ``n``'s interval first."""
     dist = distances[0]
-    v, e, t = node[V, n], node[END, n], node[T, n]
+    v, e, t = node[n, V], node[n, END], node[n, T]
     for d in range(neighbours.shape[1]):
         u = neighbours[v, d]
         if u < 0:
@@ -182,7 +193,10 @@ def _successors(
         h = dist[i, u] - 1 if dist[i, u] > 0 else _extend(distances, neighbours, i, u)
         tau = t  # the departure tick
         while tau <= e and tau + 1 + h <= horizon:
-            if occ[u, tau + 1] >= 0 or not may_move(occ, tau, v, u, d, cross):
+            if occ[u, tau + 1] >= 0:  # u is taken: skip to its next free tick
+                tau = _next_free(busy, u, tau + 1) - 1
+                continue
+            if not may_move(occ, tau, v, u, d, cross):
                 tau += 1
                 continue
             s2, e2 = _interval(busy, u, tau + 1, occ.shape[1] - 1)
@@ -216,12 +230,12 @@ def plan_unit(i, start, goal, limit, occ, busy, paths, neighbours, cross, distan
         if n < 0:
             f += 1
             continue
-        bucket[f] = node[NEXT, n]
-        v, t = node[V, n], node[T, n]
-        if best[v, node[START, n]] < t:
+        bucket[f] = node[n, NEXT]
+        v, t = node[n, V], node[n, T]
+        if best[v, node[n, START]] < t:
             continue  # reached earlier since
         expanded += 1
-        if v == goal and node[END, n] == last:
+        if v == goal and node[n, END] == last:
             _write_path(n, node, paths, i)
             return t, expanded
         if not _successors(
@@ -236,7 +250,7 @@ def _write_path(n, node, paths, i):
     """The unit waits in each interval until it leaves for the next node's cell."""
     until = paths.shape[0]
     while n >= 0:
-        for t in range(node[T, n], until):
-            paths[t, i] = node[V, n]
-        until = node[T, n]
-        n = node[PARENT, n]
+        for t in range(node[n, T], until):
+            paths[t, i] = node[n, V]
+        until = node[n, T]
+        n = node[n, PARENT]
