@@ -39,18 +39,29 @@ bench-peers: $(VENV)/.installed
 	$(BIN)/python -m pip install --quiet -e '.[bench]'
 	$(BIN)/python -m bench.peers
 
-## bench-http: the real server under HTTP load on loopback (wrk, and an open-loop client),
-## against a bare FastAPI endpoint as the floor
-.PHONY: bench-http
-bench-http: $(VENV)/.installed
+# wrk (a Debian package) is the HTTP benches' load: installed here when it is missing
+.PHONY: need-wrk
+need-wrk:
 	@command -v wrk >/dev/null 2>&1 || { \
-	  echo "bench-http: wrk is not installed; installing the Debian package 'wrk'"; \
+	  echo "wrk is not installed; installing the Debian package 'wrk'"; \
 	  if [ "$$(id -u)" = 0 ]; then apt-get install -y -qq wrk || { apt-get update -qq && apt-get install -y -qq wrk; }; \
 	  else sudo -n apt-get install -y -qq wrk; fi \
-	  || { echo "bench-http: could not install wrk (needs root or sudo: 'apt-get install wrk')"; exit 1; }; }
+	  || { echo "could not install wrk (needs root or sudo: 'apt-get install wrk')"; exit 1; }; }
+
+## bench-http: the real server under HTTP load on loopback (wrk, and an open-loop client)
+.PHONY: bench-http
+bench-http: $(VENV)/.installed need-wrk
 	@pids=$$(mktemp); \
 	trap 'for g in $$(cat "$$pids" 2>/dev/null); do kill -KILL "-$$g" 2>/dev/null; done; rm -f "$$pids"' EXIT INT TERM; \
 	$(BIN)/python -m bench.http_load --pid-file "$$pids" $(BENCH_HTTP_ARGS)
+
+## bench-ratios: the two HTTP ratios side by side (wrk): /path over a bare FastAPI endpoint,
+## /paths x100 over /path (BENCH_RATIOS_ARGS="--before ../other-checkout" serves it too)
+.PHONY: bench-ratios
+bench-ratios: $(VENV)/.installed need-wrk
+	@pids=$$(mktemp); \
+	trap 'for g in $$(cat "$$pids" 2>/dev/null); do kill -KILL "-$$g" 2>/dev/null; done; rm -f "$$pids"' EXIT INT TERM; \
+	$(BIN)/python -m bench.ratios --pid-file "$$pids" $(BENCH_RATIOS_ARGS)
 
 ## bench-cluster: several server processes on one Redis: change propagation, Redis vs folder
 ## store, one vs two processes (starts its own redis-server)

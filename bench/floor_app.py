@@ -1,4 +1,4 @@
-"""The HTTP floor of ``bench.http_load``: a bare FastAPI app that reads the ``POST /path``
+"""The HTTP floor of ``bench.ratios``: a bare FastAPI app that reads the ``POST /path``
 body with orjson and answers a two-point path with gridpath's fields (no search), so a request
 costs what HTTP, routing and JSON cost. ``GET /health`` answers 200 at once."""
 

@@ -2,9 +2,9 @@
 (``make bench-http`` installs wrk, then runs this; ``--quick``: short runs, a smoke test;
 ``--only``: some experiments). Servers come from :mod:`bench.server`, load from
 :mod:`bench.load`, tables from :mod:`bench.http_report`. Experiments: ``closed`` (wrk per
-configuration and workload), ``open`` (fixed offered rates, latency from each request's due
-time) and ``floor`` (a bare FastAPI endpoint, :mod:`bench.floor_app`, against gridpath's
-``/path``, loaded in turn). Method and latest tables: bench/README.md, "bench-http".
+configuration and workload) and ``open`` (fixed offered rates, latency from each request's
+due time); the HTTP floor and the batch ratio are in :mod:`bench.ratios`. Method and latest
+tables: bench/README.md, "bench-http".
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from typing import Any
 
 from bench import common, load
 from bench.http_report import config_name, print_report
-from bench.server import PidFile, Server, ServerSpec, running, running_server
+from bench.server import PidFile, Server, ServerSpec, running_server
 
 # Query classes by published optimal length (Moving AI bucket = floor(length / 4)).
 CLASSES: dict[str, tuple[float, float]] = {
@@ -39,12 +39,7 @@ WORKLOADS: dict[str, tuple[str, dict[str, Any]]] = {
 }  # fmt: skip
 # Server configurations of the closed-loop runs: (workers, SEARCH_THREADS per worker).
 CONFIGS: tuple[tuple[int, int], ...] = ((1, 1), (1, 2), (2, 1), (2, 2))
-EXPERIMENTS = ("closed", "open", "floor")
-# The floor experiment: issue 15's query, on the README's demo maps.
-FLOOR_QUERY = {"map": "arena", "start": [2, 2], "goal": [24, 9]}
-FLOOR_MAPS = common.REPO_ROOT / "maps"
-FLOOR_APP = "bench.floor_app:app"
-FLOOR_ENDPOINTS = (("bare FastAPI", FLOOR_APP), ("gridpath /path", "app.main:app"))
+EXPERIMENTS = ("closed", "open")
 
 
 # --- queries -----------------------------------------------------------------------------
@@ -72,15 +67,15 @@ def build_queries(data: Path, per_map: int, seed: int) -> dict[str, list[dict[st
 
 
 def workload_files(directory: Path, queries: dict[str, list[dict[str, Any]]]) -> dict[str, Path]:
-    """One file of JSON bodies (a line each) per workload, ``all`` (every workload mixed,
-    for warm-ups) and ``floor`` (the floor experiment's one query)."""
+    """One file of JSON bodies (a line each) per workload and ``all`` (every workload mixed,
+    for warm-ups)."""
     workloads = {
         name: [{**body, **extra} for body in queries[query_class]]
         for name, (query_class, extra) in WORKLOADS.items()
     }
     everything = [b for bodies in workloads.values() for b in bodies]
     random.Random(0).shuffle(everything)
-    named = {**workloads, "all": everything, "floor": [FLOOR_QUERY]}
+    named = {**workloads, "all": everything}
     return {
         name: common.write_bodies(directory / f"bodies-{index}.jsonl", bodies)
         for index, (name, bodies) in enumerate(named.items())
@@ -112,8 +107,6 @@ class Plan:
     rates: tuple[float, ...]
     open_configs: tuple[tuple[int, int], ...]
     ready_timeout: float
-    floor_duration: float
-    floor_rounds: int
     experiments: tuple[str, ...]
 
     def gridpath(self, workers: int, threads: int) -> ServerSpec:
@@ -166,41 +159,6 @@ def bench_open(plan: Plan, files: dict[str, Path], pids: PidFile) -> list[dict[s
     return rows
 
 
-def bench_floor(plan: Plan, body: Path, pids: PidFile) -> dict[str, Any]:
-    """The bare endpoint and gridpath's ``/path`` side by side: both servers up (one worker
-    each), then loaded in turn, ``floor_rounds`` times each, with the same closed loop and
-    the same body; gridpath's share of the floor's throughput."""
-    specs = [
-        ServerSpec(env={"MAPS_DIR": str(FLOOR_MAPS)}, app=app, workers=1)
-        for _, app in FLOOR_ENDPOINTS
-    ]
-    rounds = []
-    with running(specs, plan.ready_timeout, pids) as servers:
-        for server in servers:
-            closed_load(plan, server, body, plan.warmup_duration)
-        pairs = [(name, server) for (name, _), server in zip(FLOOR_ENDPOINTS, servers)]
-        for turn, (name, server) in load.abba(plan.floor_rounds, pairs):
-            common.log(f"floor: {name}, round {turn}, {plan.floor_duration:.0f} s")
-            before = server.cpu_seconds()
-            result = closed_load(plan, server, body, plan.floor_duration)
-            cpu_us = (server.cpu_seconds() - before) / max(1, result["requests"]) * 1e6
-            rounds.append({"endpoint": name, "round": turn, **result, "cpu_us": cpu_us})
-    bare, ours = (load.pooled_rate(rounds, "endpoint", name) for name, _ in FLOOR_ENDPOINTS)
-    cpu = {
-        name: sum(r["cpu_us"] * r["requests"] for r in rounds if r["endpoint"] == name)
-        / max(1, sum(r["requests"] for r in rounds if r["endpoint"] == name))
-        for name, _ in FLOOR_ENDPOINTS
-    }
-    bare_cpu, our_cpu = (cpu[name] for name, _ in FLOOR_ENDPOINTS)
-    return {
-        "query": FLOOR_QUERY,
-        "rounds": rounds,
-        "ratio": ours / bare if bare else 0.0,
-        "cpu_us": cpu,
-        "cpu_ratio": bare_cpu / our_cpu if our_cpu else 0.0,
-    }
-
-
 # --- main --------------------------------------------------------------------------------
 
 
@@ -213,14 +171,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     add("--duration", type=float, default=10.0, help="seconds per closed-loop run (default 10)")
     add("--open-duration", type=float, default=8.0, help="seconds per open-loop rate (default 8)")
     add("--rates", type=float, nargs="+", default=[250, 500, 1000, 1500], help="offered req/s")
-    add("--floor-duration", type=float, default=5.0, help="seconds per floor run (default 5)")
-    add("--floor-rounds", type=int, default=2, help="floor runs per endpoint (default 2)")
     load.add_run_options(parser, EXPERIMENTS)
     parser.add_argument("--quick", action="store_true", help="2 s runs, rates 500 and 1000")
-    args = parser.parse_args(argv)
-    if args.floor_rounds < 1:
-        parser.error("--floor-rounds must be at least 1")
-    return args
+    return parser.parse_args(argv)
 
 
 def make_plan(args: argparse.Namespace) -> Plan:
@@ -231,8 +184,7 @@ def make_plan(args: argparse.Namespace) -> Plan:
         open_duration=2.0 if quick else args.open_duration, max_requests=args.max_requests,
         connections=args.connections, open_connections=32,
         rates=(500.0, 1000.0) if quick else tuple(args.rates), open_configs=((1, 2), (2, 1)),
-        ready_timeout=args.ready_timeout, floor_duration=2.0 if quick else args.floor_duration,
-        floor_rounds=args.floor_rounds,
+        ready_timeout=args.ready_timeout,
         experiments=tuple(e for e in EXPERIMENTS if e in args.only),
     )  # fmt: skip
 
@@ -249,8 +201,6 @@ def run_all(plan: Plan, queries: dict[str, list[dict[str, Any]]], pids: PidFile)
             results["closed"] = bench_closed(plan, files, pids)
         if "open" in run:
             results["open"] = bench_open(plan, files, pids)
-        if "floor" in run:
-            results["floor"] = bench_floor(plan, files["floor"], pids)
     results["app_changed_during_run"] = code_stamp() != stamp
     results["elapsed_s"] = time.perf_counter() - began
     return results

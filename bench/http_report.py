@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from typing import Any
 
@@ -11,7 +10,6 @@ from bench.common import header, log, ms, row
 P99_TARGET_MS = 10.0  # at 1,000 requests/s, short and medium queries (issue 15)
 LATENCY_KEYS = ("p50", "p90", "p99", "max")
 LATENCY_MS = tuple(f"{k} ms" for k in LATENCY_KEYS)
-FLOOR_TARGET = 0.70  # gridpath's /path over the bare endpoint's throughput (issue 15)
 
 
 def config_name(workers: int, threads: int) -> str:
@@ -73,36 +71,6 @@ def table_open(rows: Sequence[dict[str, Any]], connections: int) -> str:
     return "\n".join(out)
 
 
-def table_floor(floor: dict[str, Any], connections: int, tool: str) -> str:
-    """The bare endpoint and gridpath's /path, run in turn; gridpath's share of the floor."""
-    query = json.dumps(floor["query"])
-    out = [
-        f"HTTP floor ({tool}, {connections} connections, one worker each, the runs alternate; "
-        f"body `{query}`):",
-        "",
-        header(("endpoint", "run", "requests", "req/s", "server CPU µs per request",
-                *LATENCY_MS, "errors")),
-    ]  # fmt: skip
-    for r in floor["rounds"]:
-        cpu = f"{r['cpu_us']:,.0f}" if r.get("cpu_us") is not None else "-"
-        cells = [r["endpoint"], r["round"], f"{r['requests']:,}", f"{r['rps']:,.0f}", cpu]
-        out.append(row([*cells, latency_text(r["latency_us"]), errors_text(r)]))
-    met = "met" if floor["ratio"] >= FLOOR_TARGET else "**not met**"
-    out += [
-        "",
-        f"gridpath `/path` answered **{floor['ratio']:.0%}** of the bare endpoint's requests/s "
-        f"(all runs pooled; target >= {FLOOR_TARGET:.0%}: {met}).",
-    ]
-    if floor.get("cpu_ratio"):
-        bare_cpu, our_cpu = floor["cpu_us"].values()
-        out.append(
-            f"By server CPU time per request, which other load on the machine changes less: "
-            f"{our_cpu:,.0f} µs against the floor's {bare_cpu:,.0f} µs, "
-            f"**{floor['cpu_ratio']:.0%}** of the floor's requests per CPU second."
-        )
-    return "\n".join(out)
-
-
 def print_report(results: dict[str, Any]) -> None:
     """The Markdown tables and the lines under them, on stdout."""
     plan = results["plan"]
@@ -115,8 +83,6 @@ def print_report(results: dict[str, Any]) -> None:
         print(table_closed(results["closed"], plan["connections"], tool), end="\n\n")
     if results.get("open"):
         print(table_open(results["open"], plan["open_connections"]), end="\n\n")
-    if results.get("floor"):
-        print(table_floor(results["floor"], plan["connections"], tool), end="\n\n")
     print(results["machine_line"])
     print()
     print(f"Run time {results['elapsed_s']:.0f} s.")

@@ -2,8 +2,9 @@
 its CPU use can be told apart from the server's:
 
 * ``run_wrk``: wrk (closed loop) with ``bench/wrk/path.lua``, which POSTs the JSON bodies
-  of a file (one a line) to ``/path`` and counts a 200 without ``"found":true`` as a bad
-  answer. wrk is required (the Debian package ``wrk``; ``make bench-http`` installs it);
+  of a file (one a line) to ``/path`` (or another route: ``/paths``) and counts a 200
+  without ``"found":true`` as a bad answer. wrk is required (the Debian package ``wrk``;
+  ``make bench-http`` installs it);
 * ``run_open_loop``: ``python -m bench.load``, the **open loop** wrk cannot do (Debian has
   no wrk2): requests due at fixed times whatever happened to the earlier ones, latency from
   the due time (no coordinated omission), on a minimal HTTP/1.1 client on asyncio (uvloop
@@ -254,13 +255,14 @@ def run_open_loop(
 
 def run_wrk(
     url: str, bodies: Path, duration: float, max_requests: int, connections: int,
-    threads: int = 1, timeout: float = 10.0,
+    threads: int = 1, timeout: float = 10.0, route: str = "/path",
 ) -> dict[str, Any]:  # fmt: skip
-    """wrk (closed loop) with ``bench/wrk/path.lua``; its figures in the load result form."""
+    """wrk (closed loop) with ``bench/wrk/path.lua`` POSTing to ``route``; its figures in the
+    load result form."""
     command = [
         "wrk", f"-t{threads}", f"-c{connections}", f"-d{max(1, round(duration))}s",
         f"--timeout={round(timeout)}s", "-s", str(WRK_SCRIPT), url,
-        "--", str(bodies), str(max_requests), str(threads),
+        "--", str(bodies), str(max_requests), str(threads), route,
     ]  # fmt: skip
     done = subprocess.run(
         command, capture_output=True, text=True, timeout=duration + timeout + 60, check=False

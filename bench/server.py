@@ -114,11 +114,13 @@ class ServerSpec:
     launcher: str = "uvicorn"
     args: Sequence[str] = ()
     ready_path: str = "/health"  # or /health/ready, which also checks the map store
+    root: Path = REPO_ROOT  # another checkout (an older commit) runs its own .venv's Python
 
     def command(self, port: int) -> list[str]:
         entry = ["-m", "uvicorn", self.app] if self.launcher == "uvicorn" else ["-m", "app"]
+        python = sys.executable if self.root == REPO_ROOT else str(self.root / ".venv/bin/python")
         return [
-            sys.executable, *entry, "--host", HOST, "--port", str(port),
+            python, *entry, "--host", HOST, "--port", str(port),
             "--workers", str(self.workers), *self.args,
         ]  # fmt: skip
 
@@ -164,7 +166,7 @@ class Server:
         self.started = time.perf_counter()
         with open(self.log_path, "ab") as log:  # its own process group: stop() reaches workers
             self.process = subprocess.Popen(
-                self.spec.command(self.port), cwd=REPO_ROOT, env=self.spec.environment(),
+                self.spec.command(self.port), cwd=self.spec.root, env=self.spec.environment(),
                 stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
                 start_new_session=True,
             )  # fmt: skip

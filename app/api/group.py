@@ -5,7 +5,9 @@ the move graph of a request, its work budget, and the two searches as domain req
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from fastapi.exceptions import RequestValidationError
@@ -128,29 +130,20 @@ async def validate_group(raw: dict, state, store) -> Response:
             f"{state.settings.max_validate_cells} (MAX_VALIDATE_CELLS)",
         )
     grid = require_grid(store.get(request.map), "group plans")
-    body, us = await state.search(grid, GroupValidation(request, state.settings, cells))
+    body, us = await state.search(grid, GroupSearch(validate, request, state.settings, cells))
     return json_response(body, us)
 
 
 @dataclass(frozen=True)
-class GroupSolve:
-    """POST /group as a search: admitted at its work budget."""
+class GroupSearch:
+    """A group request as a search on a snapshot: ``work`` (:func:`solve` for POST /group,
+    :func:`validate` for /validate with ``plans``) runs on a search thread, admitted at
+    ``cost`` (the work budget, or the plans' cells)."""
 
-    request: GroupRequest
+    work: Callable[[Grid, Any, Settings], tuple[dict, float]]
+    request: GroupRequest | GroupValidateRequest
     settings: Settings
     cost: int
 
     def run(self, grid: Grid, scratch: SearchScratch) -> tuple[dict, float]:
-        return solve(grid, self.request, self.settings)
-
-
-@dataclass(frozen=True)
-class GroupValidation:
-    """POST /validate with ``plans`` as a search: admitted at the plans' cells."""
-
-    request: GroupValidateRequest
-    settings: Settings
-    cost: int
-
-    def run(self, grid: Grid, scratch: SearchScratch) -> tuple[dict, float]:
-        return validate(grid, self.request, self.settings)
+        return self.work(grid, self.request, self.settings)

@@ -60,6 +60,24 @@ MapName = Annotated[
 ]
 
 
+# The optional fields several requests share (each ``= None``): one definition, one schema.
+ExpectedRevision = Annotated[
+    StrictInt | None,
+    Field(
+        ge=1,
+        description="Expected map revision (1 or more): 409 stale_revision if the map has "
+        "moved on.",
+    ),
+]
+SeenRevision = Annotated[
+    StrictInt | None, Field(ge=1, description="The map revision the client saw (1 or more).")
+]
+ExpansionCap = Annotated[
+    StrictInt | None,
+    Field(ge=1, description="Stop after this many expansions (capped by the server)."),
+]
+
+
 class ErrorBody(BaseModel):
     code: str = Field(description="Stable machine-readable error code.", examples=["map_not_found"])
     message: str = Field(description="What was wrong, for people.")

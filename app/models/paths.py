@@ -11,6 +11,8 @@ from app.models.common import (
     CellOrNull,
     CellOut,
     ErrorResponse,
+    ExpansionCap,
+    ExpectedRevision,
     FiniteFloat,
     Include,
     MapName,
@@ -39,9 +41,7 @@ class PathOptions(MovementRules):
     heuristic_weight: FiniteFloat = Field(
         1.0, ge=1.0, description="Weighted A*: the cost is at most weight x optimal."
     )
-    max_expanded: StrictInt | None = Field(
-        None, ge=1, description="Stop after this many expansions (capped by the server)."
-    )
+    max_expanded: ExpansionCap = None
     max_cost: FiniteFloat | None = Field(
         None, ge=0, description="Do not extend routes costing more than this."
     )
@@ -94,12 +94,7 @@ class PathQuery(PathOptions):
         "snapped_start / snapped_goal(s) say so. With goals, goals with nowhere to go are "
         "skipped and listed in skipped_goals.",
     )
-    revision: StrictInt | None = Field(
-        None,
-        ge=1,
-        description="Expected map revision (1 or more): 409 stale_revision if the map has "
-        "moved on.",
-    )
+    revision: ExpectedRevision = None
 
 
 class PathRequest(PathQuery):
@@ -123,15 +118,8 @@ class PolygonPathQuery(BaseModel):
         description="A start or goal outside the walkable area moves to the nearest walkable "
         "point (snapped_start / snapped_goal say where); without it: 422 target_not_walkable.",
     )
-    max_expanded: StrictInt | None = Field(
-        None, ge=1, description="Stop after this many expansions (capped by the server)."
-    )
-    revision: StrictInt | None = Field(
-        None,
-        ge=1,
-        description="Expected map revision (1 or more): 409 stale_revision if the map has "
-        "moved on.",
-    )
+    max_expanded: ExpansionCap = None
+    revision: ExpectedRevision = None
 
 
 class PolygonPathRequest(PolygonPathQuery):
@@ -169,12 +157,7 @@ class BatchRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     map: MapName
-    revision: StrictInt | None = Field(
-        None,
-        ge=1,
-        description="Expected map revision (1 or more): 409 stale_revision if the map has "
-        "moved on.",
-    )
+    revision: ExpectedRevision = None
     queries: list[BatchQuery] = Field(
         description="Each one a /path request without `map` (of the map's kind); a query "
         "that is not valid is answered in its place with its error, the others still run."

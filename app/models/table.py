@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, Field, StrictInt
+from pydantic import BaseModel, Field
 
-from app.models.common import Cell, CellOut, MapName, MovementRules
+from app.models.common import Cell, CellOut, ExpectedRevision, MapName, MovementRules
 
 
 class TableRequest(MovementRules):
@@ -15,12 +15,7 @@ class TableRequest(MovementRules):
     map: MapName
     sources: list[Cell] = Field(min_length=1, description="Rows of the table: [[x, y], ...].")
     targets: list[Cell] = Field(min_length=1, description="Columns of the table: [[x, y], ...].")
-    revision: StrictInt | None = Field(
-        None,
-        ge=1,
-        description="Expected map revision (1 or more): 409 stale_revision if the map has "
-        "moved on.",
-    )
+    revision: ExpectedRevision = None
 
 
 class TableResponse(BaseModel):

@@ -4,9 +4,17 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, WrapValidator
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, WrapValidator
 
-from app.models.common import Cell, FiniteFloat, MapName, MovementRules, Point, any_object
+from app.models.common import (
+    Cell,
+    FiniteFloat,
+    MapName,
+    MovementRules,
+    Point,
+    SeenRevision,
+    any_object,
+)
 from app.models.group import GroupValidateRequest
 
 
@@ -16,9 +24,7 @@ class ValidateRequest(MovementRules):
     map: MapName
     path: list[Cell] = Field(description="[[x, y], ...]: cells (mode cells) or waypoints.")
     mode: Literal["cells", "waypoints"] = "cells"
-    revision: StrictInt | None = Field(
-        None, ge=1, description="The map revision the client saw (1 or more)."
-    )
+    revision: SeenRevision = None
     max_cost: FiniteFloat | None = Field(None, ge=0, description="Movement budget.")
     start: Cell | None = None
     goal: Cell | None = None
@@ -35,9 +41,7 @@ class PolygonValidateRequest(BaseModel):
     points: list[Point] = Field(
         min_length=1, description="[[x, y], ...]: every segment must stay in the walkable area."
     )
-    revision: StrictInt | None = Field(
-        None, ge=1, description="The map revision the client saw (1 or more)."
-    )
+    revision: SeenRevision = None
     max_cost: FiniteFloat | None = Field(None, ge=0, description="Most length allowed.")
     start: Point | None = Field(None, description="Where the polyline must begin.")
     goal: Point | None = Field(None, description="Where the polyline must end.")

@@ -1,15 +1,18 @@
--- wrk script for gridpath: POST /path with JSON bodies read from a file, one per line.
+-- wrk script for gridpath: POST /path (or URL_PATH, e.g. /paths) with JSON bodies read from a
+-- file, one per line.
 --
 --   wrk -t1 -c8 -d10s -s bench/wrk/path.lua http://127.0.0.1:PORT -- BODIES_FILE MAX_REQUESTS
+--       [THREADS [URL_PATH]]
 --
 -- Each thread walks the bodies in order from its own offset, so threads send different
 -- queries. A thread stops after MAX_REQUESTS / threads responses (0: no limit; wrk's -d
 -- bounds the time either way). A 200 answer whose body lacks "found":true counts as a bad
--- answer. done() prints one JSON line, prefixed with "WRK_JSON ", for bench/http_load.py.
+-- answer. done() prints one JSON line, prefixed with "WRK_JSON ", for bench/load.py.
 
 local bodies = {}
 local next_body = 1
 local limit = 0
+local url_path = "/path"
 local seen = 0
 bad = 0 -- global: done() reads it from each thread with thread:get("bad")
 
@@ -35,6 +38,7 @@ function init(args)
    end
    local total = tonumber(args[2] or "0")
    local count = tonumber(args[3] or "1")
+   url_path = args[4] or url_path
    if total > 0 then
       limit = math.max(1, math.floor(total / count))
    end
@@ -45,7 +49,7 @@ end
 function request()
    local body = bodies[next_body]
    next_body = next_body % #bodies + 1
-   return wrk.format("POST", "/path", { ["Content-Type"] = "application/json" }, body)
+   return wrk.format("POST", url_path, { ["Content-Type"] = "application/json" }, body)
 end
 
 function response(status, headers, body)

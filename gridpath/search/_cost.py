@@ -121,18 +121,17 @@ SHORTCUT_SLACK = 1e-12
 
 
 @njit(nogil=True, cache=True)
-def smooth_priced(grid, sight, marks, block_mark, path, price):
-    """Forward string pulling that never raises the cost: from the current waypoint,
-    advance along ``path`` while the next cell is in sight
-    (:func:`gridpath.search._sight.line_of_sight`) *and* the straight segment to it costs
-    no more than the section of ``path`` it replaces (both priced by ``price``); the first
-    cell that fails either ends the advance, and the last cell reached becomes the next
-    waypoint. Each segment then costs at most its section, so the waypoints' polyline
-    costs at most the path.
+def string_pull(grid, sight, marks, block_mark, path, price):
+    """Forward string pulling: from the current waypoint, advance along ``path`` while the
+    next cell is in sight (:func:`gridpath.search._sight.line_of_sight`, same arguments)
+    and, with ``price`` (``None``: sight alone, the branches compiled out), the straight
+    segment to it costs no more than the section of ``path`` it replaces (both priced by
+    ``price``); the first cell that fails ends the advance, and the last cell reached
+    becomes the next waypoint. With ``price`` each segment then costs at most its section,
+    so the waypoints' polyline costs at most the path.
 
     Returns the indices into ``path`` of the waypoints (first and last always included).
     """
-    integer = price[6]
     n = path.shape[0]
     keep = np.empty(n, dtype=np.int64)
     keep[0] = 0
@@ -141,16 +140,19 @@ def smooth_priced(grid, sight, marks, block_mark, path, price):
     while i < n - 1:
         j = i + 1
         here = (path[i, 0], path[i, 1])
-        section = segment_cost(price, here, (path[j, 0], path[j, 1]))
+        section = 0.0
+        if price is not None:
+            section = segment_cost(price, here, (path[j, 0], path[j, 1]))
         while j + 1 < n:
             after = (path[j + 1, 0], path[j + 1, 1])
-            section += segment_cost(price, (path[j, 0], path[j, 1]), after)
+            if price is not None:
+                section += segment_cost(price, (path[j, 0], path[j, 1]), after)
             if not line_of_sight(grid, sight, marks, block_mark, here, after):
                 break
-            shortcut = segment_cost(price, here, after)
-            allowed = section if integer else section * (1.0 + SHORTCUT_SLACK)
-            if shortcut > allowed:
-                break
+            if price is not None:
+                allowed = section if price[6] else section * (1.0 + SHORTCUT_SLACK)
+                if segment_cost(price, here, after) > allowed:
+                    break
             j += 1
         keep[k] = j
         k += 1

@@ -7,9 +7,10 @@ from __future__ import annotations
 
 from numba import njit
 
+from gridpath.search._cost import string_pull
 from gridpath.search._frontier import COST_DIAG, COST_ORTH, reconstruct_path
 from gridpath.search._jps import expand_jumps
-from gridpath.search._sight import smooth_path, turning_points
+from gridpath.search._sight import turning_points
 
 
 @njit(nogil=True, cache=True)
@@ -24,5 +25,5 @@ def finish_pair(nodes, goal, stride, jumps, grid, sight, pulled):
         path = reconstruct_path(nodes, goal, stride, 1)
     corners = turning_points(path)  # the path is never empty: it holds the goal
     turns = corners.shape[0] - 2 if path.shape[0] >= 3 else 0
-    keep = smooth_path(grid, sight, None, -1, path) if pulled else corners
+    keep = string_pull(grid, sight, None, -1, path, None) if pulled else corners
     return path, path[keep], nodes[goal, COST_ORTH], nodes[goal, COST_DIAG], turns

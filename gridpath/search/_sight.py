@@ -127,32 +127,6 @@ def polyline_cells(grid, sight, marks, block_mark, vertices, straight_only):
 
 
 @njit(nogil=True, cache=True)
-def smooth_path(grid, sight, marks, block_mark, path):
-    """Forward string pulling: from the current waypoint, advance along ``path`` while the
-    next cell is still in sight (:func:`line_of_sight`, same arguments); the last cell in
-    sight becomes the next waypoint.
-
-    Returns the indices into ``path`` of the waypoints (first and last always included).
-    """
-    n = path.shape[0]
-    keep = np.empty(n, dtype=np.int64)
-    keep[0] = 0
-    k = 1
-    i = 0
-    while i < n - 1:
-        j = i + 1
-        here = (path[i, 0], path[i, 1])
-        while j + 1 < n and line_of_sight(
-            grid, sight, marks, block_mark, here, (path[j + 1, 0], path[j + 1, 1])
-        ):
-            j += 1
-        keep[k] = j
-        k += 1
-        i = j
-    return keep[:k].copy()
-
-
-@njit(nogil=True, cache=True)
 def turning_points(path):
     """Indices of the start, every cell where the direction of travel changes, and the goal."""
     n = path.shape[0]

@@ -61,7 +61,7 @@ def smooth(
 
     With ``price`` (:func:`gridpath.search.cost.price_record`) on terrain that is not
     uniform, a shortcut is also taken only if it costs no more than the section of path it
-    replaces (:func:`gridpath.search._cost.smooth_priced`): the waypoints never cost more
+    replaces (:func:`gridpath.search._cost.string_pull`): the waypoints never cost more
     than the path. On uniform terrain a straight segment never costs more than the steps it
     replaces, so the plain string pulling is kept there."""
     path = np.ascontiguousarray(path, dtype=np.int32)
@@ -69,9 +69,8 @@ def smooth(
         return path
     marks, mark = overlay(grid, blocked, scratch or thread_scratch())
     sight = (int(clearance), CORNER_RULES[diagonal])
-    if price is not None and not price[2]:
-        return path[_cost.smooth_priced(grid_record(grid), sight, marks, mark, path, price)]
-    return path[_sight.smooth_path(grid_record(grid), sight, marks, mark, path)]
+    priced = price if price is not None and not price[2] else None
+    return path[_cost.string_pull(grid_record(grid), sight, marks, mark, path, priced)]
 
 
 def turning_points(path: np.ndarray) -> np.ndarray:

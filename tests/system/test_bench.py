@@ -77,13 +77,26 @@ def test_server_runner_starts_waits_and_stops_every_process():
             os.killpg(group, 0)
 
 
-def test_bench_http_floor_prints_the_ratio_to_the_bare_endpoint():
+def test_bench_ratios_prints_both_ratios_of_every_endpoint():
     require("wrk")  # the closed loop is wrk's
-    out = run_bench("bench.http_load", "--quick", "--only", "floor", "--floor-rounds", "1")
-    assert out.returncode == 0, out.stderr[-2000:]
-    assert "| bare FastAPI | 1 |" in out.stdout and "| gridpath /path | 1 |" in out.stdout
-    assert "of the bare endpoint's requests/s" in out.stdout, out.stdout[-2000:]
-    assert "of the floor's requests per CPU second" in out.stdout, out.stdout[-2000:]
+    out = run_bench("bench.ratios", "--quick", data=False)
+    assert out.returncode == 0, out.stderr[-2000:] + out.stdout[-2000:]
+    rows = [line for line in out.stdout.splitlines() if line.startswith("| ")]
+    assert [r.split(" | ")[0] for r in rows[1:]] == [
+        "| bare FastAPI /path",
+        "| /path",
+        "| /paths x100",
+    ], out.stdout
+    assert all(r.endswith(" | 0 |") for r in rows[1:]), out.stdout  # no errors
+    assert "/path over the bare endpoint, answers/s **" in out.stdout, out.stdout
+    assert "/paths x100 over /path, queries/s **" in out.stdout, out.stdout
+    assert "commit" in out.stdout.splitlines()[-1]
+
+
+def test_bench_ratios_serves_an_older_checkout_from_its_own_venv(tmp_path):
+    """``--before`` wants a checkout with a .venv: refused at once without one."""
+    out = run_bench("bench.ratios", "--quick", "--before", str(tmp_path), data=False)
+    assert out.returncode == 2 and "has no .venv" in out.stderr, out.stderr
 
 
 def test_bench_cluster_measures_propagation_and_the_stores():

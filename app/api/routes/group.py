@@ -9,7 +9,7 @@ from fastapi import APIRouter
 from fastapi.responses import Response
 
 from app.api.deps import RegistryDep, StateDep, snapshot_at
-from app.api.group import GroupSolve, work_budget
+from app.api.group import GroupSearch, solve, work_budget
 from app.api.kinds import require_grid
 from app.api.responses import json_response
 from app.models import STALE_REVISION_RESPONSE, ErrorResponse
@@ -48,6 +48,6 @@ async def post_group(request: GroupRequest, state: StateDep, store: RegistryDep)
         )
     grid = await snapshot_at(state, store, request.map, request.revision)
     require_grid(grid, "POST /group")
-    search = GroupSolve(request, settings, work_budget(request, settings))
+    search = GroupSearch(solve, request, settings, work_budget(request, settings))
     body, us = await state.search(grid, search)
     return json_response(body, us)

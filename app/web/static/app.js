@@ -539,25 +539,30 @@
     ctx.stroke();
   }
 
+  // A violation: a red cross over the cell.
+  function drawCross(cell) {
+    const r = Math.max(5, Math.min(S.zoom * 0.5, 12));
+    const [sx, sy] = centre(cell);
+    ctx.strokeStyle = "#ff1744";
+    ctx.lineWidth = 3;
+    ctx.beginPath();
+    ctx.moveTo(sx - r, sy - r);
+    ctx.lineTo(sx + r, sy + r);
+    ctx.moveTo(sx + r, sy - r);
+    ctx.lineTo(sx - r, sy + r);
+    ctx.stroke();
+  }
+
   function drawValidation() {
     const line = Math.max(1.5, Math.min(S.zoom * 0.3, 4));
     polyline(S.valPath, "#7b2fbe", line);
     dots(S.valPath, "#7b2fbe", Math.max(2, line));
     const v = S.validation;
     if (!v || !v.response) return;
-    const r = Math.max(5, Math.min(S.zoom * 0.5, 12));
-    ctx.strokeStyle = "#ff1744";
-    ctx.lineWidth = 3;
     for (const violation of v.response.violations) {
       const cell = v.request.path[violation.index];
       if (!cell) continue;
-      const [sx, sy] = centre(cell);
-      ctx.beginPath();
-      ctx.moveTo(sx - r, sy - r);
-      ctx.lineTo(sx + r, sy + r);
-      ctx.moveTo(sx + r, sy - r);
-      ctx.lineTo(sx - r, sy + r);
-      ctx.stroke();
+      drawCross(cell);
     }
   }
 
@@ -646,19 +651,10 @@
       polyline(p, "rgba(30,90,230,0.25)", 1.5);
       drawMarker(p[Math.min(G.tick, p.length - 1)], "#1e5ae6", String(i));
     });
-    const r = Math.max(5, Math.min(S.zoom * 0.5, 12));
-    ctx.strokeStyle = "#ff1744";
-    ctx.lineWidth = 3;
     for (const v of G.violations) {
       const cell = v.unit >= 0 && G.plan.plans[v.unit] && G.plan.plans[v.unit][v.tick];
       if (!cell) continue;
-      const [sx, sy] = centre(cell);
-      ctx.beginPath();
-      ctx.moveTo(sx - r, sy - r);
-      ctx.lineTo(sx + r, sy + r);
-      ctx.moveTo(sx + r, sy - r);
-      ctx.lineTo(sx - r, sy + r);
-      ctx.stroke();
+      drawCross(cell);
     }
   }
 

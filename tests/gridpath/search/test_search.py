@@ -210,14 +210,13 @@ def test_kernels_release_the_gil_and_cache():
         _general.path_cost,
         _jps.jps,
         _jps.expand_jumps,
-        _sight.smooth_path,
         _sight.turning_points,
         _validate.validate_cells,
         _validate.validate_waypoints,
         _cost.mean_terrain,
         _cost.segment_cost,
         _cost.polyline_cost,
-        _cost.smooth_priced,
+        _cost.string_pull,
     ):
         assert kernel.targetoptions.get("nogil") is True
         assert kernel._cache is not None and type(kernel._cache).__name__ != "NullCache"
