@@ -14,6 +14,7 @@ killed whole after it (cbs-mapf starts processes of its own).
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import json
 import os
 import signal
@@ -108,6 +109,8 @@ def _ours(client, name, free, starts, goals, budget_ms) -> dict:
 def compare_cbs(maps: Path, budget_ms: int = 1000) -> None:
     from bench.group import free_of, instance
 
+    if importlib.util.find_spec("cbs_mapf") is None:  # else every peer run "fails"
+        raise SystemExit("cbs-mapf is missing: `make bench-group` installs the bench extra")
     rows = []
     with (
         running_server(
