@@ -27,11 +27,11 @@ from gridpath.group.pibt import make_scratch
 from gridpath.group.sipp import arrival, empty_plan, plan_arrays, sipp_arrays
 
 # Work units per millisecond of time budget: a little under what one core of the
-# development machine does per millisecond of CPU time on the largest orders (700-1,700
+# development machine does per millisecond of CPU time on the largest orders (700-1,300
 # measured for LaCAM with 1,000 units and for LNS; bench-group prints the rate), so a
 # budget's work takes about its time there; fixed, so the result never depends on the
 # machine's speed or load.
-WORK_PER_MS = 700
+WORK_PER_MS = 800
 # A distance cell is a load and a few compares, a unit move a sort and a dozen
 # checks: a distance cell counts 1 / DISTANCE_CELLS_PER_WORK of a work unit.
 DISTANCE_CELLS_PER_WORK = 64
