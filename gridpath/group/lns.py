@@ -192,7 +192,7 @@ def _late_and_in_its_way(a, units, k, task, plan, moves, marks, rng):
 @njit(cache=True, nogil=True)
 def improve(task, plan, moves, rng, max_work, patience):
     """Replan neighbourhoods until the plan reaches the lower bound, ``max_work`` is spent
-    or ``patience`` steps in a row gained nothing. Returns the work spent."""
+    or the last ``patience`` work gained nothing. Returns the work spent."""
     lower, arrivals = task[2], plan[3]
     n = lower.shape[0]
     units = np.empty(NEIGHBOURHOOD, dtype=np.int32)
@@ -212,6 +212,6 @@ def improve(task, plan, moves, rng, max_work, patience):
         gain, spent = replan(units, m, task, plan, moves, rng, 1 if strategy == 0 else 0)
         work += spent
         excess -= gain
-        stale = 0 if gain > 0 else stale + 1
+        stale = 0 if gain > 0 else stale + spent
         weights[strategy] = max(0.01, 0.9 * weights[strategy] + 0.1 * gain / m)
     return work

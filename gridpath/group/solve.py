@@ -41,9 +41,10 @@ DISTANCE_CELLS_PER_WORK = 64
 LACAM_STALL = 20_000
 # Then prioritized planning and LNS shorten the plan (gridpath.group.lns) while their
 # tick-by-vertex arrays stay under PLAN_MAX_CELLS (about 12 bytes a cell), until the budget is
-# spent or PATIENCE steps in a row gained nothing.
+# spent or the last PATIENCE work units gained nothing (on the most crowded orders LNS
+# rarely gains: it gives up after about a second).
 PLAN_MAX_CELLS = 4_000_000
-PATIENCE = 200
+PATIENCE = 800_000
 
 FOUND = "found"
 UNREACHABLE_REASON = "unreachable"

@@ -55,7 +55,7 @@ def test_improve_keeps_the_plan_legal_and_lowers_its_cost():
     plan = _plan(first, graph, order.goals)
     before = _checked(free, graph, order, plan)
     rng = np.array([11], dtype=np.uint64)
-    work = improve(task, plan, moves, rng, 400_000, 200)
+    work = improve(task, plan, moves, rng, 400_000, 100_000)
     after = _checked(free, graph, order, plan)
     assert 0 < work and after < before
     assert after >= int(task[2].sum())
@@ -66,7 +66,7 @@ def test_improve_is_deterministic():
     for _ in range(2):
         free, graph, order, first, task, moves = _setup(seed=9)
         plan = _plan(first, graph, order.goals)
-        improve(task, plan, moves, np.array([3], dtype=np.uint64), 200_000, 100)
+        improve(task, plan, moves, np.array([3], dtype=np.uint64), 200_000, 50_000)
         runs.append(plan[0].tobytes())
     assert runs[0] == runs[1]
 
