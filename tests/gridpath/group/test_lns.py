@@ -4,6 +4,7 @@ the sum of costs never up, a failed step undone exactly, the same plans from the
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from gridpath.group.distances import distance, make_distances
 from gridpath.group.graph import build_graph
@@ -17,10 +18,10 @@ def _cells(graph, column) -> list[tuple[int, int]]:
     return [(int(graph.xs[v]), int(graph.ys[v])) for v in column]
 
 
-def _setup(seed=5, n=60, shape=(16, 16), walls=0.2):
+def _setup(seed=5, n=60, shape=(16, 16), walls=0.2, connectivity=4):
     rng = np.random.default_rng(seed)
     free = rng.random(shape) >= walls
-    graph = build_graph(free)
+    graph = build_graph(free, connectivity)
     big = np.bincount(graph.component).argmax()
     cells = np.nonzero(graph.component == big)[0]
     starts, goals = (rng.choice(cells, n, replace=False) for _ in range(2))
@@ -41,22 +42,24 @@ def _plan(first, graph, goals):
     return plan + (np.array([arrival(plan[0], i, g) for i, g in enumerate(goals)]),)
 
 
-def _checked(free, graph, order, plan) -> int:
+def _checked(free, graph, order, plan, connectivity=4) -> int:
     end = int(plan[3].max()) + 1
     plans = [_cells(graph, plan[0][:end, i]) for i in range(plan[0].shape[1])]
     goals = _cells(graph, order.goals)
-    assert check_plans(free, plans, _cells(graph, order.starts), goals) == []
+    starts = _cells(graph, order.starts)
+    assert check_plans(free, plans, starts, goals, connectivity) == []
     assert sum_of_costs(plans, goals) == int(plan[3].sum())
     return int(plan[3].sum())
 
 
-def test_improve_keeps_the_plan_legal_and_lowers_its_cost():
-    free, graph, order, first, task, moves = _setup()
+@pytest.mark.parametrize("connectivity", [4, 8])
+def test_improve_keeps_the_plan_legal_and_lowers_its_cost(connectivity):
+    free, graph, order, first, task, moves = _setup(connectivity=connectivity)
     plan = _plan(first, graph, order.goals)
-    before = _checked(free, graph, order, plan)
+    before = _checked(free, graph, order, plan, connectivity)
     rng = np.array([11], dtype=np.uint64)
     work = improve(task, plan, moves, rng, 400_000, 100_000)
-    after = _checked(free, graph, order, plan)
+    after = _checked(free, graph, order, plan, connectivity)
     assert 0 < work and after < before
     assert after >= int(task[2].sum())
 
