@@ -210,12 +210,9 @@ def _improved(first: GroupResult, graph: MoveGraph, task: tuple, distances, seed
     moves = (graph.neighbours, graph.cross, distances, sipp_arrays(graph.vertex_count, ticks))
     plan = plan_arrays(first.configs, graph.vertex_count)
     plan = plan + (np.array([arrival(plan[0], i, g) for i, g in enumerate(goals)]),)
-    fresh = empty_plan(goals.shape[0], graph.vertex_count, ticks)
-    fresh = fresh + (np.zeros(goals.shape[0], dtype=np.int64),)
-    longest_first = np.argsort(-task[2], kind="stable").astype(np.int32)
     work_left = max_work - first.work
-    planned, work = prioritized(longest_first, task, fresh, moves, work_left // 2)
-    if planned == goals.shape[0] and fresh[3].sum() < plan[3].sum():
+    fresh, work = _prioritized(task, moves, graph.vertex_count, ticks, work_left * 2 // 3)
+    if fresh is not None and fresh[3].sum() < plan[3].sum():
         plan = fresh
     rng = np.array([seed * 2654435761 + 1442695040888963407], dtype=np.uint64)
     work += improve(task, plan, moves, rng, work_left - work, PATIENCE)
@@ -226,6 +223,28 @@ def _improved(first: GroupResult, graph: MoveGraph, task: tuple, distances, seed
         True, None, configs, configs.shape[0] - 1, soc, first.lower_bound,
         soc == first.lower_bound, first.expanded, first.work + work,
     )  # fmt: skip
+
+
+def _prioritized(task: tuple, moves: tuple, vertex_count: int, ticks: int, max_work: int):
+    """A whole plan by prioritized planning within ``ticks``, the units with the longest way
+    first; a unit that finds no path goes first in the next attempt, while work remains
+    and each attempt plans more units than the one before (on crowded maps it never
+    gets far, and the work is better spent by LNS). Returns ``(plan or None, work)``."""
+    n = task[0].shape[0]
+    order = np.argsort(-task[2], kind="stable").astype(np.int32)
+    work, best = 0, 0
+    while work < max_work:
+        plan = empty_plan(n, vertex_count, ticks) + (np.zeros(n, dtype=np.int64),)
+        planned, spent = prioritized(order, task, plan, moves, max_work - work)
+        work += spent
+        if planned == n:
+            return plan, work
+        if planned <= best:
+            break
+        best = planned
+        failed = order[planned : planned + 1]
+        order = np.concatenate((failed, order[:planned], order[planned + 1 :]))
+    return None, work
 
 
 def _result(search: _LaCAM, goals: np.ndarray, lower: int) -> GroupResult:
