@@ -20,7 +20,6 @@ from gridpath.search.overlay import blocked_cells
 from gridpath.search.scratch import SearchScratch
 from gridpath.search.snap import Snapped, snap_ends
 
-
 # The fields of a query that its search options do not read: a query that sets no other
 # field searches under the defaults' options, which depend only on the caps below.
 _NOT_OPTIONS = frozenset({"map", "start", "goal", "snap", "revision", "include"})

@@ -194,7 +194,6 @@ def test_optimal_answers_have_the_dijkstra_cost(seed, costs):
                 assert result.cost == pytest.approx(want, rel=1e-9)
 
 
-
 PAIR_VARIANTS = [
     {},
     {"smooth": False},
