@@ -18,8 +18,19 @@ def path_options(grid: Grid, options: SearchOptions) -> dict:
     """``options`` of a ``/path`` answer (``EffectiveOptions``): one dict per map terrain
     and options, shared by the answers (serialised, never changed). The cost types are
     part of the key: a class costing ``2`` echoes ``2``, one costing ``2.0`` echoes ``2.0``."""
+    global _last_echo
+    last = _last_echo
+    if last[0] is grid and last[1] is options:  # a batch's answers: one map, one options
+        return last[2]
     classes = grid.terrain_classes
-    return _path_options(classes, tuple(type(tc.cost) for tc in classes), options)
+    echo = _path_options(classes, tuple(type(tc.cost) for tc in classes), options)
+    _last_echo = (grid, options, echo)  # one tuple, swapped whole: thread-safe
+    return echo
+
+
+# The last (map revision, options, echo) path_options gave, checked by identity: a map
+# revision's terrain classes and a SearchOptions never change.
+_last_echo: tuple = (None, None, None)
 
 
 @lru_cache(maxsize=1024)

@@ -20,12 +20,39 @@ from gridpath.search.overlay import blocked_cells
 from gridpath.search.scratch import SearchScratch
 from gridpath.search.snap import Snapped, snap_ends
 
+# The fields of a query that its search options do not read: a query that sets no other
+# field searches under the defaults' options, which depend only on the caps below.
+_NOT_OPTIONS = frozenset({"map", "start", "goal", "snap", "revision", "include"})
+# (expansion_cap, MAX_EXPANDED, MAX_SEARCH_MS, SEARCH_EXPANSIONS_PER_MS) -> the defaults'
+# options under those caps; bounded (cleared when full).
+_DEFAULTS: dict[tuple, SearchOptions] = {}
+
 
 def query_options(
     query: PathQuery, grid: Grid, settings: Settings, expansion_cap: int | None = None
 ) -> SearchOptions:
     """A query's search options, with the server's caps applied (``expansion_cap``: a batch's
-    share of its total budget)."""
+    share of its total budget). A query that sets only its ends (the common one: every
+    query of a typical ``/paths`` batch) gets the defaults' options, made once per caps:
+    they read neither the map nor the rest of the query, and no check on them can fail."""
+    if query.goal is None or not query.model_fields_set <= _NOT_OPTIONS:
+        return _query_options(query, grid, settings, expansion_cap)
+    caps = (
+        expansion_cap, settings.max_expanded, settings.max_search_ms,
+        settings.search_expansions_per_ms,
+    )  # fmt: skip
+    options = _DEFAULTS.get(caps)
+    if options is None:
+        options = _query_options(query, grid, settings, expansion_cap)
+        if len(_DEFAULTS) >= 64:
+            _DEFAULTS.clear()
+        _DEFAULTS[caps] = options
+    return options
+
+
+def _query_options(
+    query: PathQuery, grid: Grid, settings: Settings, expansion_cap: int | None
+) -> SearchOptions:
     if query.goals is not None and len(query.goals) > settings.max_goals:
         raise InvalidField(
             "goals", f"goals lists {len(query.goals)} cells, over the limit of {settings.max_goals}"

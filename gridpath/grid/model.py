@@ -101,6 +101,11 @@ class Grid:
                     self._derived[key] = (made, build)
         return self
 
+    def derived_count(self) -> int:
+        """How many derived values this revision holds: it only grows (a value is never
+        dropped), so an unchanged count says nothing was built since it was read."""
+        return len(self._derived)
+
     def built(self, name: str) -> Any | None:
         """The value derived under the key ``name`` (or a tuple key starting with it) if one
         was built and is not None, else None; never builds (a query asks what the revision

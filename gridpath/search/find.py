@@ -168,10 +168,13 @@ def finish(
         cost = int(round(cost)) if plan.integer else float(cost)
     pulled = walked = None
     if waypoints:
-        pulled = outcome.waypoints
+        pulled, walked = outcome.waypoints, outcome.walked
         if pulled is None:
             pulled = _waypoints(query, outcome.path, scratch)
-        walked = walked_cost(query.grid, plan.options, plan.class_cost, plan.uniform, pulled)
+        if walked is None:
+            walked = walked_cost(query.grid, plan.options, plan.class_cost, plan.uniform, pulled)
+        elif plan.integer:  # priced by the run: rounded as walked_cost rounds
+            walked = int(walked)
     return _path_result(
         found=found,
         path=outcome.path,

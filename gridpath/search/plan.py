@@ -52,6 +52,7 @@ class Plan:
     integer: bool  # the integer cost model: costs reported as whole numbers
     components: Components  # for the unit and movement: unreachable without a search
     watch: tuple[str, ...]  # late preprocessing not built yet that the choice depends on
+    seen: int  # the revision's derived_count when watch was last found unbuilt
 
 
 # Per map revision (weakly: a revision no longer served takes its plans with it), under
@@ -77,7 +78,11 @@ def plan_for(grid: Grid, options: SearchOptions, shape: int) -> Plan:
         plan = last[2]
     else:
         plan = plans.get((options, shape))
-    if plan is None or (plan.watch and any(grid.built(key) is not None for key in plan.watch)):
+    if plan is not None and plan.watch and grid.derived_count() != plan.seen:
+        plan = _rechecked(grid, plan)  # something was built since: is it what plan watches?
+        if plan is not None and (options, shape) in plans:
+            plans[(options, shape)] = plan
+    if plan is None:
         plan = make_plan(grid, options, shape)
         if len(plans) < _PLANS_PER_REVISION:
             plans[(options, shape)] = plan
@@ -85,7 +90,18 @@ def plan_for(grid: Grid, options: SearchOptions, shape: int) -> Plan:
     return plan
 
 
+def _rechecked(grid: Grid, plan: Plan) -> Plan | None:
+    """None if a preprocessing ``plan`` watches has been built (choose again), else
+    ``plan`` marked as checked at the revision's current count of derived values (the
+    query path then reads one count, not the revision's derived values under its lock)."""
+    seen = grid.derived_count()  # read first: a value built during the check is seen later
+    if any(grid.built(key) is not None for key in plan.watch):
+        return None
+    return replace(plan, seen=seen)
+
+
 def make_plan(grid: Grid, options: SearchOptions, shape: int) -> Plan:
+    seen = grid.derived_count()  # before watch is worked out (see _rechecked)
     resolved = options.resolved()
     class_cost, uniform, min_cost = terrain_prices(grid, resolved)
     # No runner's refusal reads the cells (only the shape): placeholders here.
@@ -112,6 +128,7 @@ def make_plan(grid: Grid, options: SearchOptions, shape: int) -> Plan:
             chosen_options.clearance, chosen_options.diagonal == Diagonal.ALWAYS
         ),
         watch=_late_preprocessing(grid, resolved, chosen.runner),
+        seen=seen,
     )
 
 

@@ -23,6 +23,7 @@ from gridpath.grid.model import Grid
 from gridpath.search._finish import finish_pair
 from gridpath.search._frontier import FOUND
 from gridpath.search._records import grid_record, rules_record
+from gridpath.search.cost import price_record
 from gridpath.search.options import CORNER_RULES, DEFAULT_OPTIONS, SearchOptions
 from gridpath.search.scratch import SearchScratch
 
@@ -75,6 +76,9 @@ class Outcome:
     # pulled in the compiled call that rebuilt its path), else None: find_path pulls them.
     waypoints: np.ndarray | None = None
     turns: int | None = None  # the path's turns, where counted with it
+    # What walking ``waypoints`` costs (before the integer model's rounding), where priced
+    # with them (an exact-pair run's), else None: find_path prices them.
+    walked: float | None = None
 
 
 @dataclass(frozen=True)
@@ -96,7 +100,7 @@ class PairRun:
     step counts, its turns and its waypoints (string-pulled under ``smooth``; a pair
     runner serves no per-request blocked cells, so no overlay)."""
 
-    __slots__ = ("kernel", "extra", "jumps", "grid", "rules", "sight", "steps", "smooth")
+    __slots__ = ("kernel", "extra", "jumps", "grid", "rules", "sight", "steps", "smooth", "price")
 
     def __init__(self, pair: PairKernel, query: Query) -> None:
         grid, options = query.grid, query.options
@@ -108,6 +112,7 @@ class PairRun:
         )
         self.sight = (int(options.clearance), CORNER_RULES[options.diagonal])
         self.smooth = bool(options.smooth)
+        self.price = price_record(grid, options, query.class_cost, query.uniform)
 
     def __call__(self, query: Query, scratch: SearchScratch) -> Outcome:
         flat, stride, _ = record = self.grid
@@ -121,14 +126,13 @@ class PairRun:
         search_us = (time.perf_counter_ns() - began) / 1000
         if status != FOUND:
             return Outcome(int(status), int(expanded), search_us)
-        path, pulled, orth, diag, turns = finish_pair(
-            scratch.nodes, goal, stride, self.jumps, record, self.sight, self.smooth
+        path, pulled, orth, diag, turns, walked = finish_pair(
+            scratch.nodes, goal, stride, self.jumps, record, self.sight, self.smooth, self.price
         )
         cost = int(orth) * self.steps[0] + int(diag) * self.steps[1]
         # every field given: no default factory runs
-        return Outcome(
-            FOUND, int(expanded), search_us, path, cost, 0, False, EMPTY_PATH, pulled, int(turns)
-        )
+        return Outcome(FOUND, int(expanded), search_us, path, cost, 0, False, EMPTY_PATH, pulled,
+                       int(turns), float(walked))  # fmt: skip
 
 
 @dataclass(frozen=True)

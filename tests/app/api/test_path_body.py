@@ -88,3 +88,28 @@ def test_the_outcomes_are_reached(client):
     assert {(True, None, False), (False, "unreachable", False)} <= reasons
     assert {(False, "limit_reached", False), (False, "limit_reached", True)} <= reasons
     assert {a for *_, a in seen} >= {"jps", "astar", "dijkstra", "bfs", "greedy"}
+
+
+def test_a_query_of_ends_only_shares_the_defaults_options():
+    """A query that sets only its ends (and what the options do not read) gets the
+    defaults' options made once per caps: equal to those made for it afresh, for each
+    cap, and following the settings when they change."""
+    from app.api.path_body import _query_options, query_options
+    from app.config import Settings
+    from app.models import PathQuery
+    from gridpath.grid import Grid
+
+    grid = Grid.from_walkable("open", [[True] * 4] * 4)
+    settings = Settings()
+    ends = PathQuery.model_validate({"start": [0, 0], "goal": [3, 3], "include": ["path"]})
+    for cap in (None, 7, 640_000):
+        shared = query_options(ends, grid, settings, cap)
+        assert shared == _query_options(ends, grid, settings, cap)
+        assert query_options(ends, grid, settings, cap) is shared
+    settings.max_expanded = 5
+    assert query_options(ends, grid, settings).max_expanded == 5
+    weighted = PathQuery.model_validate({"start": [0, 0], "goal": [3, 3], "max_expanded": 3})
+    assert query_options(weighted, grid, settings).max_expanded == 3
+    several = PathQuery.model_validate({"start": [0, 0], "goals": [[3, 3]] * 99})
+    with pytest.raises(Exception, match="goals lists 99"):
+        query_options(several, grid, Settings(max_goals=10))

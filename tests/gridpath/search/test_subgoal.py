@@ -183,3 +183,24 @@ def test_auto_answers_from_the_tier_on_maps_large_enough():
         find_path(large, start, goal, SUBGOAL).path.tobytes()
     )
     assert find_path(small, (0, 0), (59, 59)).options.algorithm == Algorithm.JPS
+
+
+def test_a_plan_chooses_again_only_once_what_it_watches_is_built():
+    """A plan that fell through for want of the hierarchy reads the revision's count of
+    derived values per query; something else built keeps the plan (checked once), the
+    hierarchy built makes it choose again."""
+    from gridpath.search.plan import plan_for
+
+    walkable = np.ones((6, 6), dtype=bool)
+    walkable[2, 1:5] = False
+    grid = Grid.from_walkable("wall", walkable)
+    plan_for(grid, SUBGOAL, 0)  # its making may build some (read before: checked once)
+    first = plan_for(grid, SUBGOAL, 0)
+    assert first.watch and first.options.algorithm == Algorithm.JPS
+    assert plan_for(grid, SUBGOAL, 0) is first  # nothing built since
+    grid.derived("unrelated", lambda g: np.zeros(1))
+    again = plan_for(grid, SUBGOAL, 0)
+    assert again is not first and again.run is first.run
+    assert again.seen == grid.derived_count() and plan_for(grid, SUBGOAL, 0) is again
+    assert subgoal_graph(grid) is not None
+    assert plan_for(grid, SUBGOAL, 0).options.algorithm == Algorithm.SUBGOAL

@@ -192,3 +192,38 @@ def test_optimal_answers_have_the_dijkstra_cost(seed, costs):
                 assert not result.found
             else:
                 assert result.cost == pytest.approx(want, rel=1e-9)
+
+
+PAIR_VARIANTS = [
+    {},
+    {"smooth": False},
+    {"cost_model": CostModel.INTEGER},
+    {"algorithm": Algorithm.ASTAR},
+    {"algorithm": Algorithm.ASTAR, "cost_model": CostModel.INTEGER},
+]
+
+
+@pytest.mark.parametrize("variant", PAIR_VARIANTS, ids=lambda v: ",".join(map(str, v.values())))
+def test_a_pair_run_prices_its_waypoints_as_walked_cost_does(variant):
+    """An exact-pair run (uniform terrain) prices its waypoints in its finishing call; the
+    price is exactly what ``walked_cost`` gives for them (the same compiled sum)."""
+    from gridpath.search.cost import walked_cost
+    from gridpath.search.plan import plan_for
+    from gridpath.search.runner import PairRun
+
+    rng = np.random.default_rng(2101)
+    options = SearchOptions(**variant)
+    for _ in range(4):
+        height, width = (int(v) for v in rng.integers(8, 40, size=2))
+        grid = Grid.from_walkable("u", rng.random((height, width)) >= 0.25)
+        plan = plan_for(grid, options, 0)
+        assert isinstance(plan.run, PairRun)
+        for _ in range(15):
+            start, goal = ends(rng, grid)
+            result = find_path(grid, start, goal, options, waypoints=True)
+            if not result.found:
+                continue
+            expected = walked_cost(grid, plan.options, plan.class_cost, plan.uniform,
+                                   result.waypoints)  # fmt: skip
+            assert type(result.waypoints_cost) is type(expected)
+            assert result.waypoints_cost == expected
