@@ -24,6 +24,7 @@ from gridpath.group.graph import MoveGraph
 from gridpath.group.lacam import new_node, search
 from gridpath.group.lns import improve, prioritized
 from gridpath.group.pibt import make_scratch
+from gridpath.group.repair import repair as repair_knot
 from gridpath.group.sipp import arrival, empty_plan, plan_arrays, sipp_arrays
 
 # Work units per millisecond of time budget: a little under what one core of the
@@ -39,6 +40,9 @@ DISTANCE_CELLS_PER_WORK = 64
 # units it improves a plan by a few per cent at most while it spends the whole budget
 # (measured: docs/group.md), so an answer no longer waits for the budget to run out.
 LACAM_STALL = 20_000
+# The first search repairs its closest configuration (gridpath.group.repair) when that
+# has not come closer to the goals for this much work.
+REPAIR_AFTER = 200_000
 # Then prioritized planning and LNS shorten the plan (gridpath.group.lns) while their
 # tick-by-vertex arrays stay under PLAN_MAX_CELLS (about 12 bytes a cell), until the budget is
 # spent or the last PATIENCE work units gained nothing (on the most crowded orders LNS
@@ -91,6 +95,7 @@ def solve_group(
     *,
     seed: int = 0,
     refine: bool = True,
+    repair: bool = True,
 ) -> GroupResult:
     """Plans from the vertices ``starts`` to ``goals`` (distinct, free) with LaCAM* over
     PIBT: the first solution found, improved while the budget lasts when ``refine``."""
@@ -107,11 +112,16 @@ def solve_group(
     distances = make_distances(graph.vertex_count, goals)
     lower = _lower_bounds(distances, graph, starts)
     search = _LaCAM(graph, starts, goals, distances, seed)
-    search.run(max_work, star=False)
-    if not refine or search.state[P.GOAL] < 0:
+    repaired = search.first_plan(max_work, repair)
+    if repaired is not None:
+        first = repaired
+    elif not refine or search.state[P.GOAL] < 0:
         return _result(search, goals, int(lower.sum()))
-    search.refine(max_work)
-    first = _result(search, goals, int(lower.sum()))
+    else:
+        search.refine(max_work)
+        first = _result(search, goals, int(lower.sum()))
+    if not refine:
+        return first
     if first.optimal or first.sum_of_costs == first.lower_bound:
         return first
     return _improved(first, graph, (starts, goals, lower), distances, seed, max_work)
@@ -142,10 +152,12 @@ class _LaCAM:
             self.state,
         )
         self.state[P.TOP] = 1
+        self.extra_work = 0  # spent outside the loop (repairs)
 
     @property
     def work(self) -> int:
-        return int(self.state[P.CALLS]) * self.goals.shape[0] + self.distance_work
+        calls = int(self.state[P.CALLS])
+        return calls * self.goals.shape[0] + self.distance_work + self.extra_work
 
     @property
     def distance_work(self) -> int:
@@ -167,13 +179,51 @@ class _LaCAM:
                 graph.degree,
                 self.distances,
                 self.scratch,
-                max_work,
+                max_work - self.extra_work,
                 star,
                 DISTANCE_CELLS_PER_WORK,
             )
             if self.state[P.STATUS] != P.GROW:
                 return
             P.grow(pools, self.moves)
+
+    def first_plan(self, max_work: int, repair: bool) -> GroupResult | None:
+        """Search for a first plan. If the closest configuration to the goals has not
+        improved for :data:`REPAIR_AFTER` work, solve the region around its units off
+        their goals alone (:mod:`gridpath.group.repair`): the plan so found is returned;
+        else (None) the search goes on, and the state holds whatever it found."""
+        best, since, tried = -1, 0, -1
+        while self.work < max_work:
+            self.run(min(max_work, self.work + REPAIR_AFTER // 4), star=False)
+            if self.state[P.STATUS] != P.LIMIT:
+                return None  # found, or the search space is exhausted
+            node = int(np.argmin(self.pools["h"][: self.state[P.HNODES]]))
+            h = int(self.pools["h"][node])
+            if best < 0 or h < best:
+                best, since = h, self.work
+            elif repair and tried != best and self.work - since >= REPAIR_AFTER:
+                tried = best
+                plan = self._repaired(node, max_work)
+                if plan is not None:
+                    return plan
+        return None
+
+    def _repaired(self, node: int, max_work: int) -> GroupResult | None:
+        config = self.pools["config"][node].copy()
+
+        def small(graph, starts, goals, budget):
+            return solve_group(graph, starts, goals, budget, refine=False, repair=False)
+
+        ticks, work = repair_knot(self.graph, config, self.goals, max_work - self.work, small)
+        self.extra_work += work
+        if ticks is None:
+            return None
+        configs = np.concatenate((_backtrack(self.pools, node), ticks[1:]))
+        lower = int(_lower_bounds(self.distances, self.graph, configs[0]).sum())
+        return GroupResult(
+            True, None, configs, configs.shape[0] - 1, sum_of_costs(configs, self.goals),
+            lower, False, int(self.state[P.CALLS]), self.work,
+        )  # fmt: skip
 
     def refine(self, max_work: int) -> None:
         """LaCAM*'s own improvement, while the budget lasts and it keeps finding cheaper
