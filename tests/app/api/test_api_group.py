@@ -126,6 +126,14 @@ def test_validate_finds_each_kind_of_conflict(client, plans, code, connectivity)
     assert body["valid"] is False and code in {v["code"] for v in body["violations"]}
 
 
+def test_validate_group_cells_of_any_size_are_off_the_map_not_a_500(client):
+    huge = [[[2**70, -(2**65)], [9007199254740991, 1]], [[2**63 - 1, 0], [-(2**63), 0], [0, 1]]]
+    r = client.post("/validate", json={"map": "pocket", "plans": huge, "connectivity": 8})
+    assert r.status_code == 200, r.text
+    codes = {v["code"] for v in r.json()["violations"]}
+    assert r.json()["valid"] is False and "illegal_step" in codes
+
+
 def test_validate_group_bad_body_is_422(client):
     r = client.post("/validate", json={"map": "pocket", "plans": [[[0, 1]]], "extra": 1})
     assert r.status_code == 422 and "error" in r.json()
