@@ -7,25 +7,15 @@ import numpy as np
 import pytest
 
 from gridpath.group.distances import distance, make_distances
-from gridpath.group.graph import build_graph
 from gridpath.group.lns import improve, prioritized, replan
 from gridpath.group.sipp import arrival, empty_plan, plan_arrays, sipp_arrays
-from gridpath.group.solve import make_order, solve_group
+from gridpath.group.solve import solve_group
 from tests.gridpath.group.checker import check_plans, sum_of_costs
-
-
-def _cells(graph, column) -> list[tuple[int, int]]:
-    return [(int(graph.xs[v]), int(graph.ys[v])) for v in column]
+from tests.gridpath.group.instances import cells_of, random_order
 
 
 def _setup(seed=5, n=60, shape=(16, 16), walls=0.2, connectivity=4):
-    rng = np.random.default_rng(seed)
-    free = rng.random(shape) >= walls
-    graph = build_graph(free, connectivity)
-    big = np.bincount(graph.component).argmax()
-    cells = np.nonzero(graph.component == big)[0]
-    starts, goals = (rng.choice(cells, n, replace=False) for _ in range(2))
-    order = make_order(graph, _cells(graph, starts), _cells(graph, goals))
+    free, graph, order = random_order(seed, n, shape, walls, connectivity)
     first = solve_group(graph, order.starts, order.goals, 5_000_000, refine=False)
     distances = make_distances(graph.vertex_count, order.goals)
     lower = np.array(
@@ -44,9 +34,9 @@ def _plan(first, graph, goals):
 
 def _checked(free, graph, order, plan, connectivity=4) -> int:
     end = int(plan[3].max()) + 1
-    plans = [_cells(graph, plan[0][:end, i]) for i in range(plan[0].shape[1])]
-    goals = _cells(graph, order.goals)
-    starts = _cells(graph, order.starts)
+    plans = [cells_of(graph, plan[0][:end, i]) for i in range(plan[0].shape[1])]
+    goals = cells_of(graph, order.goals)
+    starts = cells_of(graph, order.starts)
     assert check_plans(free, plans, starts, goals, connectivity) == []
     assert sum_of_costs(plans, goals) == int(plan[3].sum())
     return int(plan[3].sum())
@@ -102,8 +92,10 @@ def test_the_solver_returns_the_improved_plan():
     free, graph, order, first, task, moves = _setup(seed=6, n=80)
     better = solve_group(graph, order.starts, order.goals, 1_000_000)
     assert better.found and better.sum_of_costs < first.sum_of_costs
-    plans = [_cells(graph, better.configs[:, i]) for i in range(order.starts.shape[0])]
-    assert check_plans(free, plans, _cells(graph, order.starts), _cells(graph, order.goals)) == []
+    plans = [cells_of(graph, better.configs[:, i]) for i in range(order.starts.shape[0])]
+    assert (
+        check_plans(free, plans, cells_of(graph, order.starts), cells_of(graph, order.goals)) == []
+    )
     assert better.work <= 1_000_000 + 100_000  # a step may finish past the budget
 
 

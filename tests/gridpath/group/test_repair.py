@@ -7,28 +7,18 @@ from __future__ import annotations
 
 import numpy as np
 
-from gridpath.group.graph import build_graph
 from gridpath.group.repair import region, repair, subgraph
-from gridpath.group.solve import make_order, solve_group
+from gridpath.group.solve import solve_group
 from tests.gridpath.group.checker import check_plans
-
-
-def _cells(graph, column) -> list[tuple[int, int]]:
-    return [(int(graph.xs[v]), int(graph.ys[v])) for v in column]
+from tests.gridpath.group.instances import cells_of, random_order
 
 
 def _random_instance(seed: int, n: int):
-    """As bench/group.py makes them: a 32x32 map with 20 % walls, random distinct starts
-    and goals in its largest component."""
-    free = ~(np.random.default_rng(seed).random((32, 32)) < 0.2)
-    graph = build_graph(free)
-    cells = np.nonzero(graph.component == np.bincount(graph.component).argmax())[0]
-    rng = np.random.default_rng(seed)
-    starts, goals = (rng.choice(cells, n, replace=False) for _ in range(2))
-    return free, graph, make_order(graph, _cells(graph, starts), _cells(graph, goals))
+    """As bench/group.py makes them: 32x32, 20 % walls."""
+    return random_order(seed, n, (32, 32), 0.2, as_bench=True)
 
 
-def test_the_region_graph_has_the_maps_moves_between_its_cells():
+def test_the_region_graph_has_the_maps_moves_between_itscells_of():
     free, graph, _ = _random_instance(3, 10)
     keep = region(graph, np.array([0, graph.vertex_count - 1]), 4)
     sub, old = subgraph(graph, keep)
@@ -54,16 +44,18 @@ def test_a_repair_moves_only_the_region_and_ends_on_the_goals():
     keep = region(graph, np.array([config[a], config[b], order.goals[a], order.goals[b]]), 3)
     moved = np.nonzero((ticks != ticks[0]).any(axis=0))[0]
     assert keep[ticks[0][moved]].all()
-    plans = [_cells(graph, ticks[:, i]) for i in range(ticks.shape[1])]
-    starts = _cells(graph, config)
-    assert check_plans(free, plans, starts, _cells(graph, order.goals)) == []
+    plans = [cells_of(graph, ticks[:, i]) for i in range(ticks.shape[1])]
+    starts = cells_of(graph, config)
+    assert check_plans(free, plans, starts, cells_of(graph, order.goals)) == []
 
 
 def test_the_knot_the_bench_found_is_untied():
     free, graph, order = _random_instance(16, 400)
     result = solve_group(graph, order.starts, order.goals, 3_200_000, refine=False)
     assert result.found
-    plans = [_cells(graph, result.configs[:, i]) for i in range(400)]
-    assert check_plans(free, plans, _cells(graph, order.starts), _cells(graph, order.goals)) == []
+    plans = [cells_of(graph, result.configs[:, i]) for i in range(400)]
+    assert (
+        check_plans(free, plans, cells_of(graph, order.starts), cells_of(graph, order.goals)) == []
+    )
     stuck = solve_group(graph, order.starts, order.goals, 3_200_000, refine=False, repair=False)
     assert not stuck.found  # without the repair this order has no plan within the budget

@@ -11,10 +11,7 @@ from gridpath.group.graph import build_graph
 from gridpath.group.sipp import empty_plan, occupy, plan_arrays, plan_unit, sipp_arrays
 from gridpath.group.solve import make_order, solve_group
 from tests.gridpath.group.checker import check_plans
-
-
-def _cells(graph, column) -> list[tuple[int, int]]:
-    return [(int(graph.xs[v]), int(graph.ys[v])) for v in column]
+from tests.gridpath.group.instances import cells_of, random_order
 
 
 def _earliest_by_bfs(free, others, start, goal, ticks, connectivity) -> int:
@@ -59,13 +56,7 @@ def _earliest_by_bfs(free, others, start, goal, ticks, connectivity) -> int:
 
 
 def _instance(seed: int, n: int, connectivity: int):
-    rng = np.random.default_rng(seed)
-    free = rng.random((10, 12)) >= 0.2
-    graph = build_graph(free, connectivity)
-    big = np.bincount(graph.component).argmax()
-    cells = np.nonzero(graph.component == big)[0]
-    starts, goals = (rng.choice(cells, n, replace=False) for _ in range(2))
-    order = make_order(graph, _cells(graph, starts), _cells(graph, goals))
+    free, graph, order = random_order(seed, n, (10, 12), 0.2, connectivity)
     result = solve_group(graph, order.starts, order.goals, 2_000_000, refine=False)
     assert result.found
     return free, graph, order, result.configs
@@ -82,8 +73,8 @@ def test_sipp_finds_the_earliest_rest_the_bfs_finds(seed, connectivity):
     sipp = sipp_arrays(graph.vertex_count, ticks)
     for i in range(0, len(order.starts), 3):
         occupy(occ, busy, paths, i, -1)
-        others = [_cells(graph, paths[:, j]) for j in range(paths.shape[1]) if j != i]
-        start, goal = _cells(graph, [order.starts[i], order.goals[i]])
+        others = [cells_of(graph, paths[:, j]) for j in range(paths.shape[1]) if j != i]
+        start, goal = cells_of(graph, [order.starts[i], order.goals[i]])
         expected = _earliest_by_bfs(free, others, start, goal, ticks, connectivity)
         got, _ = plan_unit(
             i, order.starts[i], order.goals[i], ticks, occ, busy, paths,
@@ -91,9 +82,9 @@ def test_sipp_finds_the_earliest_rest_the_bfs_finds(seed, connectivity):
         )  # fmt: skip
         assert got == expected, (i, got, expected)
         occupy(occ, busy, paths, i, i)
-        plans = [_cells(graph, paths[:, j]) for j in range(paths.shape[1])]
-        goals = _cells(graph, order.goals)
-        assert check_plans(free, plans, _cells(graph, order.starts), goals, connectivity) == []
+        plans = [cells_of(graph, paths[:, j]) for j in range(paths.shape[1])]
+        goals = cells_of(graph, order.goals)
+        assert check_plans(free, plans, cells_of(graph, order.starts), goals, connectivity) == []
 
 
 def test_a_bound_below_the_earliest_rest_fails_and_leaves_the_path():
