@@ -16,10 +16,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import functools
-import hashlib
 import os
-import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -27,10 +24,10 @@ from pathlib import Path
 
 import numpy as np
 
-import gridpath
 from gridpath.grid.model import Grid
 from gridpath.grid.terrain import TerrainClass
 from gridpath.group.solve import warm_up as group_warm_up
+from gridpath.kernel_cache import cache_base, sources_key
 from gridpath.search.algorithms import FAST, GENERAL, JPS, JPS_BLOCKS, SUBGOAL, THETA
 from gridpath.search.find import find_path
 from gridpath.search.flowfield import flow_field
@@ -150,28 +147,11 @@ BY_NAME = {step.name: step for step in STEPS}
 
 
 def stamp_dir() -> Path:
-    cache = os.environ.get("NUMBA_CACHE_DIR")
-    base = Path(cache) if cache else Path(gridpath.__file__).parent / "__pycache__"
-    return base / "gridpath-warmup"
-
-
-@functools.cache
-def _sources_key() -> str:
-    """What numba's cache depends on: its version, Python's, the CPU, the sources' stamps."""
-    import llvmlite.binding as llvm
-    import numba
-
-    digest = hashlib.sha256(f"{numba.__version__} {sys.version}".encode())
-    digest.update(llvm.get_host_cpu_name().encode())
-    root = Path(gridpath.__file__).parent
-    for path in sorted(root.rglob("*.py")):
-        stat = path.stat()
-        digest.update(f"{path.relative_to(root)} {stat.st_mtime_ns} {stat.st_size}".encode())
-    return digest.hexdigest()[:16]
+    return cache_base() / "gridpath-warmup"
 
 
 def _stamp_path(step: Step) -> Path:
-    return stamp_dir() / f"{step.name}-{_sources_key()}"
+    return stamp_dir() / f"{step.name}-{sources_key()}"
 
 
 def stamped(step: Step) -> bool:

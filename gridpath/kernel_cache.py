@@ -1,0 +1,52 @@
+"""Where numba keeps the compiled kernels: one folder per state of the sources.
+
+numba's cache checks a function against its own file's stamp only: a kernel that inlines
+a helper from another module keeps the helper's old machine code after that module
+changes (a limit numba documents), and answers with it. So the cache lives in a folder
+named after every source file's stamp, numba's version, Python's and the CPU: any change
+to the package starts a fresh folder, and nothing stale is ever loaded. The folder is
+below ``NUMBA_CACHE_DIR`` when that is set (the Docker image compiles into it at build
+time, with the sources it serves), else below ``gridpath/__pycache__`` (``make clean``
+removes it).
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import os
+import sys
+from pathlib import Path
+
+import llvmlite.binding as llvm
+import numba
+
+ROOT = Path(__file__).parent
+
+
+def key_of(root: Path) -> str:
+    """What compiled kernels depend on: numba's and Python's versions, the CPU, and the
+    stamp of every source file below ``root``."""
+    digest = hashlib.sha256(f"{numba.__version__} {sys.version}".encode())
+    digest.update(llvm.get_host_cpu_name().encode())
+    for path in sorted(root.rglob("*.py")):
+        stat = path.stat()
+        digest.update(f"{path.relative_to(root)} {stat.st_mtime_ns} {stat.st_size}".encode())
+    return digest.hexdigest()[:16]
+
+
+@functools.cache
+def sources_key() -> str:
+    """The key of this package's sources, as they were when it was first asked for."""
+    return key_of(ROOT)
+
+
+def cache_base() -> Path:
+    cache = os.environ.get("NUMBA_CACHE_DIR")
+    return Path(cache) if cache else ROOT / "__pycache__"
+
+
+def use_keyed_cache() -> None:
+    """Point numba's cache at this state's folder: before any kernel is defined (numba
+    chooses a kernel's cache folder when it decorates it)."""
+    numba.config.CACHE_DIR = str(cache_base() / f"numba-{sources_key()}")
