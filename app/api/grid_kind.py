@@ -6,19 +6,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-
 from app.api.path_body import answer_with, query_options
 from app.api.rules import expansion_budget, search_options
 from app.config import Settings
 from app.models import MapInfo, PathQuery, TerrainInfo, ValidateRequest
 from gridpath.errors import InvalidField
 from gridpath.grid import Grid
+from gridpath.grid.model import as_cells
 from gridpath.search import SearchOptions, tiers
 from gridpath.search.scratch import SearchScratch
 from gridpath.search.validate import validate_path
-
-_INT32 = 2**31 - 1
 
 
 @dataclass(frozen=True)
@@ -32,19 +29,6 @@ class GridPath:
 
     def run(self, grid: Grid, scratch: SearchScratch) -> tuple[dict, float]:
         return answer_with(grid, self.query, self.options, self.settings, scratch)
-
-
-def as_cells(path: list[tuple[int, int]]) -> np.ndarray:
-    """``(n, 2)`` int64 cells; coordinates far outside any map are clamped (they stay out of
-    bounds) so that any integer a client sends is checked, never an overflow."""
-    try:
-        cells = np.array(path, dtype=np.int64).reshape(-1, 2)
-    except OverflowError:
-        cells = np.array(
-            [(max(-_INT32, min(_INT32, x)), max(-_INT32, min(_INT32, y))) for x, y in path],
-            dtype=np.int64,
-        ).reshape(-1, 2)
-    return np.clip(cells, -_INT32, _INT32)
 
 
 @dataclass(frozen=True)

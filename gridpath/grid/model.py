@@ -298,3 +298,18 @@ class Grid:
     def index(self, x: int, y: int) -> int:
         """Padded flat index of an in-bounds cell."""
         return (y + 1) * self.stride + (x + 1)
+
+
+FAR = 2**31 - 1  # a coordinate beyond is as far off every map as this one
+
+
+def as_cells(path) -> np.ndarray:
+    """A client's claimed cells ``[(x, y), ...]`` as ``(n, 2)`` int64, coordinates clamped
+    to ``FAR``: any integer a client sends stays off the map and is checked, and steps
+    between such cells cannot overflow."""
+    try:
+        cells = np.asarray(path, dtype=np.int64).reshape(-1, 2)
+    except OverflowError:  # beyond int64
+        clamped = [(max(-FAR, min(FAR, x)), max(-FAR, min(FAR, y))) for x, y in path]
+        cells = np.asarray(clamped, dtype=np.int64).reshape(-1, 2)
+    return np.clip(cells, -FAR, FAR)

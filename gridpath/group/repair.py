@@ -36,8 +36,9 @@ def region(graph: MoveGraph, sources: np.ndarray, radius: int) -> np.ndarray:
     return keep
 
 
-def subgraph(graph: MoveGraph, keep: np.ndarray) -> tuple[MoveGraph, np.ndarray]:
-    """The move graph on the vertices ``keep`` only, and the old id of each new vertex."""
+def subgraph(graph: MoveGraph, keep: np.ndarray) -> tuple[MoveGraph, np.ndarray, np.ndarray]:
+    """The move graph on the vertices ``keep`` only, the old id of each new vertex, and the
+    new id of each old one (-1: not kept; one entry more, so that -1 maps to -1)."""
     old = np.nonzero(keep)[0].astype(np.int32)
     new_of = np.full(graph.vertex_count + 1, -1, dtype=np.int32)  # [-1] maps -1 to -1
     new_of[old] = np.arange(old.shape[0], dtype=np.int32)
@@ -55,7 +56,7 @@ def subgraph(graph: MoveGraph, keep: np.ndarray) -> tuple[MoveGraph, np.ndarray]
         component=label_components(np.ascontiguousarray(neighbours)),
         degree=(neighbours >= 0).sum(axis=1).astype(np.int32),
     )
-    return sub, old
+    return sub, old, new_of
 
 
 def repair(graph: MoveGraph, config: np.ndarray, goals: np.ndarray, max_work: int, solve):
@@ -69,9 +70,7 @@ def repair(graph: MoveGraph, config: np.ndarray, goals: np.ndarray, max_work: in
     for radius in RADII:
         keep = region(graph, np.concatenate((config[away], goals[away])), radius)
         units = np.nonzero(keep[config])[0]
-        sub, old = subgraph(graph, keep)
-        new_of = np.full(graph.vertex_count, -1, dtype=np.int32)
-        new_of[old] = np.arange(old.shape[0], dtype=np.int32)
+        sub, old, new_of = subgraph(graph, keep)
         budget = min(ATTEMPT_WORK, max_work - work)
         result = solve(sub, new_of[config[units]], new_of[goals[units]], budget)
         work += result.work

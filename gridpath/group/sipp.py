@@ -45,13 +45,13 @@ def plan_arrays(configs: np.ndarray, vertex_count: int) -> tuple:
     return paths, occ, busy
 
 
-def sipp_arrays(vertex_count: int, ticks: int, max_nodes: int = MAX_NODES) -> tuple:
+def sipp_arrays(vertex_count: int, ticks: int) -> tuple:
     """SIPP's reusable arrays: ``(best, stamp, node, bucket, gen)``. ``best[v, s]`` is the
     earliest arrival found in the safe interval of ``v`` that starts at tick ``s`` (valid
     where ``stamp[v, s] == gen[0]``, the current search); ``node`` holds each search
     node's vertex, interval start and end, arrival, parent and open-list link;
     ``bucket[f]`` heads the open list of ``f``."""
-    nodes = min(max_nodes, vertex_count * ticks + 1)
+    nodes = min(MAX_NODES, vertex_count * ticks + 1)
     return (
         np.zeros((vertex_count, ticks), dtype=np.int32),
         np.zeros((vertex_count, ticks), dtype=np.int32),

@@ -112,7 +112,7 @@ def solve_group(
     distances = make_distances(graph.vertex_count, goals)
     lower = _lower_bounds(distances, graph, starts)
     search = _LaCAM(graph, starts, goals, distances, seed)
-    repaired = search.first_plan(max_work, repair)
+    repaired = search.first_plan(max_work, repair, int(lower.sum()))
     if repaired is not None:
         first = repaired
     elif not refine or search.state[P.GOAL] < 0:
@@ -187,7 +187,7 @@ class _LaCAM:
                 return
             P.grow(pools, self.moves)
 
-    def first_plan(self, max_work: int, repair: bool) -> GroupResult | None:
+    def first_plan(self, max_work: int, repair: bool, lower: int) -> GroupResult | None:
         """Search for a first plan. If the closest configuration to the goals has not
         improved for :data:`REPAIR_AFTER` work, solve the region around its units off
         their goals alone (:mod:`gridpath.group.repair`): the plan so found is returned;
@@ -203,12 +203,12 @@ class _LaCAM:
                 best, since = h, self.work
             elif repair and tried != best and self.work - since >= REPAIR_AFTER:
                 tried = best
-                plan = self._repaired(node, max_work)
+                plan = self._repaired(node, max_work, lower)
                 if plan is not None:
                     return plan
         return None
 
-    def _repaired(self, node: int, max_work: int) -> GroupResult | None:
+    def _repaired(self, node: int, max_work: int, lower: int) -> GroupResult | None:
         config = self.pools["config"][node].copy()
 
         def small(graph, starts, goals, budget):
@@ -219,11 +219,7 @@ class _LaCAM:
         if ticks is None:
             return None
         configs = np.concatenate((_backtrack(self.pools, node), ticks[1:]))
-        lower = int(_lower_bounds(self.distances, self.graph, configs[0]).sum())
-        return GroupResult(
-            True, None, configs, configs.shape[0] - 1, sum_of_costs(configs, self.goals),
-            lower, False, int(self.state[P.CALLS]), self.work,
-        )  # fmt: skip
+        return _found(configs, self.goals, lower, False, int(self.state[P.CALLS]), self.work)
 
     def refine(self, max_work: int) -> None:
         """LaCAM*'s own improvement, while the budget lasts and it keeps finding cheaper
@@ -268,11 +264,9 @@ def _improved(first: GroupResult, graph: MoveGraph, task: tuple, distances, seed
     work += improve(task, plan, moves, rng, work_left - work, PATIENCE)
     work += (int(distances[4][0]) - distance_work) // DISTANCE_CELLS_PER_WORK
     configs = plan[0][: int(plan[3].max()) + 1].copy()
-    soc = sum_of_costs(configs, goals)
-    return GroupResult(
-        True, None, configs, configs.shape[0] - 1, soc, first.lower_bound,
-        soc == first.lower_bound, first.expanded, first.work + work,
-    )  # fmt: skip
+    lower = first.lower_bound
+    optimal = sum_of_costs(configs, goals) == lower  # nothing is cheaper than the bound
+    return _found(configs, goals, lower, optimal, first.expanded, first.work + work)
 
 
 def _prioritized(task: tuple, moves: tuple, vertex_count: int, ticks: int, max_work: int):
@@ -306,16 +300,14 @@ def _result(search: _LaCAM, goals: np.ndarray, lower: int) -> GroupResult:
         return GroupResult(False, reason, None, 0, 0, lower, False, calls, search.work)
     configs = _backtrack(search.pools, goal)
     optimal = bool(state[P.STATUS] == P.EXHAUSTED)
+    return _found(configs, goals, lower, optimal, calls, search.work)
+
+
+def _found(configs, goals, lower: int, optimal: bool, expanded: int, work: int) -> GroupResult:
+    """The result of a plan ``configs`` (ticks x units)."""
+    cost = sum_of_costs(configs, goals)
     return GroupResult(
-        True,
-        None,
-        configs,
-        configs.shape[0] - 1,
-        sum_of_costs(configs, goals),
-        lower,
-        optimal,
-        calls,
-        search.work,
+        True, None, configs, configs.shape[0] - 1, cost, lower, optimal, expanded, work
     )
 
 

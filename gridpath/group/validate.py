@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from gridpath.grid.model import as_cells
 from gridpath.group.graph import MoveGraph
 
 
@@ -26,26 +27,12 @@ class Violation:
     message: str
 
 
-_FAR = 2**31 - 1  # any coordinate beyond is as far off every map as this one
-
-
-def _as_cells(plan: list[tuple[int, int]]) -> np.ndarray:
-    """``(n, 2)`` int64 cells, coordinates clamped to ``_FAR`` (they stay off the map, and
-    steps between them cannot overflow), so any integer a client sends is checked."""
-    try:
-        cells = np.asarray(plan, dtype=np.int64).reshape(-1, 2)
-    except OverflowError:  # beyond int64
-        clamped = [(max(-_FAR, min(_FAR, x)), max(-_FAR, min(_FAR, y))) for x, y in plan]
-        cells = np.asarray(clamped, dtype=np.int64).reshape(-1, 2)
-    return np.clip(cells, -_FAR, _FAR)
-
-
 def _padded(plans: list[list[tuple[int, int]]]) -> np.ndarray:
     """(ticks, units, 2) cells, each plan held at its last cell to the longest's end."""
     ticks = max(len(p) for p in plans)
     out = np.empty((ticks, len(plans), 2), dtype=np.int64)
     for i, plan in enumerate(plans):
-        cells = _as_cells(plan)
+        cells = as_cells(plan)
         out[: len(cells), i] = cells
         out[len(cells) :, i] = cells[-1]
     return out

@@ -21,12 +21,12 @@ def _random_instance(seed: int, n: int):
 def test_the_region_graph_has_the_maps_moves_between_itscells_of():
     free, graph, _ = _random_instance(3, 10)
     keep = region(graph, np.array([0, graph.vertex_count - 1]), 4)
-    sub, old = subgraph(graph, keep)
+    sub, old, new_of = subgraph(graph, keep)
     assert sub.vertex_count == int(keep.sum())
     for v in range(sub.vertex_count):
         full = {int(w) for w in graph.neighbours[old[v]] if w >= 0 and keep[w]}
         assert {int(old[w]) for w in sub.neighbours[v] if w >= 0} == full
-        assert sub.vertex(int(sub.xs[v]), int(sub.ys[v])) == v
+        assert sub.vertex(int(sub.xs[v]), int(sub.ys[v])) == v and new_of[old[v]] == v
 
 
 def test_a_repair_moves_only_the_region_and_ends_on_the_goals():
