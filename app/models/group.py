@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt
 
@@ -76,7 +76,9 @@ class GroupResponse(BaseModel):
 
 class GroupValidateRequest(GroupRules):
     map: MapName
-    plans: list[list[Cell]] = Field(min_length=1, description="Each unit's cell at every tick.")
+    plans: list[Annotated[list[Cell], Field(min_length=1)]] = Field(
+        min_length=1, description="Each unit's cell at every tick (at least its start)."
+    )
     revision: StrictInt | None = Field(None, description="The map revision the plans were made on.")
 
 

@@ -134,6 +134,11 @@ def test_validate_group_cells_of_any_size_are_off_the_map_not_a_500(client):
     assert r.json()["valid"] is False and "illegal_step" in codes
 
 
+def test_validate_group_an_empty_plan_is_422_not_a_500(client):
+    r = client.post("/validate", json={"map": "pocket", "plans": [[[0, 1], [1, 1]], []]})
+    assert r.status_code == 422 and "error" in r.json(), r.text
+
+
 def test_validate_group_bad_body_is_422(client):
     r = client.post("/validate", json={"map": "pocket", "plans": [[[0, 1]]], "extra": 1})
     assert r.status_code == 422 and "error" in r.json()
