@@ -30,6 +30,7 @@ from gridpath.group.pibt import next_random
 from gridpath.group.sipp import occupy, plan_unit
 
 NEIGHBOURHOOD = 8  # units re-planned per step (MAPF-LNS's default)
+NOT_A_GOAL = np.iinfo(np.int32).max
 
 
 @njit(cache=True, nogil=True)
@@ -40,9 +41,11 @@ def prioritized(order, task, plan, moves, max_work):
     starts, goals, lower = task
     paths, occ, busy, arrivals = plan
     neighbours, cross, distances, sipp = moves
+    _mark_goals(sipp[5], order, 0, order.shape[0], goals, lower)
     work = 0
     for k in range(order.shape[0]):
         i = order[k]
+        sipp[5][goals[i]] = NOT_A_GOAL
         got, expanded = plan_unit(
             i,
             starts[i],
@@ -58,10 +61,19 @@ def prioritized(order, task, plan, moves, max_work):
         )
         work += expanded + occ.shape[1]
         if got < 0 or work >= max_work:
+            _mark_goals(sipp[5], order, k + 1, order.shape[0], goals, None)
             return k, work
         occupy(occ, busy, paths, i, i)
         arrivals[i] = got
     return order.shape[0], work
+
+
+@njit(cache=True, nogil=True)
+def _mark_goals(late, units, first, end, goals, lower):
+    """SIPP's ``late``: from which tick stepping on the goal of ``units[first:end]`` (still
+    to plan) may delay its unit (``lower`` None: no longer)."""
+    for k in range(first, end):
+        late[goals[units[k]]] = NOT_A_GOAL if lower is None else lower[units[k]]
 
 
 @njit(cache=True, nogil=True)
@@ -92,9 +104,11 @@ def replan(units, k, task, plan, moves, rng, first):
     for a in range(k - 1, first, -1):  # seeded Fisher-Yates: the planning order
         r = first + np.int64(next_random(rng) % np.uint64(a + 1 - first))
         units[a], units[r] = units[r], units[a]
+    _mark_goals(sipp[5], units, 0, k, goals, lower)
     work, after, done = k * paths.shape[0], 0, 0
     while done < k:
         i = units[done]
+        sipp[5][goals[i]] = NOT_A_GOAL
         floor -= lower[i]  # what the units still to plan need at least
         got, expanded = plan_unit(
             i, starts[i], goals[i], before - after - floor, occ, busy, paths, neighbours, cross,
@@ -102,6 +116,7 @@ def replan(units, k, task, plan, moves, rng, first):
         )  # fmt: skip
         work += expanded
         if got < 0:
+            _mark_goals(sipp[5], units, done, k, goals, None)
             break
         occupy(occ, busy, paths, i, i)
         arrivals[i] = got

@@ -13,6 +13,14 @@ SIPP's states are (vertex, safe interval), reached at the earliest tick: waiting
 into the interval, so a crowded plan of hundreds of ticks costs a few states per vertex,
 not one per tick. Moves are the group's rules (:func:`may_move`): no unit on the cell
 entered, no swap, no diagonal crossing.
+
+Among paths that arrive about as early, SIPP prefers one that keeps off the goals of the
+units still to plan (``late[v]``: from which tick the unit whose goal is ``v`` could be
+resting there): a unit that passes over another's goal after that unit could have arrived
+pushes its arrival back, and in prioritized planning that was most of the delay (measured
+on den312d with 500 units: 1.91x the lower bound without, 1.66x with). A step onto such a
+goal counts :data:`CROSSING` ticks more in the search's order, never in the arrival; with
+no goal marked (the default) the search is exact.
 """
 
 from __future__ import annotations
@@ -23,7 +31,12 @@ from numba import njit
 from gridpath.group.distances import _extend, distance
 
 MAX_NODES = 1 << 20  # search nodes per unit planned: beyond, the search fails
-V, START, END, T, PARENT, NEXT = range(6)  # the columns of SIPP's ``node`` array (a row per node)
+# The columns of SIPP's ``node`` array (a row per node).
+V, START, END, T, PARENT, NEXT, CROSSED = range(7)
+# A step onto the goal of a unit still to plan, at or after the tick that unit could be
+# there, counts this many ticks more in the search's order (measured on den312d: 2 did as
+# well, 4 worse: longer detours crowd the others).
+CROSSING = 1
 
 
 def empty_plan(units: int, vertex_count: int, ticks: int) -> tuple:
@@ -46,18 +59,20 @@ def plan_arrays(configs: np.ndarray, vertex_count: int) -> tuple:
 
 
 def sipp_arrays(vertex_count: int, ticks: int) -> tuple:
-    """SIPP's reusable arrays: ``(best, stamp, node, bucket, gen)``. ``best[v, s]`` is the
-    earliest arrival found in the safe interval of ``v`` that starts at tick ``s`` (valid
-    where ``stamp[v, s] == gen[0]``, the current search); ``node`` holds each search
-    node's vertex, interval start and end, arrival, parent and open-list link;
-    ``bucket[f]`` heads the open list of ``f``."""
+    """SIPP's reusable arrays: ``(best, stamp, node, bucket, gen, late)``. ``best[v, s]``
+    ranks the best arrival found in the safe interval of ``v`` that starts at tick ``s``
+    (:func:`_key`; valid where ``stamp[v, s] == gen[0]``, the current search); ``node``
+    holds each search node's vertex, interval start and end, arrival, parent, open-list
+    link and goals crossed; ``bucket[f]`` heads the open list of ``f``; ``late``: the
+    goals of the units still to plan (none marked)."""
     nodes = min(MAX_NODES, vertex_count * ticks + 1)
     return (
         np.zeros((vertex_count, ticks), dtype=np.int32),
         np.zeros((vertex_count, ticks), dtype=np.int32),
-        np.empty((nodes, 6), dtype=np.int32),
-        np.empty(ticks + 2, dtype=np.int32),
+        np.empty((nodes, 7), dtype=np.int32),
+        np.empty(2 * ticks + 2, dtype=np.int32),
         np.zeros(2, dtype=np.int64),
+        np.full(vertex_count, np.iinfo(np.int32).max, dtype=np.int32),
     )
 
 
@@ -160,19 +175,29 @@ def _interval(busy, v, t, last):
 
 
 @njit(cache=True, nogil=True)
-def _open(best, stamp, node, bucket, gen, v, s, e, t, parent, f):
+def _key(t, crossed):
+    """How a node ranks against another in the same safe interval: earlier first, then
+    fewer crossings."""
+    return t * 16 + min(crossed, 15)
+
+
+@njit(cache=True, nogil=True)
+def _open(best, stamp, node, bucket, gen, v, s, e, t, parent, f, crossed):
     """Open the search node (``v`` in its interval ``[s, e]``, reached at ``t``) unless
     that interval was reached as early before; False when the node pool is full. (Arrays
     one by one, not as a tuple: a tuple of arrays passed to a call costs a reference
     count per array, and this runs for every node.)"""
-    if stamp[v, s] == gen[0] and best[v, s] <= t:
+    key = _key(t, crossed)
+    if stamp[v, s] == gen[0] and best[v, s] <= key:
         return True
     made = gen[1]
     if made >= node.shape[0]:
         return False
-    stamp[v, s], best[v, s] = gen[0], t
+    stamp[v, s], best[v, s] = gen[0], key
     node[made, V], node[made, START], node[made, END] = v, s, e
+    f = min(f, bucket.shape[0] - 1)
     node[made, T], node[made, PARENT], node[made, NEXT] = t, parent, bucket[f]
+    node[made, CROSSED] = crossed
     bucket[f] = made
     gen[1] = made + 1
     return True
@@ -180,12 +205,12 @@ def _open(best, stamp, node, bucket, gen, v, s, e, t, parent, f):
 
 @njit(cache=True, nogil=True)
 def _successors(
-    n, i, horizon, occ, busy, neighbours, cross, distances, best, stamp, node, bucket, gen
+    n, i, horizon, occ, busy, neighbours, cross, distances, best, stamp, node, bucket, gen, late
 ):
     """Open, for each move out of node ``n``, the safe intervals of the cell reached that
     it can enter: at the earliest legal tick, waiting in ``n``'s interval first."""
     dist = distances[0]
-    v, e, t = node[n, V], node[n, END], node[n, T]
+    v, e, t, crossed = node[n, V], node[n, END], node[n, T], node[n, CROSSED]
     for d in range(neighbours.shape[1]):
         u = neighbours[v, d]
         if u < 0:
@@ -200,7 +225,8 @@ def _successors(
                 tau += 1
                 continue
             s2, e2 = _interval(busy, u, tau + 1, occ.shape[1] - 1)
-            if not _open(best, stamp, node, bucket, gen, u, s2, e2, tau + 1, n, tau + 1 + h):
+            c = crossed + (CROSSING if tau + 1 >= late[u] else 0)
+            if not _open(best, stamp, node, bucket, gen, u, s2, e2, tau + 1, n, tau + 1 + h + c, c):
                 return False
             tau = e2 + 1  # the next interval of u starts after this one
     return True
@@ -210,10 +236,10 @@ def _successors(
 def plan_unit(i, start, goal, limit, occ, busy, paths, neighbours, cross, distances, ast):
     """Unit ``i``'s cheapest path around the units in ``occ`` (SIPP: Phillips and
     Likhachev, ICRA 2011), arriving before ``limit``, written into ``paths[:, i]``;
-    returns ``(arrival or -1, expansions)``. Every move costs one tick and the heuristic
-    (the lone distance) is consistent, so the open list is one stack per ``f``, scanned
-    upwards."""
-    best, stamp, node, bucket, gen = ast
+    returns ``(arrival or -1, expansions)``. Every move costs one tick (plus the crossings
+    of marked goals) and the heuristic (the lone distance) is consistent, so the open list
+    is one stack per ``f``, scanned upwards (an ``f`` past the last bucket shares it)."""
+    best, stamp, node, bucket, gen, late = ast
     gen[0] += 1
     gen[1] = 0
     horizon = min(limit - 1, occ.shape[1] - 1)
@@ -221,26 +247,27 @@ def plan_unit(i, start, goal, limit, occ, busy, paths, neighbours, cross, distan
     f = distance(distances, neighbours, i, start)
     if f > horizon:
         return -1, 0
-    bucket[: horizon + 1] = -1
+    bucket[:] = -1
     s0, e0 = _interval(busy, start, 0, last)
-    _open(best, stamp, node, bucket, gen, start, s0, e0, 0, -1, f)
+    _open(best, stamp, node, bucket, gen, start, s0, e0, 0, -1, f, 0)
     expanded = 0
-    while f <= horizon:
+    while f < bucket.shape[0]:
         n = bucket[f]
         if n < 0:
             f += 1
             continue
         bucket[f] = node[n, NEXT]
         v, t = node[n, V], node[n, T]
-        if best[v, node[n, START]] < t:
+        if best[v, node[n, START]] < _key(t, node[n, CROSSED]):
             continue  # reached earlier since
         expanded += 1
         if v == goal and node[n, END] == last:
             _write_path(n, node, paths, i)
             return t, expanded
         if not _successors(
-            n, i, horizon, occ, busy, neighbours, cross, distances, best, stamp, node, bucket, gen
-        ):
+            n, i, horizon, occ, busy, neighbours, cross, distances, best, stamp, node, bucket, gen,
+            late,
+        ):  # fmt: skip
             break
     return -1, expanded
 

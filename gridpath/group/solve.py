@@ -7,8 +7,8 @@ is spent or it stops gaining (:mod:`gridpath.group.lns`).
 
 Budgets count work, never time, so the same request gives the same plans on any machine
 under any load: ``max_work`` is in *work units*, one per unit moved by PIBT, one per SIPP
-expansion or tick written by LNS, and one per :data:`DISTANCE_CELLS_PER_WORK` cells settled by
-the distance distances (:data:`WORK_PER_MS` converts a time budget).
+expansion or tick written by LNS, and one per :data:`CELLS_PER_WORK` cells of a
+breadth-first search (:data:`WORK_PER_MS` converts a time budget).
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from gridpath.group.distances import distance, make_distances
 from gridpath.group.graph import MoveGraph
 from gridpath.group.lacam import new_node, search
 from gridpath.group.lns import improve, prioritized
+from gridpath.group.order import planning_order
 from gridpath.group.pibt import make_scratch
 from gridpath.group.repair import repair as repair_knot
 from gridpath.group.sipp import arrival, empty_plan, plan_arrays, sipp_arrays
@@ -33,9 +34,10 @@ from gridpath.group.sipp import arrival, empty_plan, plan_arrays, sipp_arrays
 # budget's work takes about its time there; fixed, so the result never depends on the
 # machine's speed or load.
 WORK_PER_MS = 800
-# A distance cell is a load and a few compares, a unit move a sort and a dozen
-# checks: a distance cell counts 1 / DISTANCE_CELLS_PER_WORK of a work unit.
-DISTANCE_CELLS_PER_WORK = 64
+# A cell of a breadth-first search (the distances, the planning order's checks) is a load
+# and a few compares, a unit move a sort and a dozen checks: such a cell counts
+# 1 / CELLS_PER_WORK of a work unit.
+CELLS_PER_WORK = 64
 # LaCAM*'s refinement stops this much work after its last improvement: on hundreds of
 # units it improves a plan by a few per cent at most while it spends the whole budget
 # (measured: docs/group.md), so an answer no longer waits for the budget to run out.
@@ -161,7 +163,7 @@ class _LaCAM:
 
     @property
     def distance_work(self) -> int:
-        return int(self.distances[4][0]) // DISTANCE_CELLS_PER_WORK
+        return int(self.distances[4][0]) // CELLS_PER_WORK
 
     def run(self, max_work: int, star: bool) -> None:
         pools, graph = self.pools, self.graph
@@ -181,7 +183,7 @@ class _LaCAM:
                 self.scratch,
                 max_work - self.extra_work,
                 star,
-                DISTANCE_CELLS_PER_WORK,
+                CELLS_PER_WORK,
             )
             if self.state[P.STATUS] != P.GROW:
                 return
@@ -262,7 +264,7 @@ def _improved(first: GroupResult, graph: MoveGraph, task: tuple, distances, seed
         plan = fresh
     rng = np.array([seed * 2654435761 + 1442695040888963407], dtype=np.uint64)
     work += improve(task, plan, moves, rng, work_left - work, PATIENCE)
-    work += (int(distances[4][0]) - distance_work) // DISTANCE_CELLS_PER_WORK
+    work += (int(distances[4][0]) - distance_work) // CELLS_PER_WORK
     configs = plan[0][: int(plan[3].max()) + 1].copy()
     lower = first.lower_bound
     optimal = sum_of_costs(configs, goals) == lower  # nothing is cheaper than the bound
@@ -271,12 +273,14 @@ def _improved(first: GroupResult, graph: MoveGraph, task: tuple, distances, seed
 
 def _prioritized(task: tuple, moves: tuple, vertex_count: int, ticks: int, max_work: int):
     """A whole plan by prioritized planning within ``ticks``, the units with the longest way
-    first; a unit that finds no path goes first in the next attempt, while work remains
-    and each attempt plans more units than the one before (on crowded maps it never
-    gets far, and the work is better spent by LNS). Returns ``(plan or None, work)``."""
+    first unless their goal would cut others off (:mod:`gridpath.group.order`); a unit
+    that finds no path goes first in the next attempt, while work remains and each attempt
+    plans more units than the one before (on crowded maps it never gets far, and the work
+    is better spent by LNS). Returns ``(plan or None, work)``."""
     n = task[0].shape[0]
-    order = np.argsort(-task[2], kind="stable").astype(np.int32)
-    work, best = 0, 0
+    longest = np.argsort(-task[2], kind="stable").astype(np.int32)
+    order, cells = planning_order(moves[0], task[0], task[1], longest, max_work * CELLS_PER_WORK)
+    work, best = cells // CELLS_PER_WORK, 0
     while work < max_work:
         plan = empty_plan(n, vertex_count, ticks) + (np.zeros(n, dtype=np.int64),)
         planned, spent = prioritized(order, task, plan, moves, max_work - work)
