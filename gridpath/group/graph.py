@@ -103,3 +103,29 @@ def build_graph(
 
     object.__setattr__(graph, "component", label_components(neighbours))
     return graph
+
+
+def lane_costs(graph: MoveGraph) -> np.ndarray:
+    """``(V, K)`` int32: 1 where a straight move goes against its lane, else 0 (a soft rule
+    for SIPP's order, never for arrivals: :mod:`gridpath.group.sipp`). The lanes criss-cross
+    like one-way streets: even rows east, odd rows west, even columns south, odd columns
+    north, so two streams that meet in a passage two or more cells wide pass side by side
+    instead of taking turns. A move counts against its lane only where the next row (or
+    column) offers the lane along: in a one-cell corridor every way is the only way."""
+    free = graph.vertex_of >= 0
+    height, width = free.shape
+    pad = np.zeros((height + 2, width + 2), dtype=bool)
+    pad[1:-1, 1:-1] = free
+    xs, ys = graph.xs + 1, graph.ys + 1
+    costs = np.zeros(graph.neighbours.shape, dtype=np.int32)
+    for d in range(4):
+        dx, dy = DIRECTIONS[d]
+        if dx:
+            against = (graph.ys % 2 == 0) != (dx > 0)
+            beside = [(pad[ys + s, xs] & pad[ys + s, xs + dx]) for s in (-1, 1)]
+        else:
+            against = (graph.xs % 2 == 0) != (dy > 0)
+            beside = [(pad[ys, xs + s] & pad[ys + dy, xs + s]) for s in (-1, 1)]
+        along = beside[0] | beside[1]
+        costs[:, d] = against & along & (graph.neighbours[:, d] >= 0)
+    return costs

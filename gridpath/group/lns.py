@@ -31,6 +31,7 @@ from gridpath.group.sipp import occupy, plan_unit
 
 NEIGHBOURHOOD = 8  # units re-planned per step (MAPF-LNS's default)
 NOT_A_GOAL = np.iinfo(np.int32).max
+LEAVING = 4  # ticks in which a unit still to plan may be on its start
 
 
 @njit(cache=True, nogil=True)
@@ -41,11 +42,11 @@ def prioritized(order, task, plan, moves, max_work):
     starts, goals, lower = task
     paths, occ, busy, arrivals = plan
     neighbours, cross, distances, sipp = moves
-    _mark_goals(sipp[5], order, 0, order.shape[0], goals, lower)
+    _mark(sipp, order, 0, order.shape[0], task, True)
     work = 0
     for k in range(order.shape[0]):
         i = order[k]
-        sipp[5][goals[i]] = NOT_A_GOAL
+        _mark(sipp, order, k, k + 1, task, False)
         got, expanded = plan_unit(
             i,
             starts[i],
@@ -61,7 +62,7 @@ def prioritized(order, task, plan, moves, max_work):
         )
         work += expanded + occ.shape[1]
         if got < 0 or work >= max_work:
-            _mark_goals(sipp[5], order, k + 1, order.shape[0], goals, None)
+            _mark(sipp, order, k + 1, order.shape[0], task, False)
             return k, work
         occupy(occ, busy, paths, i, i)
         arrivals[i] = got
@@ -69,11 +70,16 @@ def prioritized(order, task, plan, moves, max_work):
 
 
 @njit(cache=True, nogil=True)
-def _mark_goals(late, units, first, end, goals, lower):
-    """SIPP's ``late``: from which tick stepping on the goal of ``units[first:end]`` (still
-    to plan) may delay its unit (``lower`` None: no longer)."""
+def _mark(sipp, units, first, end, task, still):
+    """Mark for SIPP the cells of ``units[first:end]``, still to plan (``still``) or no
+    longer: from which tick stepping on a unit's goal may delay it (``late``: from its lone
+    distance), and until which tick its start may still hold it (``early``)."""
+    starts, goals, lower = task
+    late, early = sipp[5], sipp[7]
     for k in range(first, end):
-        late[goals[units[k]]] = NOT_A_GOAL if lower is None else lower[units[k]]
+        i = units[k]
+        late[goals[i]] = lower[i] if still else NOT_A_GOAL
+        early[starts[i]] = LEAVING if still else -1
 
 
 @njit(cache=True, nogil=True)
@@ -104,11 +110,11 @@ def replan(units, k, task, plan, moves, rng, first):
     for a in range(k - 1, first, -1):  # seeded Fisher-Yates: the planning order
         r = first + np.int64(next_random(rng) % np.uint64(a + 1 - first))
         units[a], units[r] = units[r], units[a]
-    _mark_goals(sipp[5], units, 0, k, goals, lower)
+    _mark(sipp, units, 0, k, task, True)
     work, after, done = k * paths.shape[0], 0, 0
     while done < k:
         i = units[done]
-        sipp[5][goals[i]] = NOT_A_GOAL
+        _mark(sipp, units, done, done + 1, task, False)
         floor -= lower[i]  # what the units still to plan need at least
         got, expanded = plan_unit(
             i, starts[i], goals[i], before - after - floor, occ, busy, paths, neighbours, cross,
@@ -116,7 +122,7 @@ def replan(units, k, task, plan, moves, rng, first):
         )  # fmt: skip
         work += expanded
         if got < 0:
-            _mark_goals(sipp[5], units, done, k, goals, None)
+            _mark(sipp, units, done + 1, k, task, False)
             break
         occupy(occ, busy, paths, i, i)
         arrivals[i] = got

@@ -20,7 +20,7 @@ import numpy as np
 from gridpath.errors import DuplicateCells, GoalBlocked, InvalidRequest, OutOfBounds, StartBlocked
 from gridpath.group import pools as P
 from gridpath.group.distances import distance, make_distances
-from gridpath.group.graph import MoveGraph
+from gridpath.group.graph import MoveGraph, lane_costs
 from gridpath.group.lacam import new_node, search
 from gridpath.group.lns import improve, prioritized
 from gridpath.group.order import planning_order
@@ -255,7 +255,8 @@ def _improved(first: GroupResult, graph: MoveGraph, task: tuple, distances, seed
     if max_work <= first.work or ticks * graph.vertex_count > PLAN_MAX_CELLS:
         return first
     distance_work = int(distances[4][0])
-    moves = (graph.neighbours, graph.cross, distances, sipp_arrays(graph.vertex_count, ticks))
+    sipp = sipp_arrays(graph.vertex_count, ticks, lane_costs(graph))
+    moves = (graph.neighbours, graph.cross, distances, sipp)
     plan = plan_arrays(first.configs, graph.vertex_count)
     plan = plan + (np.array([arrival(plan[0], i, g) for i, g in enumerate(goals)]),)
     work_left = max_work - first.work
