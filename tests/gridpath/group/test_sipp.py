@@ -178,3 +178,23 @@ def test_a_path_as_short_keeps_off_the_start_of_a_unit_still_to_plan_early_on():
             graph.neighbours, graph.cross, distances, sipp,
         )  # fmt: skip
         assert got == 4 and cells_of(graph, paths[:5, 0]) == expected
+
+
+@pytest.mark.parametrize("late, arrival", [(30, 40), (0, 42)])
+def test_a_goal_crossed_long_after_its_unit_could_rest_there_is_worth_a_detour(late, arrival):
+    """Along the middle row of a 3x41 strip, the goal of a unit still to plan at (38, 1):
+    crossing it at tick 38 costs 1 + (38 - late) // 16 in the search's order, a detour round
+    it 2 ticks. Marked from tick 30 the unit crosses (arriving at 40); marked from tick 0,
+    it goes round (arriving at 42): the soft rule trades one unit's ticks for another's."""
+    graph = build_graph(np.ones((3, 41), dtype=bool))
+    order = make_order(graph, [(0, 1)], [(40, 1)])
+    distances = make_distances(graph.vertex_count, order.goals)
+    paths, occ, busy = empty_plan(1, graph.vertex_count, 60)
+    sipp = sipp_arrays(graph.vertex_count, 60)
+    sipp[5][graph.vertex(38, 1)] = late
+    got, _ = plan_unit(
+        0, order.starts[0], order.goals[0], 60, occ, busy, paths,
+        graph.neighbours, graph.cross, distances, sipp,
+    )  # fmt: skip
+    assert got == arrival
+    assert (graph.vertex(38, 1) in paths[: got + 1, 0].tolist()) == (arrival == 40)
