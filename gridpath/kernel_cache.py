@@ -15,13 +15,16 @@ from __future__ import annotations
 import functools
 import hashlib
 import os
+import shutil
 import sys
+import time
 from pathlib import Path
 
 import llvmlite.binding as llvm
 import numba
 
 ROOT = Path(__file__).parent
+STALE_AFTER_S = 24 * 3600.0  # an older state's folder unused this long is removed
 
 
 def key_of(root: Path) -> str:
@@ -49,4 +52,23 @@ def cache_base() -> Path:
 def use_keyed_cache() -> None:
     """Point numba's cache at this state's folder: before any kernel is defined (numba
     chooses a kernel's cache folder when it decorates it)."""
-    numba.config.CACHE_DIR = str(cache_base() / f"numba-{sources_key()}")
+    folder = cache_base() / f"numba-{sources_key()}"
+    numba.config.CACHE_DIR = str(folder)
+    if "NUMBA_CACHE_DIR" not in os.environ:  # the folder beside the sources is ours alone
+        prune(folder.parent, keep=folder.name)
+
+
+def prune(base: Path, keep: str, idle_s: float = STALE_AFTER_S) -> list[Path]:
+    """Remove the folders of older states of the sources below ``base`` (each edit while
+    developing leaves one, ~7 MB) that nothing has written to for ``idle_s``: a process
+    still running older sources may yet be using its folder. Returns what was removed."""
+    removed = []
+    now = time.time()
+    for folder in base.glob("numba-*"):
+        try:
+            if folder.name != keep and now - folder.stat().st_mtime > idle_s:
+                shutil.rmtree(folder)
+                removed.append(folder)
+        except OSError:  # another process pruned it first, or it is not ours to remove
+            continue
+    return removed

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import time
 from pathlib import Path
 
 import numba
@@ -31,3 +32,18 @@ def test_any_source_change_gives_another_key(tmp_path: Path):
 def test_numba_compiles_into_the_folder_of_this_state_of_the_sources():
     assert Path(numba.config.CACHE_DIR) == cache_base() / f"numba-{sources_key()}"
     assert sources_key() == key_of(Path(gridpath.__file__).parent)
+
+
+def test_folders_of_older_sources_idle_for_a_day_are_removed(tmp_path: Path):
+    from gridpath.kernel_cache import prune
+
+    for name in ("numba-current", "numba-old", "numba-recent", "other"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "kernel.nbi").write_text("x")
+    day_ago = time.time() - 25 * 3600
+    for name in ("numba-current", "numba-old", "other"):
+        os.utime(tmp_path / name, (day_ago, day_ago))
+    removed = prune(tmp_path, keep="numba-current")
+    assert removed == [tmp_path / "numba-old"]
+    left = sorted(p.name for p in tmp_path.iterdir())
+    assert left == ["numba-current", "numba-recent", "other"]
