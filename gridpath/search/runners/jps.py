@@ -15,8 +15,8 @@ from __future__ import annotations
 import numpy as np
 
 from gridpath.grid.model import Grid
-from gridpath.search._jps import jps
 from gridpath.search._batch import pairs_jps
+from gridpath.search._jps import jps
 from gridpath.search._jumps import jump_distances_for
 from gridpath.search.options import Diagonal, Heuristic, SearchOptions
 from gridpath.search.runner import PairKernel, Query, Runner, WarmUp
