@@ -21,11 +21,13 @@ from gridpath.search._frontier import FOUND
 from gridpath.search._jps import jps
 
 # The table's columns, one row per query: the kernel's status (SEARCH before: the query is
-# searched; any other status is kept, unsearched), its expansions, where its path and its
-# waypoints end in the flat buffers, its exact step counts and its turns.
+# searched; any other status is kept, unsearched: UNREACHABLE, or CLOSED for a query that
+# is not answered), its expansions, where its path and its waypoints end in the flat
+# buffers, its exact step counts and its turns.
 STATUS, EXPANDED, PATH_END, WAYS_END, ORTH, DIAG, TURNS = range(7)
 COLUMNS = 7
 SEARCH = -1
+CLOSED = -2
 
 
 @njit(nogil=True, cache=True)

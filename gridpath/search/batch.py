@@ -18,6 +18,7 @@ import numpy as np
 
 from gridpath.grid.model import Grid
 from gridpath.search._batch import (
+    CLOSED,
     COLUMNS,
     DIAG,
     EXPANDED,
@@ -29,7 +30,7 @@ from gridpath.search._batch import (
     WAYS_END,
 )
 from gridpath.search._frontier import FOUND, UNREACHABLE
-from gridpath.search.find import PathResult, checked_ends, finish
+from gridpath.search.find import PathResult, finish
 from gridpath.search.options import DEFAULT_OPTIONS, SearchOptions
 from gridpath.search.plan import Plan, plan_for
 from gridpath.search.runner import EMPTY_PATH, Outcome, PairRun, Query
@@ -41,8 +42,9 @@ class PairAnswers:
     """The answers of :func:`find_pairs`, in flat arrays: ``table`` one row per query
     (:mod:`gridpath.search._batch`'s columns), the found paths and their waypoints one
     after the other in ``cells`` and ``waypoints``, ``walked`` what walking each found
-    path's waypoints costs. ``search_us`` is the compiled call's time, shared evenly by the
-    queries it searched (``searched``: not told unreachable by their components)."""
+    path's waypoints costs. ``search_us`` is the compiled call's time (path finishing
+    included), shared evenly by the queries it searched (``searched``: not told
+    unreachable by their components) in ``search_us_of``."""
 
     grid: Grid
     plan: Plan
@@ -50,8 +52,10 @@ class PairAnswers:
     walked: np.ndarray
     cells: np.ndarray
     waypoints: np.ndarray
+    answered: np.ndarray  # both ends open: the rows answered (find_path raises the others')
     searched: np.ndarray
     search_us: float
+    share_us: float  # search_us per searched query
 
     def __len__(self) -> int:
         return self.table.shape[0]
@@ -68,18 +72,25 @@ class PairAnswers:
         begin = self.table[i - 1, WAYS_END] if i > 0 else 0
         return self.waypoints[begin : self.table[i, WAYS_END]]
 
+    def expanded_of(self, i: int) -> int:
+        return int(self.table[i, EXPANDED])
+
+    def turns_of(self, i: int) -> int:
+        """A found path's changes of direction."""
+        return int(self.table[i, TURNS])
+
     def exact_cost(self, i: int) -> float:
         """A found path's cost before the cost model's rounding (as ``PairRun`` adds it)."""
         orth_w, diag_w = self.plan.options.step_weights
         return int(self.table[i, ORTH]) * orth_w + int(self.table[i, DIAG]) * diag_w
 
     def search_us_of(self, i: int) -> float:
-        if not self.searched[i]:
-            return 0.0
-        return self.search_us / max(1, int(np.count_nonzero(self.searched)))
+        return self.share_us if self.searched[i] else 0.0
 
     def result(self, i: int) -> PathResult:
         """Query ``i``'s :class:`PathResult`, as ``find_path(..., waypoints=True)`` gives."""
+        if not self.answered[i]:
+            raise ValueError(f"query {i} has an end where the unit cannot stand")
         status, expanded = int(self.table[i, STATUS]), int(self.table[i, EXPANDED])
         us = self.search_us_of(i)
         if status != FOUND:
@@ -97,18 +108,13 @@ class PairAnswers:
         return finish(plan, query, outcome, True, thread_scratch())
 
 
-def open_pairs(grid: Grid, options: SearchOptions, starts: np.ndarray, goals: np.ndarray):
-    """Which rows of ``starts`` and ``goals`` (``(n, 2)`` int64 cells) have both ends in
-    the map where the unit can stand: the queries :func:`find_pairs` takes (the others
-    get ``find_path``'s error)."""
-    flat, stride, unit = grid.flat, grid.width + 2, options.clearance
-    ok = np.ones(starts.shape[0], dtype=bool)
-    for ends in (starts, goals):
-        x, y = ends[:, 0], ends[:, 1]
-        inside = (0 <= x) & (x < grid.width) & (0 <= y) & (y < grid.height)
-        cells = np.where(inside, (y + 1) * stride + x + 1, 0)
-        ok &= inside & (flat[cells] >= unit)
-    return ok
+def _padded(grid: Grid, unit: int, cells: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The padded index of each cell of ``cells`` (0 outside the map), and whether a unit
+    of size ``unit`` can stand there (``find_path``'s check of its ends)."""
+    x, y = cells[:, 0], cells[:, 1]
+    inside = (0 <= x) & (x < grid.width) & (0 <= y) & (y < grid.height)
+    padded = np.where(inside, (y + 1) * (grid.width + 2) + x + 1, 0)
+    return padded, inside & (grid.flat[padded] >= unit)
 
 
 def find_pairs(
@@ -120,26 +126,24 @@ def find_pairs(
 ) -> PairAnswers | None:
     """Row ``i`` of ``starts`` to row ``i`` of ``goals`` (``(n, 2)`` int64 cells) for every
     ``i``, as ``find_path(grid, start, goal, options, waypoints=True)`` would answer each;
-    ``None`` when their plan has no batch loop (then ask ``find_path``). Raises
-    ``find_path``'s error for the first query with an end :func:`open_pairs` refuses, and
-    the plan's (an option the map cannot price, an algorithm that cannot serve)."""
-    ok = open_pairs(grid, options, starts, goals)
-    if not ok.all():
-        i = int(np.argmin(ok))
-        start, goal = tuple(map(int, starts[i])), tuple(map(int, goals[i]))
-        checked_ends(grid, start, goal, None, options, ())  # raises the domain error
-        raise ValueError(f"query {i}: an end where the unit cannot stand")
+    ``None`` when their plan has no batch loop (then ask ``find_path``). A row with an end
+    outside the map or where the unit cannot stand is not answered (``answered``: False;
+    ``find_path`` raises its error). Raises the plan's error (an option the map cannot
+    price, an algorithm that cannot serve)."""
     plan = plan_for(grid, options, 0)
     run = plan.run
     if not isinstance(run, PairRun) or run.many is None or plan.options.closest:
         return None
-    stride = grid.width + 2
-    ends = np.empty((starts.shape[0], 2), dtype=np.int64)
-    ends[:, 0] = (starts[:, 1] + 1) * stride + starts[:, 0] + 1
-    ends[:, 1] = (goals[:, 1] + 1) * stride + goals[:, 0] + 1
+    start_cells, start_open = _padded(grid, options.clearance, starts)
+    goal_cells, goal_open = _padded(grid, options.clearance, goals)
+    answered = start_open & goal_open
     components = plan.components
-    searched = components.of_many(ends[:, 0]) == components.of_many(ends[:, 1])
-    table = np.zeros((ends.shape[0], COLUMNS), dtype=np.int64)
-    table[:, STATUS] = np.where(searched, SEARCH, UNREACHABLE)
+    searched = answered & (components.of_many(start_cells) == components.of_many(goal_cells))
+    table = np.zeros((starts.shape[0], COLUMNS), dtype=np.int64)
+    table[:, STATUS] = np.where(searched, SEARCH, np.where(answered, UNREACHABLE, CLOSED))
+    ends = np.stack([start_cells, goal_cells], axis=1).astype(np.int64)
     walked, cells, ways, search_us = run.run_many(ends, table, scratch or thread_scratch())
-    return PairAnswers(grid, plan, table, walked, cells, ways, searched, search_us)
+    share_us = search_us / max(1, int(np.count_nonzero(searched)))
+    return PairAnswers(
+        grid, plan, table, walked, cells, ways, answered, searched, search_us, share_us
+    )

@@ -9,11 +9,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from gridpath.errors import GoalBlocked, OutOfBounds
 from gridpath.grid import Grid
 from gridpath.search import Algorithm, CostModel, SearchOptions, SearchScratch, find_path
 from gridpath.search import scratch as scratch_module
-from gridpath.search.batch import find_pairs, open_pairs
+from gridpath.search.batch import find_pairs
 from gridpath.search.plan import plan_for
 from gridpath.search.runners.jps import jump_distances
 from gridpath.search.runners.jps_blocks import prepare_jps
@@ -131,17 +130,19 @@ def test_generations_wrap(monkeypatch: pytest.MonkeyPatch) -> None:
     assert scratch.generation == 20
 
 
-def test_bad_ends_raise_find_paths_errors() -> None:
+def test_rows_with_a_wrong_end_are_not_answered() -> None:
+    """Outside the map, in the wall: not answered (find_path names the error); the
+    others are."""
     grid = _split()
-    starts = np.array([[0, 0], [1, 1]], dtype=np.int64)
-    assert open_pairs(grid, SearchOptions(), starts, np.array([[3, 3], [20, 5]])).tolist() == [
-        True,
-        False,
-    ]
-    with pytest.raises(GoalBlocked):
-        find_pairs(grid, starts, np.array([[3, 3], [20, 5]], dtype=np.int64))
-    with pytest.raises(OutOfBounds):
-        find_pairs(grid, starts, np.array([[3, 3], [-1, 5]], dtype=np.int64))
+    starts = np.array([[0, 0], [1, 1], [-1, 0], [2, 2], [0, 2**40]], dtype=np.int64)
+    goals = np.array([[3, 3], [20, 5], [3, 3], [40, 19], [1, 1]], dtype=np.int64)
+    answers = find_pairs(grid, starts, goals, SearchOptions())
+    assert answers.answered.tolist() == [True, False, False, True, False]
+    assert answers.found(0) and answers.result(3).reason == "unreachable"
+    for i in (1, 2, 4):
+        with pytest.raises(ValueError):
+            answers.result(i)
+    _same_as_find_path(grid, starts[[0, 3]], goals[[0, 3]], SearchOptions())
 
 
 def test_a_plan_without_a_batch_loop_answers_none() -> None:
