@@ -34,6 +34,10 @@ from gridpath.search import ScratchPool, SearchScratch, prepare_jps, subgoal_gra
 from gridpath.search.staged import StagedWarmUp
 
 log = logging.getLogger(__name__)
+# The fewest requests with run_many in a chunk of search_all (but a smaller batch): each
+# chunk has a fixed cost (its options, a compiled call, a future and a loop wake-up), about
+# as much as fifty short searches' (bench/README.md, "bench-ratios").
+MANY_PER_CHUNK = 50
 T = TypeVar("T")
 T_co = TypeVar("T_co", covariant=True)
 
@@ -144,9 +148,12 @@ class ServiceState:
         'bench-http'). A chunk runs on one scratch, through its requests' ``run_many``
         where their type has one (``run_many(requests, snapshot, scratch)``: the answers
         in order; a ``/paths`` batch's common queries in one compiled call), else one by
-        one."""
+        one; a chunk of such requests holds ``MANY_PER_CHUNK`` or more."""
         cost = requests[0].cost if requests else 0
-        chunks = _chunks(list(requests), 2 * self.scheduler.threads)
+        count = 2 * self.scheduler.threads
+        if requests and hasattr(type(requests[0]), "run_many"):
+            count = min(count, -(-len(requests) // MANY_PER_CHUNK))
+        chunks = _chunks(list(requests), count)
         jobs = [(chunk, snapshot) for chunk in chunks]  # admitted together, or refused together
         futures = self.scheduler.submit_all(self._run_chunk, jobs, cost * len(chunks[0]))
         results = await self._awaited(futures)

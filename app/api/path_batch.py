@@ -22,7 +22,7 @@ from app.api.echo import path_options
 from app.api.path_body import path_body, path_hash, query_options
 from app.config import Settings
 from app.models import PathQuery
-from app.observability import record_search
+from app.observability import record_searches
 from gridpath.errors import ServiceError
 from gridpath.grid import Grid
 from gridpath.search.batch import FOUND, PairAnswers, find_pairs
@@ -96,6 +96,7 @@ def _answer_pairs(
     for row, (i, answered) in enumerate(zip(plain, found.answered.tolist(), strict=True)):
         if answered:
             answers[i] = bodies.answer(row)
+    record_searches(bodies.algorithm, bodies.searches)
 
 
 class _Bodies:
@@ -111,19 +112,20 @@ class _Bodies:
         self.algorithm = plan.options.algorithm.value
         self.optimal, self.bounded = plan.optimal, plan.bounded_suboptimal
         self.echo = path_options(grid, plan.options)
+        self.searches: list[tuple[int, float, str | None]] = []  # for record_searches
 
     def answer(self, row: int) -> tuple[dict, float]:
         found, search_us = self.found, self.found.search_us_of(row)
         status, expanded, path_end, ways_end, orth, diag, turns = self.rows[row]
         if status != FOUND:
             result = found.result(row)
-            record_search(self.algorithm, result.expanded, search_us, result.reason)
+            self.searches.append((result.expanded, search_us, result.reason))
             return path_body(self.grid, result, _INCLUDE), search_us
         before = self.rows[row - 1] if row > 0 else (0, 0, 0, 0)
         path, waypoints = found.cells[before[2] : path_end], found.waypoints[before[3] : ways_end]
         cost, walked = orth * self.steps[0] + diag * self.steps[1], self.walked[row]
         cost, walked = (int(round(cost)), int(walked)) if self.integer else (float(cost), walked)
-        record_search(self.algorithm, expanded, search_us, None)
+        self.searches.append((expanded, search_us, None))
         body = {
             "map": self.grid.name, "revision": self.grid.revision, "found": True,
             "reason": None, "partial": False, "goal_index": 0, "cost": cost, "path": path,
