@@ -35,9 +35,12 @@ from gridpath.search.staged import StagedWarmUp
 
 log = logging.getLogger(__name__)
 # The fewest requests with run_many in a chunk of search_all (but a smaller batch): each
-# chunk has a fixed cost (its options, a compiled call, a future and a loop wake-up), about
-# as much as fifty short searches' (bench/README.md, "bench-ratios").
-MANY_PER_CHUNK = 50
+# chunk has a fixed cost (its options, a compiled call, a future, a loop wake-up, a hand-off
+# of the GIL) and under load every search thread is busy with some request anyway, so a
+# batch of up to 100 short queries runs as one chunk (measured: 25 per chunk cost more CPU
+# per query than 50, 50 about as much as 100 or a little more; bench/README.md,
+# "bench-ratios").
+MANY_PER_CHUNK = 100
 T = TypeVar("T")
 T_co = TypeVar("T_co", covariant=True)
 

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from typing import Any, Protocol
 
 import numpy as np
+import orjson
 
 from app.api.echo import path_options
 from app.api.path_body import path_body, path_hash, query_options
@@ -111,7 +112,8 @@ class _Bodies:
         self.steps = plan.options.step_weights
         self.algorithm = plan.options.algorithm.value
         self.optimal, self.bounded = plan.optimal, plan.bounded_suboptimal
-        self.echo = path_options(grid, plan.options)
+        # the echo serialised once (orjson writes a fragment's bytes as they are)
+        self.echo = orjson.Fragment(orjson.dumps(path_options(grid, plan.options)))
         self.searches: list[tuple[int, float, str | None]] = []  # for record_searches
 
     def answer(self, row: int) -> tuple[dict, float]:
