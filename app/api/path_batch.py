@@ -13,7 +13,9 @@ are the same either way (``tests/app/api/test_path_batch.py``): ``find_pairs`` g
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Sequence
+from hashlib import sha256
 from typing import Any, Protocol
 
 import numpy as np
@@ -94,21 +96,22 @@ def _answer_pairs(
     if found is None:
         return
     bodies = _Bodies(grid, found)
+    rows = found.table.tolist()
     for row, (i, answered) in enumerate(zip(plain, found.answered.tolist(), strict=True)):
         if answered:
-            answers[i] = bodies.answer(row)
+            answers[i] = bodies.answer(rows, row)
     record_searches(bodies.algorithm, bodies.searches)
 
 
 class _Bodies:
     """The ``PathResponse`` bodies of one ``find_pairs`` call (what ``path_body`` builds
     for a query including path and waypoints), the parts every query shares made once,
-    the table read as Python numbers once."""
+    the table read as Python numbers once (``rows``)."""
 
     def __init__(self, grid: Grid, found: PairAnswers) -> None:
         plan = found.plan
         self.grid, self.found, self.integer = grid, found, plan.integer
-        self.rows, self.walked = found.table.tolist(), found.walked.tolist()
+        self.walked = found.walked.tolist()
         self.steps = plan.options.step_weights
         self.algorithm = plan.options.algorithm.value
         self.optimal, self.bounded = plan.optimal, plan.bounded_suboptimal
@@ -116,14 +119,14 @@ class _Bodies:
         self.echo = orjson.Fragment(orjson.dumps(path_options(grid, plan.options)))
         self.searches: list[tuple[int, float, str | None]] = []  # for record_searches
 
-    def answer(self, row: int) -> tuple[dict, float]:
+    def answer(self, rows: list[list[int]], row: int) -> tuple[dict, float]:
         found, search_us = self.found, self.found.search_us_of(row)
-        status, expanded, path_end, ways_end, orth, diag, turns = self.rows[row]
+        status, expanded, path_end, ways_end, orth, diag, turns = rows[row]
         if status != FOUND:
             result = found.result(row)
             self.searches.append((result.expanded, search_us, result.reason))
             return path_body(self.grid, result, _INCLUDE), search_us
-        before = self.rows[row - 1] if row > 0 else (0, 0, 0, 0)
+        before = rows[row - 1] if row > 0 else (0, 0, 0, 0)
         path, waypoints = found.cells[before[2] : path_end], found.waypoints[before[3] : ways_end]
         cost, walked = orth * self.steps[0] + diag * self.steps[1], self.walked[row]
         cost, walked = (int(round(cost)), int(walked)) if self.integer else (float(cost), walked)
@@ -131,8 +134,17 @@ class _Bodies:
         body = {
             "map": self.grid.name, "revision": self.grid.revision, "found": True,
             "reason": None, "partial": False, "goal_index": 0, "cost": cost, "path": path,
-            "waypoints": waypoints, "waypoints_cost": walked, "path_hash": path_hash(path),
+            "waypoints": waypoints, "waypoints_cost": walked, "path_hash": _hash(path),
             "turns": turns, "expanded": expanded, "algorithm": self.algorithm,
             "optimal": self.optimal, "bounded_suboptimal": self.bounded, "options": self.echo,
         }  # fmt: skip
         return body, search_us
+
+
+def _hash(path: np.ndarray) -> str:
+    """``path_hash`` of a path of the flat int32 buffer (C-contiguous): its own bytes where
+    int32 is little-endian, as ``path_hash`` hashes them."""
+    return sha256(path).hexdigest() if _LITTLE else path_hash(path)
+
+
+_LITTLE = sys.byteorder == "little"
