@@ -13,16 +13,16 @@ are the same either way (``tests/app/api/test_path_batch.py``): ``find_pairs`` g
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Sequence
 from hashlib import sha256
 from typing import Any, Protocol
 
 import numpy as np
 import orjson
+from orjson import Fragment
 
 from app.api.echo import path_options
-from app.api.path_body import path_body, path_hash, query_options
+from app.api.path_body import path_body, query_options
 from app.config import Settings
 from app.models import PathQuery
 from app.observability import record_searches
@@ -106,7 +106,10 @@ def _answer_pairs(
 class _Bodies:
     """The ``PathResponse`` bodies of one ``find_pairs`` call (what ``path_body`` builds
     for a query including path and waypoints), the parts every query shares made once,
-    the table read as Python numbers once (``rows``)."""
+    the table read as Python numbers once (``rows``). The paths and waypoints go into the
+    bodies as their JSON text (``PairAnswers.texts``, the bytes orjson writes for an
+    ``(n, 2)`` array, in orjson fragments: writing a small array costs orjson about a
+    microsecond, as much as the rest of the body)."""
 
     def __init__(self, grid: Grid, found: PairAnswers) -> None:
         plan = found.plan
@@ -118,33 +121,36 @@ class _Bodies:
         # the echo serialised once (orjson writes a fragment's bytes as they are)
         self.echo = orjson.Fragment(orjson.dumps(path_options(grid, plan.options)))
         self.searches: list[tuple[int, float, str | None]] = []  # for record_searches
+        self.paths, self.path_ends, self.ways, self.ways_ends = found.texts()
+        used = found.table[-1, 2] if len(found) else 0
+        # path_hash's bytes: int32 little-endian x, y pairs, 8 bytes a cell
+        self.bytes = found.cells[:used].astype("<i4", copy=False).tobytes()
 
     def answer(self, rows: list[list[int]], row: int) -> tuple[dict, float]:
         found, search_us = self.found, self.found.search_us_of(row)
-        status, expanded, path_end, ways_end, orth, diag, turns = rows[row]
+        status, expanded, path_end, _, orth, diag, turns = rows[row]
         if status != FOUND:
             result = found.result(row)
             self.searches.append((result.expanded, search_us, result.reason))
             return path_body(self.grid, result, _INCLUDE), search_us
-        before = rows[row - 1] if row > 0 else (0, 0, 0, 0)
-        path, waypoints = found.cells[before[2] : path_end], found.waypoints[before[3] : ways_end]
+        path_begin = path_text = ways_text = 0
+        if row > 0:
+            path_begin, path_text, ways_text = (
+                rows[row - 1][2],
+                self.path_ends[row - 1],
+                self.ways_ends[row - 1],
+            )
         cost, walked = orth * self.steps[0] + diag * self.steps[1], self.walked[row]
         cost, walked = (int(round(cost)), int(walked)) if self.integer else (float(cost), walked)
         self.searches.append((expanded, search_us, None))
         body = {
             "map": self.grid.name, "revision": self.grid.revision, "found": True,
-            "reason": None, "partial": False, "goal_index": 0, "cost": cost, "path": path,
-            "waypoints": waypoints, "waypoints_cost": walked, "path_hash": _hash(path),
+            "reason": None, "partial": False, "goal_index": 0, "cost": cost,
+            "path": Fragment(self.paths[path_text : self.path_ends[row]]),
+            "waypoints": Fragment(self.ways[ways_text : self.ways_ends[row]]),
+            "waypoints_cost": walked,
+            "path_hash": sha256(self.bytes[8 * path_begin : 8 * path_end]).hexdigest(),
             "turns": turns, "expanded": expanded, "algorithm": self.algorithm,
             "optimal": self.optimal, "bounded_suboptimal": self.bounded, "options": self.echo,
         }  # fmt: skip
         return body, search_us
-
-
-def _hash(path: np.ndarray) -> str:
-    """``path_hash`` of a path of the flat int32 buffer (C-contiguous): its own bytes where
-    int32 is little-endian, as ``path_hash`` hashes them."""
-    return sha256(path).hexdigest() if _LITTLE else path_hash(path)
-
-
-_LITTLE = sys.byteorder == "little"

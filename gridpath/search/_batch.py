@@ -124,3 +124,48 @@ def pairs_blocks(grid, rules, scratch, blocks, ends, finish, table, walked):
         cells, ways = _settle(i, status, expanded, nodes, ends[i, 1], finish, table, walked,
                               cells, ways)  # fmt: skip
     return cells, ways
+
+
+@njit(nogil=True, cache=True)
+def _write_int(out, at, value):
+    """``value``'s decimal digits written at ``out[at:]``; returns where they end."""
+    if value < 0:
+        out[at] = 45  # -
+        at += 1
+        value = -value
+    digits, rest = 1, value // 10
+    while rest > 0:
+        digits += 1
+        rest //= 10
+    for k in range(digits):
+        out[at + digits - 1 - k] = 48 + value % 10
+        value //= 10
+    return at + digits
+
+
+@njit(nogil=True, cache=True)
+def runs_json(cells, ends):
+    """The JSON text ``[[x,y],...]`` (no spaces, as orjson writes a list of pairs) of
+    each run of ``cells`` (run ``i``: rows ``ends[i - 1]`` to ``ends[i]``), one after the
+    other in one byte array; returns it and where each run's text ends."""
+    out = np.empty(cells.shape[0] * 26 + 2 * ends.shape[0], dtype=np.uint8)
+    text_ends = np.empty(ends.shape[0], dtype=np.int64)
+    at, begin = 0, 0
+    for i in range(ends.shape[0]):
+        out[at] = 91  # [
+        at += 1
+        for j in range(begin, ends[i]):
+            if j > begin:
+                out[at] = 44  # ,
+                at += 1
+            out[at] = 91
+            at = _write_int(out, at + 1, np.int64(cells[j, 0]))
+            out[at] = 44
+            at = _write_int(out, at + 1, np.int64(cells[j, 1]))
+            out[at] = 93  # ]
+            at += 1
+        out[at] = 93
+        at += 1
+        text_ends[i] = at
+        begin = ends[i]
+    return out[:at], text_ends

@@ -28,6 +28,7 @@ from gridpath.search._batch import (
     STATUS,
     TURNS,
     WAYS_END,
+    runs_json,
 )
 from gridpath.search._frontier import FOUND, UNREACHABLE
 from gridpath.search.find import PathResult, finish
@@ -71,6 +72,14 @@ class PairAnswers:
     def waypoints_of(self, i: int) -> np.ndarray:
         begin = self.table[i - 1, WAYS_END] if i > 0 else 0
         return self.waypoints[begin : self.table[i, WAYS_END]]
+
+    def texts(self) -> tuple[bytes, list[int], bytes, list[int]]:
+        """Every path and every waypoint list as JSON text (``[[x,y],...]``, as orjson
+        writes a list of pairs; ``[]`` when not found), one after the other: the paths'
+        bytes and where each query's ends, the same for the waypoints."""
+        paths, path_ends = runs_json(self.cells, np.ascontiguousarray(self.table[:, PATH_END]))
+        ways, ways_ends = runs_json(self.waypoints, np.ascontiguousarray(self.table[:, WAYS_END]))
+        return paths.tobytes(), path_ends.tolist(), ways.tobytes(), ways_ends.tolist()
 
     def expanded_of(self, i: int) -> int:
         return int(self.table[i, EXPANDED])

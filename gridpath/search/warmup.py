@@ -124,7 +124,9 @@ def _warm_runner(runner: Runner, scratch: SearchScratch) -> None:
         )  # fmt: skip
         if query.goal is not None and not (query.goals or query.blocked or query.explored_limit):
             ends = np.array([query.start], dtype=np.int64), np.array([query.goal], np.int64)
-            find_pairs(grid, *ends, query.options, scratch)
+            answers = find_pairs(grid, *ends, query.options, scratch)
+            if answers is not None:  # its runner has a batch loop
+                answers.texts()
     if runner.warm_kernels is not None:
         runner.warm_kernels()
 

@@ -7,11 +7,13 @@ and scratch generations that wrap; a plan without a batch loop answers None."""
 from __future__ import annotations
 
 import numpy as np
+import orjson
 import pytest
 
 from gridpath.grid import Grid
 from gridpath.search import Algorithm, CostModel, SearchOptions, SearchScratch, find_path
 from gridpath.search import scratch as scratch_module
+from gridpath.search._batch import runs_json
 from gridpath.search.batch import find_pairs
 from gridpath.search.plan import plan_for
 from gridpath.search.runners.jps import jump_distances
@@ -149,3 +151,23 @@ def test_a_plan_without_a_batch_loop_answers_none() -> None:
     grid = _grid("general", 0.1, 9)
     starts, goals = _pairs(grid, 3, seed=9)
     assert find_pairs(grid, starts, goals, SearchOptions(algorithm=Algorithm.DIJKSTRA)) is None
+
+
+def test_texts_are_orjsons() -> None:
+    """``PairAnswers.texts`` writes each path and waypoint list as orjson writes the array
+    (``runs_json``, also on runs that are empty and numbers of every size and sign)."""
+    grid = _split()
+    starts, goals = _pairs(grid, 40, seed=11)
+    answers = find_pairs(grid, starts, goals, SearchOptions(smooth=True))
+    paths, path_ends, ways, ways_ends = answers.texts()
+    numpy = orjson.OPT_SERIALIZE_NUMPY
+    for i in range(len(answers)):
+        begin = (path_ends[i - 1], ways_ends[i - 1]) if i else (0, 0)
+        assert paths[begin[0] : path_ends[i]] == orjson.dumps(answers.path(i), option=numpy)
+        assert ways[begin[1] : ways_ends[i]] == orjson.dumps(answers.waypoints_of(i), option=numpy)
+    values = np.array([0, 1, 9, 10, 99, 100, -1, -10, 2**31 - 1, -(2**31)], dtype=np.int32)
+    cells = np.stack([values, values[::-1]], axis=1)
+    text, ends = runs_json(cells, np.array([0, 3, 3, 10], dtype=np.int64))
+    runs = [cells[:0], cells[:3], cells[3:3], cells[3:]]
+    assert text.tobytes() == b"".join(orjson.dumps(run.tolist()) for run in runs)
+    assert ends.tolist() == np.cumsum([len(orjson.dumps(r.tolist())) for r in runs]).tolist()
