@@ -45,17 +45,16 @@ class BatchedQuery(Protocol):
 
 
 def answer_chunk(
-    queries: Sequence[BatchedQuery], snapshot: Any, scratch: SearchScratch
+    queries: Sequence[BatchedQuery], grid: Grid, scratch: SearchScratch
 ) -> list[tuple[dict, float]]:
-    """Each query's ``(body, search µs)``, in order: the common ones through
-    ``find_pairs`` (on a grid), the others through their own ``run``."""
+    """Each query's ``(body, search µs)`` on a grid, in order: the common ones through
+    ``find_pairs``, the others through their own ``run``."""
     answers: list[tuple[dict, float] | None] = [None] * len(queries)
-    if snapshot.kind == "grid":
-        plain = [i for i, q in enumerate(queries) if _is_pair(q.raw)]
-        if plain:
-            _answer_pairs(queries, plain, snapshot, scratch, answers)
+    plain = [i for i, q in enumerate(queries) if _is_pair(q.raw)]
+    if plain:
+        _answer_pairs(queries, plain, grid, scratch, answers)
     return [
-        answer if answer is not None else query.run(snapshot, scratch)
+        answer if answer is not None else query.run(grid, scratch)
         for query, answer in zip(queries, answers, strict=True)
     ]
 

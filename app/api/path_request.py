@@ -12,7 +12,6 @@ from fastapi.exceptions import RequestValidationError
 from app.api.deps import wait_for_revision
 from app.api.errors import describe_errors, error_code_for
 from app.api.kinds import kind_of, map_name_of, parse_for_kind
-from app.api.path_batch import answer_chunk
 from app.config import Settings
 from app.models import PathQuery, PathRequest, PolygonPathQuery, PolygonPathRequest
 from app.observability import note_map
@@ -87,9 +86,10 @@ class BatchQuery:
     def run_many(
         queries: list[BatchQuery], snapshot: MapSnapshot, scratch: SearchScratch
     ) -> list[tuple[dict, float]]:
-        """A chunk of a batch's queries (``ServiceState.search_all``), in order: the common
-        ones in one compiled call (:mod:`app.api.path_batch`), the others one by one."""
-        return answer_chunk(queries, snapshot, scratch)
+        """A chunk of a batch's queries (``ServiceState.search_all``), in order, as the
+        map's kind answers them (a grid: the common ones in one compiled call,
+        :mod:`app.api.path_batch`; the others one by one)."""
+        return kind_of(snapshot).answer_chunk(queries, snapshot, scratch)
 
 
 def batch_requests(
