@@ -88,9 +88,7 @@ def _query_options(
 
 def path_hash(path: np.ndarray) -> str:
     """SHA-256 of the cell path as little-endian int32 ``x, y`` pairs (the determinism check)."""
-    if path.dtype.str != "<i4" or not path.flags.c_contiguous:
-        path = np.ascontiguousarray(path, dtype="<i4")
-    return hashlib.sha256(path).hexdigest()  # its buffer
+    return hashlib.sha256(np.ascontiguousarray(path, dtype="<i4")).hexdigest()  # its buffer
 
 
 def path_body(grid: Grid, result: PathResult, include: set[str]) -> dict[str, Any]:
