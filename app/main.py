@@ -59,9 +59,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     app.add_middleware(TokenGate)  # outside the size limit: 401 before 413 or 422
     install_error_handlers(app)
-    # POST /path: the lean route, matched first (before the route that declares it and
-    # before the others: each miss costs a match; app/api/routes/paths.py says why).
-    app.router.routes.insert(0, paths.LEAN_PATH_ROUTE)
+    # POST /path and /paths: the lean routes, matched first (before the routes that declare
+    # them and before the others: each miss costs a match; app/api/routes/paths.py says why).
+    app.router.routes[0:0] = [paths.LEAN_PATH_ROUTE, paths.LEAN_PATHS_ROUTE]
     app.include_router(health.router)  # always open: orchestrators probe it
     # Every other router needs API_TOKEN (when set). Routes are matched in order: the hot
     # ones first (each miss costs a pattern match).

@@ -34,6 +34,13 @@ from gridpath.search import ScratchPool, SearchScratch, prepare_jps, subgoal_gra
 from gridpath.search.staged import StagedWarmUp
 
 log = logging.getLogger(__name__)
+# The fewest requests with run_many in a chunk of search_all (but a smaller batch): each
+# chunk has a fixed cost (its options, a compiled call, a future, a loop wake-up, a hand-off
+# of the GIL) and under load every search thread is busy with some request anyway, so a
+# batch of up to 100 short queries runs as one chunk (measured: 25 per chunk cost more CPU
+# per query than 50, 50 about as much as 100 or a little more; bench/README.md,
+# "bench-ratios").
+MANY_PER_CHUNK = 100
 T = TypeVar("T")
 T_co = TypeVar("T_co", covariant=True)
 
@@ -137,10 +144,30 @@ class ServiceState:
 
     async def search_all(self, snapshot: Any, requests: Sequence[SearchRequest[T]]) -> list[T]:
         """A batch's requests on one snapshot, admitted as one request (all share the cost
-        of the first: a batch's queries have the same caps)."""
+        of the first: a batch's queries have the same caps), spread over the search threads
+        in at most ``2 x SEARCH_THREADS`` chunks, each one scheduled job of its requests'
+        summed cost (``SearchScheduler.submit_all``): a job per request would cost the
+        event loop a wake-up per request, more than a short search (bench/README.md,
+        'bench-http'). A chunk runs on one scratch, through its requests' ``run_many``
+        where their type has one (``run_many(requests, snapshot, scratch)``: the answers
+        in order; a ``/paths`` batch's common queries in one compiled call), else one by
+        one; a chunk of such requests holds ``MANY_PER_CHUNK`` or more."""
         cost = requests[0].cost if requests else 0
-        calls = [(request, snapshot) for request in requests]
-        return await self.run_batch(self._with_scratch, calls, cost)
+        count = 2 * self.scheduler.threads
+        if requests and hasattr(type(requests[0]), "run_many"):
+            count = min(count, -(-len(requests) // MANY_PER_CHUNK))
+        chunks = _chunks(list(requests), count)
+        jobs = [(chunk, snapshot) for chunk in chunks]  # admitted together, or refused together
+        futures = self.scheduler.submit_all(self._run_chunk, jobs, cost * len(chunks[0]))
+        results = await self._awaited(futures)
+        return [result for chunk in results for result in chunk]
+
+    def _run_chunk(self, requests: list[SearchRequest[T]], snapshot: Any) -> list[T]:
+        with self.search_scratch() as scratch:
+            run_many = getattr(type(requests[0]), "run_many", None) if requests else None
+            if run_many is not None:
+                return run_many(requests, snapshot, scratch)
+            return [request.run(snapshot, scratch) for request in requests]
 
     def _with_scratch(self, request: SearchRequest[T], snapshot: Any) -> T:
         with self.search_scratch() as scratch:
@@ -194,20 +221,6 @@ class ServiceState:
         (result,) = await self._awaited([future])
         return result
 
-    async def run_batch(
-        self, work: Callable[..., T], calls: Sequence[tuple], cost: int = 0
-    ) -> list[T]:
-        """``work(*args)`` for each ``args`` of ``calls``, spread over the search threads;
-        admitted as one request (``SearchScheduler.submit_all``). The calls run in at most
-        ``2 x SEARCH_THREADS`` chunks, each one scheduled job of its calls' summed cost: a
-        job per call would cost the event loop a wake-up per call, more than a short
-        search (bench/README.md, 'bench-http')."""
-        chunks = _chunks(list(calls), 2 * self.scheduler.threads)
-        jobs = [(work, chunk) for chunk in chunks]  # admitted together, or refused together
-        futures = self.scheduler.submit_all(_run_chunk, jobs, cost * len(chunks[0]))
-        results = await self._awaited(futures)
-        return [result for chunk in results for result in chunk]
-
     async def _awaited(self, futures: list[Future]) -> list[Any]:
         """The results of ``futures``; if none has started after ``SEARCH_QUEUE_WAIT_MS``,
         they leave the queue and the request gets 503 ``overloaded`` (``Retry-After``)."""
@@ -259,16 +272,12 @@ class ServiceState:
         return self.registry
 
 
-def _chunks(calls: list[tuple], count: int) -> list[list[tuple]]:
+def _chunks(calls: list, count: int) -> list[list]:
     """``calls`` in at most ``count`` contiguous chunks of near-equal length, in order."""
     count = max(1, min(count, len(calls)))
     size, extra = divmod(len(calls), count)
     bounds = [i * size + min(i, extra) for i in range(count + 1)]
     return [calls[bounds[i] : bounds[i + 1]] for i in range(count)]
-
-
-def _run_chunk(work: Callable[..., T], chunk: list[tuple]) -> list[T]:
-    return [work(*args) for args in chunk]
 
 
 def reload_on_sighup(state: ServiceState) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from app.api.path_batch import answer_chunk
 from app.api.path_body import answer_with, query_options
 from app.api.rules import expansion_budget, search_options
 from app.config import Settings
@@ -113,6 +114,10 @@ class GridKind:
         share = max(1, settings.max_batch_expanded // count)
         cost = min(grid.cell_count, settings.max_expanded, expansion_budget(settings), share)
         return share, cost
+
+    def answer_chunk(self, queries: Any, grid: Grid, scratch: SearchScratch) -> list:
+        """The common queries in one compiled call (:mod:`app.api.path_batch`)."""
+        return answer_chunk(queries, grid, scratch)
 
     def validation(self, query: ValidateRequest, grid: Grid, settings: Settings) -> GridValidation:
         if len(query.path) > settings.max_validate_cells:

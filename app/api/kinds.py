@@ -27,6 +27,7 @@ from app.config import Settings
 from gridpath.errors import UnsupportedMapKind
 from gridpath.grid import Grid, is_valid_map_name
 from gridpath.maps.snapshot import MapSnapshot
+from gridpath.search.scratch import SearchScratch
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -54,6 +55,10 @@ class MapKind(Protocol):
 
     def batch_budget(self, snapshot: Any, settings: Settings, count: int) -> tuple[int, int]:
         """``(share, cost)`` of each query of a ``/paths`` batch of ``count``."""
+        ...
+
+    def answer_chunk(self, queries: Any, snapshot: Any, scratch: SearchScratch) -> list:
+        """A chunk of a ``/paths`` batch's queries (``BatchQuery``), answered in order."""
         ...
 
     def validation(self, query: Any, snapshot: Any, settings: Settings) -> Any:

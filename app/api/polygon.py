@@ -231,6 +231,10 @@ class PolygonKind:
         share = max(1, 4 * settings.max_polygon_expanded // count)
         return share, min(share, settings.max_polygon_expanded)
 
+    def answer_chunk(self, queries: Any, pmap: PolygonMap, scratch: SearchScratch) -> list:
+        """One by one: a polygon map's searches have no batch loop."""
+        return [query.run(pmap, scratch) for query in queries]
+
     def validation(
         self, query: PolygonValidateRequest, pmap: PolygonMap, settings: Settings
     ) -> PolygonValidation:

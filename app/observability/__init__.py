@@ -11,7 +11,9 @@ from app.observability import metrics
 from app.observability.metrics import set_store_state
 from app.observability.requests import current, note_error, note_map
 
-__all__ = ["metrics", "note_error", "note_map", "record_search", "set_store_state"]
+__all__ = [
+    "metrics", "note_error", "note_map", "record_search", "record_searches", "set_store_state",
+]  # fmt: skip
 
 
 def record_search(algorithm: str, expanded: int, search_us: float, reason: str | None) -> None:
@@ -20,3 +22,12 @@ def record_search(algorithm: str, expanded: int, search_us: float, reason: str |
     record = current()
     if record is not None:
         record.search(algorithm, expanded, search_us)
+
+
+def record_searches(algorithm: str, searches: list[tuple[int, float, str | None]]) -> None:
+    """:func:`record_search` for each ``(expanded, search_us, reason)`` of ``searches``
+    (a batch's, on one algorithm): the request's record locked once."""
+    metrics.observe_searches(algorithm, searches)
+    record = current()
+    if record is not None:
+        record.add_searches(algorithm, searches)

@@ -253,6 +253,18 @@ def observe_search(algorithm: str, search_us: float, expanded: int, outcome: str
     _record(children[2], ((children[0], search_us / 1e6), (children[1], expanded)))
 
 
+def observe_searches(algorithm: str, searches: list[tuple[int, float, str | None]]) -> None:
+    """:func:`observe_search` for each ``(expanded, search_us, reason)`` of ``searches``."""
+    if not _enabled:
+        return
+    for expanded, search_us, reason in searches:
+        children = _search_children.get((algorithm, reason or "found"))
+        if children is None:
+            observe_search(algorithm, search_us, expanded, reason or "found")
+        else:
+            _record(children[2], ((children[0], search_us / 1e6), (children[1], expanded)))
+
+
 def observe_verdict(violation_codes: Iterable[str]) -> None:
     if not _enabled:
         return

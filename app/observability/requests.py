@@ -50,6 +50,12 @@ class RequestRecord:
         with self._lock:
             self._add(algorithm, expanded, search_us)
 
+    def add_searches(self, algorithm: str, searches: list[tuple[int, float, str | None]]):
+        """Add each ``(expanded, search_us, reason)`` of ``searches`` (a batch's chunk)."""
+        with self._lock:
+            for expanded, search_us, _ in searches:
+                self._add(algorithm, expanded, search_us)
+
     def _add(self, algorithm: str, expanded: int, search_us: float) -> None:
         self.algorithm = algorithm if self.algorithm in (None, algorithm) else "mixed"
         self.searches += 1

@@ -86,11 +86,13 @@ class PairKernel:
     """How an exact-pair runner searches (one start, one goal, exact step costs):
     ``kernel(grid, rules, scratch, *extra, start, goal)`` returns ``(status, expanded)``
     with the exact step counts in the nodes, and links ``came_from`` between jump points
-    (``jumps``) or cell by cell. Every such runner runs through :class:`PairRun`."""
+    (``jumps``) or cell by cell. Every such runner runs through :class:`PairRun`. ``many``:
+    the kernel's loop over a batch (:mod:`gridpath.search._batch`; None: one call per query)."""
 
     kernel: Callable[..., tuple[int, int]]
     extra: tuple
     jumps: bool
+    many: Callable[..., tuple[np.ndarray, np.ndarray]] | None = None
 
 
 class PairRun:
@@ -100,11 +102,14 @@ class PairRun:
     step counts, its turns and its waypoints (string-pulled under ``smooth``; a pair
     runner serves no per-request blocked cells, so no overlay)."""
 
-    __slots__ = ("kernel", "extra", "jumps", "grid", "rules", "sight", "steps", "smooth", "price")
+    __slots__ = (
+        "kernel", "extra", "jumps", "many", "grid", "rules", "sight", "steps", "smooth", "price",
+    )  # fmt: skip
 
     def __init__(self, pair: PairKernel, query: Query) -> None:
         grid, options = query.grid, query.options
         self.kernel, self.extra, self.jumps = pair.kernel, pair.extra, pair.jumps
+        self.many = pair.many
         self.steps = orth_w, diag_w = options.step_weights
         self.grid = grid_record(grid)
         self.rules = rules_record(
@@ -133,6 +138,23 @@ class PairRun:
         # every field given: no default factory runs
         return Outcome(FOUND, int(expanded), search_us, path, cost, 0, False, EMPTY_PATH, pulled,
                        int(turns), float(walked))  # fmt: skip
+
+    def run_many(self, ends: np.ndarray, table: np.ndarray, scratch: SearchScratch) -> tuple:
+        """Every query of ``ends`` (rows of padded start, goal) in one compiled call, as
+        ``__call__`` runs each: ``table`` (:mod:`gridpath.search._batch`'s columns) has
+        ``SEARCH`` in the rows to search, the status to keep in the others. Returns
+        ``(walked, cells, waypoints, search_us)``: what walking each found path's
+        waypoints costs, the flat path and waypoint buffers, the call's microseconds."""
+        record = self.grid
+        walked = np.zeros(ends.shape[0], dtype=np.float64)
+        generation = scratch.begin_many(record[0].size, ends.shape[0])
+        finish = (record[1], self.jumps, record, self.sight, self.smooth, self.price)
+        began = time.perf_counter_ns()
+        cells, ways = self.many(
+            record, self.rules, scratch.record(generation), *self.extra, ends, finish, table,
+            walked,
+        )  # fmt: skip
+        return walked, cells, ways, (time.perf_counter_ns() - began) / 1000
 
 
 @dataclass(frozen=True)

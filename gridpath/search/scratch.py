@@ -79,6 +79,20 @@ class SearchScratch:
             self.generation = 1
         return self.generation
 
+    def begin_many(self, cells: int, count: int) -> int:
+        """:meth:`begin` for ``count`` searches run one after the other (a batch in one
+        compiled call): the first of ``count`` consecutive generations, all fresh."""
+        if cells > self.capacity:
+            self._allocate(cells)
+        if self.generation + count > _MAX_GENERATION:
+            self.nodes[:, STATE] = 0
+            if self._marks is not None:
+                self._marks.fill(0)
+            self.generation = 0
+        first = self.generation + 1
+        self.generation += count
+        return first
+
 
 class ScratchPool:
     """A bounded pool of :class:`SearchScratch`; ``borrow()`` blocks while all are in use.

@@ -29,6 +29,7 @@ from gridpath.grid.terrain import TerrainClass
 from gridpath.group.solve import warm_up as group_warm_up
 from gridpath.kernel_cache import cache_base, sources_key
 from gridpath.search.algorithms import FAST, GENERAL, JPS, JPS_BLOCKS, SUBGOAL, THETA
+from gridpath.search.batch import find_pairs
 from gridpath.search.find import find_path
 from gridpath.search.flowfield import flow_field
 from gridpath.search.runner import Runner
@@ -110,7 +111,8 @@ def _validate(scratch: SearchScratch) -> None:
 
 def _warm_runner(runner: Runner, scratch: SearchScratch) -> None:
     """Send the runner's declared warm-up queries through ``find_path`` (the runner as the
-    service reaches it), then compile the kernels no query reaches."""
+    service reaches it), and the common ones through ``find_pairs`` too (its batch loop),
+    then compile the kernels no query reaches."""
     for query in runner.warm_ups:
         grid = query.grid()
         if query.prepare is not None:
@@ -120,6 +122,11 @@ def _warm_runner(runner: Runner, scratch: SearchScratch) -> None:
             blocked=query.blocked, explored_limit=query.explored_limit,
             waypoints=query.waypoints, scratch=scratch,
         )  # fmt: skip
+        if query.goal is not None and not (query.goals or query.blocked or query.explored_limit):
+            ends = np.array([query.start], dtype=np.int64), np.array([query.goal], np.int64)
+            answers = find_pairs(grid, *ends, query.options, scratch)
+            if answers is not None:  # its runner has a batch loop
+                answers.texts()
     if runner.warm_kernels is not None:
         runner.warm_kernels()
 

@@ -31,6 +31,7 @@ from app.models import (
 )
 from app.state import ServiceState
 from gridpath.errors import BatchTooLarge
+from gridpath.maps import MapRegistry
 
 router = APIRouter(tags=["paths"])
 
@@ -102,16 +103,44 @@ async def post_paths(request: BatchRequest, state: StateDep, store: RegistryDep)
 
     A query that fails gets ``{"error": {...}}`` in its place; the others are answered.
     """
-    if len(request.queries) > state.settings.max_batch:
+    return await find_paths_answer(state, store, request)
+
+
+async def find_paths_answer(state: ServiceState, store: MapRegistry, batch: BatchRequest):
+    """``POST /paths`` once its body is a :class:`BatchRequest`: the snapshot, each query's
+    request, the searches (a chunk's common queries in one compiled call), the answer."""
+    if len(batch.queries) > state.settings.max_batch:
         raise BatchTooLarge(
-            f"{len(request.queries)} queries, over the limit of {state.settings.max_batch}"
+            f"{len(batch.queries)} queries, over the limit of {state.settings.max_batch}"
         )
-    snapshot = await snapshot_at(state, store, request.map, request.revision)
-    searches = batch_requests(request.queries, snapshot, state.settings)
+    snapshot = await snapshot_at(state, store, batch.map, batch.revision)
+    searches = batch_requests(batch.queries, snapshot, state.settings)
     answers = await state.search_all(snapshot, searches)
     results = [body for body, _ in answers]
     return json_response({"map": snapshot.name, "results": results}, sum(us for _, us in answers))
 
 
-# The route that serves POST /path (main.py puts it ahead of the routers).
+async def serve_paths(request: Request) -> Response:
+    """``POST /paths`` as a plain Starlette endpoint, as :func:`serve_path` serves ``/path``
+    and for the same reason (``post_paths`` declares it and would answer the same bytes,
+    ``tests/api/test_lean_path.py``): the body decoded as FastAPI decodes it and validated
+    as FastAPI validates a body model (``from_attributes``), after the service's readiness
+    (FastAPI solves the dependencies first)."""
+    request.scope["route"] = LEAN_PATHS_ROUTE
+    body = await json_body(request)
+    state: ServiceState = request.app.state.service
+    store = state.require_ready()
+    if body is MISSING:
+        missing = {"type": "missing", "loc": ("body",), "msg": "Field required", "input": None}
+        raise RequestValidationError([missing])
+    try:
+        batch = BatchRequest.model_validate(body, from_attributes=True)
+    except ValidationError as exc:
+        errors = [{**e, "loc": ("body", *e["loc"])} for e in exc.errors(include_url=False)]
+        raise RequestValidationError(errors, body=body) from None
+    return await find_paths_answer(state, store, batch)
+
+
+# The routes that serve POST /path and POST /paths (main.py puts them ahead of the routers).
 LEAN_PATH_ROUTE = Route("/path", serve_path, methods=["POST"], include_in_schema=False)
+LEAN_PATHS_ROUTE = Route("/paths", serve_paths, methods=["POST"], include_in_schema=False)

@@ -7,6 +7,7 @@ import numpy as np
 
 from gridpath.grid.model import Grid
 from gridpath.search._astar import astar_octile
+from gridpath.search._batch import pairs_astar
 from gridpath.search.options import Algorithm, Diagonal, Heuristic, SearchOptions
 from gridpath.search.runner import PairKernel, Query, Runner, WarmUp
 
@@ -24,7 +25,7 @@ def refuses(query: Query) -> str | None:
     return None
 
 
-_PAIR = PairKernel(astar_octile, (), jumps=False)
+_PAIR = PairKernel(astar_octile, (), jumps=False, many=pairs_astar)
 
 
 def pair(query: Query) -> PairKernel:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from gridpath.grid.model import Grid
+from gridpath.search._batch import pairs_jps
 from gridpath.search._jps import jps
 from gridpath.search._jumps import jump_distances_for
 from gridpath.search.options import Diagonal, Heuristic, SearchOptions
@@ -72,7 +73,7 @@ def _jump_distances(query: Query) -> np.ndarray | None:
 def pair(query: Query) -> PairKernel:
     """The JPS kernel with the revision's jump distances (or None: it scans the bytes),
     linking jump points in ``came_from``."""
-    return PairKernel(jps, (_jump_distances(query),), jumps=True)
+    return PairKernel(jps, (_jump_distances(query),), jumps=True, many=pairs_jps)
 
 
 def _open_grid() -> Grid:

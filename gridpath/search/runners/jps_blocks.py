@@ -22,6 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from gridpath.grid.model import Grid
+from gridpath.search._batch import pairs_blocks
 from gridpath.search._blocks import block_bits, edit_block_bits, jps_blocks
 from gridpath.search._jumps import RunSums, edit_run_sums, run_sums
 from gridpath.search.runner import PairKernel, Query, Runner, WarmUp
@@ -103,7 +104,7 @@ def pair(query: Query) -> PairKernel:
 
 def pair_with(record: tuple) -> PairKernel:
     """Block JPS with the block record ``record`` (the revision's, or a test's)."""
-    return PairKernel(jps_blocks, (record,), jumps=True)
+    return PairKernel(jps_blocks, (record,), jumps=True, many=pairs_blocks)
 
 
 def _warm_edit() -> None:

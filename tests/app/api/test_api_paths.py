@@ -326,6 +326,12 @@ def test_blocked_cells_off_the_map_are_refused_everywhere(client, url, body):
         (
             "/paths",
             {"map": "arena", "queries": [{"start": [2, 2], "goal": [40, 50]}] * 2},
+            "app.api.path_batch",
+            "find_pairs",  # a batch's common queries: one call per chunk
+        ),
+        (
+            "/paths",
+            {"map": "arena", "queries": [{"start": [2, 2], "goal": [40, 50], "smooth": False}]},
             "app.api.path_body",
             "find_path",
         ),

@@ -1,10 +1,12 @@
-"""The lean ``POST /path`` route (app/api/routes/paths.py, ``serve_path``) answers exactly
-what the FastAPI route that declares it (``post_path``) answers.
+"""The lean ``POST /path`` and ``POST /paths`` routes (app/api/routes/paths.py,
+``serve_path``, ``serve_paths``) answer exactly what the FastAPI routes that declare them
+(``post_path``, ``post_paths``) answer.
 
 Two apps on the same maps: the service as built, and the same service without the lean
-route (FastAPI's declared route then serves ``/path``). Each request below goes to both;
-status, headers (but the request id) and body bytes must be equal, for good requests, every
-kind of bad one, and the service's refusals (token, not ready, stale revision).
+routes (FastAPI's declared routes then serve ``/path`` and ``/paths``). Each request below
+goes to both; status, headers (but the request id) and body bytes must be equal, for good
+requests, every kind of bad one, and the service's refusals (token, not ready, stale
+revision).
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
-from app.api.routes.paths import serve_path
+from app.api.routes.paths import serve_path, serve_paths
 from app.config import Settings
 from app.main import create_app
 from tests.conftest import MAPS_DIR, wait_ready
@@ -27,7 +29,9 @@ GOOD = {"map": "arena", "start": [2, 2], "goal": [24, 9]}
 
 def _without_lean_route(app: FastAPI) -> FastAPI:
     app.router.routes = [
-        r for r in app.router.routes if getattr(r, "endpoint", None) is not serve_path
+        r
+        for r in app.router.routes
+        if getattr(r, "endpoint", None) not in (serve_path, serve_paths)
     ]
     return app
 
@@ -102,6 +106,31 @@ def test_same_answers_as_fastapi(pair, body):
     _both(pair, json.dumps(body).encode(), JSON)
 
 
+QUERY = {k: v for k, v in GOOD.items() if k != "map"}
+BATCHES = [
+    {"map": "arena", "queries": [QUERY, {"start": [3, 3], "goal": [40, 50]}]},
+    {"map": "arena", "queries": [QUERY] + [b for b in BODIES if isinstance(b, dict)]},
+    {"map": "arena", "queries": [QUERY, 1, "x", None, []]},
+    {"map": "arena", "queries": [], "revision": 1},
+    {"map": "arena", "queries": [QUERY], "revision": 0},
+    {"map": "arena", "queries": [QUERY] * 1001},
+    {"map": "arena", "queries": "x"},
+    {"map": "arena"},
+    {"map": "nope", "queries": []},
+    {"map": "arena", "queries": [], "extra": 1},
+    {"map": "courtyard", "queries": [{"start": [1.25, 2.5], "goal": [45, 15]}, QUERY]},
+    [1, 2, 3],
+    "arena",
+    None,
+    {},
+]
+
+
+@pytest.mark.parametrize("body", BATCHES, ids=range(len(BATCHES)))
+def test_same_batch_answers_as_fastapi(pair, body):
+    _both(pair, json.dumps(body).encode(), JSON, "/paths")
+
+
 @pytest.mark.parametrize(
     "content,headers",
     [
@@ -127,8 +156,9 @@ def test_same_answers_as_fastapi(pair, body):
         (json.dumps(GOOD).encode(), {}),
     ],
 )
-def test_same_answers_for_malformed_bodies(pair, content, headers):
-    _both(pair, content, headers)
+@pytest.mark.parametrize("path", ["/path", "/paths"])
+def test_same_answers_for_malformed_bodies(pair, content, headers, path):
+    _both(pair, content, headers, path)
 
 
 def test_same_refusals(pair):
@@ -144,6 +174,8 @@ def test_same_refusals(pair):
     try:
         assert _both(pair, json.dumps(GOOD).encode(), JSON)[0] == 503
         assert _both(pair, b"{", JSON)[0] == 422
+        assert _both(pair, json.dumps(BATCHES[0]).encode(), JSON, "/paths")[0] == 503
+        assert _both(pair, b"{", JSON, "/paths")[0] == 422
     finally:
         for client in pair:
             client.app.state.service.ready.set()
@@ -151,6 +183,8 @@ def test_same_refusals(pair):
     for client in pair:
         client.app.state.service.settings.revision_wait_ms = 1
     assert _both(pair, json.dumps({**GOOD, "revision": 99}).encode(), JSON)[0] == 409
+    stale = {**BATCHES[0], "revision": 99}
+    assert _both(pair, json.dumps(stale).encode(), JSON, "/paths")[0] == 409
 
 
 def test_other_methods_and_paths_stay_with_fastapi(pair):
@@ -168,6 +202,8 @@ def test_path_takes_the_lean_route(pair):
     lean = [r for r in direct.app.router.routes if getattr(r, "endpoint", None) is serve_path]
     assert len(lean) == 1 and lean[0].path == "/path" and lean[0].methods == {"POST"}
     assert not [r for r in routed.app.router.routes if getattr(r, "endpoint", None) is serve_path]
+    lean = [r for r in direct.app.router.routes if getattr(r, "endpoint", None) is serve_paths]
+    assert len(lean) == 1 and lean[0].path == "/paths" and lean[0].methods == {"POST"}
     # The metrics label the request by its route, as when the router matched it.
     auth = {"authorization": f"Bearer {TOKEN}"}
     label = 'gridpath_http_requests_total{method="POST",route="/path",status="200"} '

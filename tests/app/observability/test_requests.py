@@ -118,6 +118,41 @@ def test_unreachable_outcome_is_counted(app_client):
     assert value(after, "gridpath_search_outcomes_total", outcome="unreachable") == old + 1
 
 
+def test_a_batch_counts_each_search(app_client):
+    """A /paths batch's common queries, searched in one compiled call, are counted one by
+    one in the metrics, with their outcome (30 found, then 40 capped; the query with
+    blocked cells is searched alone, by another algorithm)."""
+    queries = [{"start": [2, 2], "goal": [3 + i % 20, 5 + i // 20]} for i in range(30)]
+    queries += [{"start": [2, 2], "goal": [11, 11], "blocked": [[10, 10]]}]
+    capped = {"map": "arena", "queries": [{"start": [2, 2], "goal": [40, 50]}] * 40}
+    names = ("gridpath_search_kernel_seconds_count", "gridpath_search_expanded_count")
+
+    def counts(text: str) -> list[float]:
+        def read(name: str, **labels: str) -> float:
+            try:
+                return value(text, name, **labels)
+            except AssertionError:  # not observed yet
+                return 0.0
+
+        outcome = "gridpath_search_outcomes_total"
+        found = read(outcome, algorithm="jps", outcome="found")
+        limit = read(outcome, algorithm="jps", outcome="limit_reached")
+        return [found, limit] + [read(name, algorithm="jps") for name in names]
+
+    before = counts(app_client.get("/metrics").text)
+    answer = app_client.post("/paths", json={"map": "field", "queries": queries})
+    assert [r["found"] for r in answer.json()["results"]] == [True] * 31
+    settings = app_client.app.state.service.settings
+    old, settings.max_batch_expanded = settings.max_batch_expanded, 40 * 3
+    try:
+        results = app_client.post("/paths", json=capped).json()["results"]
+    finally:
+        settings.max_batch_expanded = old
+    assert {r["reason"] for r in results} == {"limit_reached"}
+    after = counts(app_client.get("/metrics").text)
+    assert [a - b for a, b in zip(after, before, strict=True)] == [30, 40, 70, 70]
+
+
 def test_store_state_gauge(app_client):
     set_store_state("degraded")  # a stale state is replaced by the store's own at each scrape
     text = app_client.get("/metrics").text
