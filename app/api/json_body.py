@@ -1,7 +1,7 @@
 """A JSON request body decoded as FastAPI decodes one, for the lean ``POST /path`` route
 (``app.api.routes.paths.serve_path``), which validates it itself.
 
-The rules are FastAPI's, kept by ``tests/api/test_lean_path.py`` (the lean route and the
+The rules are FastAPI's, kept by ``tests/app/api/test_lean_path.py`` (the lean route and the
 FastAPI route that declares it answer every request byte for byte the same):
 
 - a JSON media type (``application/json`` or ``application/*+json``) is decoded; without

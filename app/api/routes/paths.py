@@ -77,7 +77,7 @@ async def serve_path(request: Request) -> Response:
     """``POST /path`` as a plain Starlette endpoint: the route that serves it (``main.py``
     puts it ahead of the others). ``post_path`` above declares it to FastAPI (the OpenAPI
     document's ``findPath``, its token, its body and answers) and would answer the same
-    bytes (``tests/api/test_lean_path.py``), at several times the cost per request:
+    bytes (``tests/app/api/test_lean_path.py``), at several times the cost per request:
     FastAPI's dependency resolution and body handling cost more than a short search
     (bench/README.md, 'bench-http'). Here the body is decoded as FastAPI decodes it
     (:mod:`app.api.json_body`) and validated with the declared body type; the token was
@@ -123,7 +123,7 @@ async def find_paths_answer(state: ServiceState, store: MapRegistry, batch: Batc
 async def serve_paths(request: Request) -> Response:
     """``POST /paths`` as a plain Starlette endpoint, as :func:`serve_path` serves ``/path``
     and for the same reason (``post_paths`` declares it and would answer the same bytes,
-    ``tests/api/test_lean_path.py``): the body decoded as FastAPI decodes it and validated
+    ``tests/app/api/test_lean_path.py``): the body decoded as FastAPI decodes it and validated
     as FastAPI validates a body model (``from_attributes``), after the service's readiness
     (FastAPI solves the dependencies first)."""
     request.scope["route"] = LEAN_PATHS_ROUTE
