@@ -29,6 +29,7 @@ from app.observability import record_searches
 from gridpath.errors import ServiceError
 from gridpath.grid import Grid
 from gridpath.search.batch import FOUND, PairAnswers, find_pairs
+from gridpath.search.cost import reported_cost, reported_walk
 from gridpath.search.scratch import SearchScratch
 
 _PAIR_KEYS = frozenset({"start", "goal"})
@@ -112,7 +113,7 @@ class _Bodies:
 
     def __init__(self, grid: Grid, found: PairAnswers) -> None:
         plan = found.plan
-        self.grid, self.found, self.integer = grid, found, plan.integer
+        self.grid, self.found, self.plan = grid, found, plan
         self.walked = found.walked.tolist()
         self.steps = plan.options.step_weights
         self.algorithm = plan.options.algorithm.value
@@ -139,8 +140,9 @@ class _Bodies:
                 self.path_ends[row - 1],
                 self.ways_ends[row - 1],
             )
-        cost, walked = orth * self.steps[0] + diag * self.steps[1], self.walked[row]
-        cost, walked = (int(round(cost)), int(walked)) if self.integer else (float(cost), walked)
+        integer = self.plan.integer
+        cost = reported_cost(orth * self.steps[0] + diag * self.steps[1], integer)
+        walked = reported_walk(self.walked[row], integer)
         self.searches.append((expanded, search_us, None))
         body = {
             "map": self.grid.name, "revision": self.grid.revision, "found": True,

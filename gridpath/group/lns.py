@@ -27,10 +27,9 @@ from numba import njit
 
 from gridpath.group.distances import distance
 from gridpath.group.pibt import next_random
-from gridpath.group.sipp import occupy, plan_unit
+from gridpath.group.sipp import NOT_A_GOAL, NOT_A_START, occupy, plan_unit
 
 NEIGHBOURHOOD = 8  # units re-planned per step (MAPF-LNS's default)
-NOT_A_GOAL = np.iinfo(np.int32).max
 LEAVING = 4  # ticks in which a unit still to plan may be on its start
 
 
@@ -79,7 +78,7 @@ def _mark(sipp, units, first, end, task, still):
     for k in range(first, end):
         i = units[k]
         late[goals[i]] = lower[i] if still else NOT_A_GOAL
-        early[starts[i]] = LEAVING if still else -1
+        early[starts[i]] = LEAVING if still else NOT_A_START
 
 
 @njit(cache=True, nogil=True)

@@ -28,9 +28,8 @@ arrival; with nothing marked, the default, the search is exact):
   streams meeting in a passage pass side by side.
 
 A step against one of them counts a few ticks more (:func:`_in_the_way`, the lane's cost).
-Measured on den312d with 500 units (``make bench-group``'s instances), prioritized planning
-alone: 1.91x the lower bound without the rules, 1.66x with a flat cost on goals, 1.48-1.71x
-with all three, and it no longer fails on those instances.
+What they buy is measured end to end by ``make bench-group`` (bench/README.md): the median
+sum of costs on den312d with 500 units.
 """
 
 from __future__ import annotations
@@ -46,11 +45,12 @@ V, START, END, T, PARENT, NEXT, CROSSED = range(7)
 # A step onto the goal of a unit still to plan, once that unit could be there, counts
 # CROSSING ticks more in the search's order, and one more per LATE_TICKS it could have been
 # there (the later, the more it delays it); a step onto its start in its first ticks,
-# CROSSING. Measured on den312d with 500 units: a flat 2 did as well as 1 and 4 worse
-# (longer detours crowd the others); growing with the lateness, median SoC / lower bound
-# 1.50 -> 1.44 (LATE_TICKS 8: 1.46, 32: 1.45).
+# CROSSING. A larger flat cost sends units on longer detours that crowd the others.
 CROSSING = 1
 LATE_TICKS = 16
+# ``late`` and ``early`` of a cell that is no goal (no start) of a unit still to plan.
+NOT_A_GOAL = np.iinfo(np.int32).max
+NOT_A_START = -1
 
 
 def empty_plan(units: int, vertex_count: int, ticks: int) -> tuple:
@@ -87,9 +87,9 @@ def sipp_arrays(vertex_count: int, ticks: int, lanes: np.ndarray | None = None) 
         np.empty((nodes, 7), dtype=np.int32),
         np.empty(3 * ticks + 2, dtype=np.int32),
         np.zeros(2, dtype=np.int64),
-        np.full(vertex_count, np.iinfo(np.int32).max, dtype=np.int32),
+        np.full(vertex_count, NOT_A_GOAL, dtype=np.int32),
         np.zeros((vertex_count, 8), dtype=np.int32) if lanes is None else lanes,
-        np.full(vertex_count, -1, dtype=np.int32),
+        np.full(vertex_count, NOT_A_START, dtype=np.int32),
     )
 
 

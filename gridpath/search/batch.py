@@ -81,13 +81,6 @@ class PairAnswers:
         ways, ways_ends = runs_json(self.waypoints, np.ascontiguousarray(self.table[:, WAYS_END]))
         return paths.tobytes(), path_ends.tolist(), ways.tobytes(), ways_ends.tolist()
 
-    def expanded_of(self, i: int) -> int:
-        return int(self.table[i, EXPANDED])
-
-    def turns_of(self, i: int) -> int:
-        """A found path's changes of direction."""
-        return int(self.table[i, TURNS])
-
     def exact_cost(self, i: int) -> float:
         """A found path's cost before the cost model's rounding (as ``PairRun`` adds it)."""
         orth_w, diag_w = self.plan.options.step_weights

@@ -42,4 +42,16 @@ def walked_cost(
     if waypoints is None or waypoints.shape[0] == 0:
         return None
     cost = polyline_cost(price_record(grid, options, class_cost, uniform), waypoints)
-    return int(cost) if options.cost_model == CostModel.INTEGER else cost
+    return reported_walk(cost, options.cost_model == CostModel.INTEGER)
+
+
+def reported_cost(cost: float, integer: bool) -> int | float:
+    """A path's cost as the answers report it: rounded to a whole number under the integer
+    cost model (``/path``, ``/table``, ``/validate`` alike)."""
+    return int(round(cost)) if integer else float(cost)
+
+
+def reported_walk(walked: float, integer: bool) -> int | float:
+    """What walking waypoints costs, as the answers report it: its whole part under the
+    integer cost model."""
+    return int(walked) if integer else walked

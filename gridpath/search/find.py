@@ -25,8 +25,8 @@ from gridpath.grid.components import Components
 from gridpath.grid.model import Grid
 from gridpath.search._frontier import FOUND, LIMIT_REACHED, UNREACHABLE
 from gridpath.search._sight import turning_points as _turning_points
-from gridpath.search.cost import price_record, walked_cost
-from gridpath.search.options import DEFAULT_OPTIONS, CostModel, SearchOptions
+from gridpath.search.cost import price_record, reported_cost, reported_walk, walked_cost
+from gridpath.search.options import DEFAULT_OPTIONS, SearchOptions
 from gridpath.search.overlay import blocked_cells
 from gridpath.search.plan import BLOCKED, EXPLORED, SEVERAL_GOALS, Plan, plan_for, terrain_prices
 from gridpath.search.runner import EMPTY_PATH, Outcome, Query
@@ -165,7 +165,7 @@ def finish(
     pulled from the path) with what walking them costs."""
     found, cost = outcome.status == FOUND, outcome.cost
     if cost is not None:
-        cost = int(round(cost)) if plan.integer else float(cost)
+        cost = reported_cost(cost, plan.integer)
     pulled = walked = None
     if waypoints:
         pulled, walked = outcome.waypoints, outcome.walked
@@ -173,8 +173,8 @@ def finish(
             pulled = _waypoints(query, outcome.path, scratch)
         if walked is None:
             walked = walked_cost(query.grid, plan.options, plan.class_cost, plan.uniform, pulled)
-        elif plan.integer:  # priced by the run: rounded as walked_cost rounds
-            walked = int(walked)
+        else:  # priced by the run
+            walked = reported_walk(walked, plan.integer)
     return _path_result(
         found=found,
         path=outcome.path,
@@ -285,7 +285,3 @@ def count_turns(path: np.ndarray) -> int:
     if path.shape[0] < 3:
         return 0
     return int(_turning_points(path).shape[0]) - 2
-
-
-def _as_cost(cost: float, options: SearchOptions) -> float | int:
-    return int(round(cost)) if options.cost_model == CostModel.INTEGER else float(cost)

@@ -40,10 +40,12 @@ from gridpath.search import _general
 from gridpath.search._frontier import BLOCKED, GOAL, LIMIT_REACHED, STATE, reconstruct_path
 from gridpath.search._records import grid_record
 from gridpath.search.algorithms import choose_runner
-from gridpath.search.find import _as_cost, checked_query, find_path, terrain_prices
+from gridpath.search.cost import reported_cost
+from gridpath.search.find import checked_query, find_path, terrain_prices
 from gridpath.search.options import (
     DEFAULT_OPTIONS,
     Algorithm,
+    CostModel,
     Diagonal,
     InvalidOption,
     SearchOptions,
@@ -285,7 +287,9 @@ def assemble(plan: TablePlan, lines: Sequence[TableLine]) -> CostTable:
     if plan.reverse:
         costs, kinds = costs.T, kinds.T
     opts = plan.options
-    matrix = [[None if math.isnan(c) else _as_cost(c, opts) for c in row] for row in costs.tolist()]
+    integer = opts.cost_model == CostModel.INTEGER
+    matrix = [[None if math.isnan(c) else reported_cost(c, integer) for c in row]
+              for row in costs.tolist()]  # fmt: skip
     return CostTable(
         matrix,
         np.ascontiguousarray(kinds),

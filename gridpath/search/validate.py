@@ -25,7 +25,7 @@ from gridpath.errors import ServiceError
 from gridpath.grid.model import Grid
 from gridpath.search import _validate
 from gridpath.search._records import grid_record
-from gridpath.search.cost import price_record
+from gridpath.search.cost import price_record, reported_cost
 from gridpath.search.find import find_path, terrain_prices
 from gridpath.search.options import (
     CORNER_RULES,
@@ -133,8 +133,7 @@ def validate_path(
     cost, found = check()
     search_us = (time.perf_counter_ns() - began) / 1000
     violations = _reported(report, found, cells, grid, options.clearance)
-    integer = options.cost_model == CostModel.INTEGER
-    cost = int(round(cost)) if integer else float(cost)
+    cost = reported_cost(cost, options.cost_model == CostModel.INTEGER)
     violations += _wrong_ends(cells, start, goal)
     n = len(cells)
     if max_cost is not None and cost > max_cost + 1e-9 * max(1.0, abs(max_cost)):
