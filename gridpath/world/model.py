@@ -316,3 +316,17 @@ def apply_patch(world: World, patch: Mapping[str, Any], lookup: Lookup, revision
     ordered = tuple(links.values())
     _check_ids(ordered)
     return World(world.name, world.maps, ordered, revision, world.source)
+
+
+@dataclass(frozen=True)
+class WorldMaps:
+    """What a query through a world reads: one revision of the world and the snapshot of
+    each map it names (every one present: a world whose map is gone answers
+    ``map_not_found`` before a search starts). Immutable like its parts, so one search
+    reads one consistent view whatever is published meanwhile."""
+
+    world: World
+    grids: Mapping[str, Any]  # map name -> gridpath.grid.model.Grid
+
+    def revisions(self) -> dict[str, int]:
+        return {name: int(self.grids[name].revision) for name in self.world.maps}
