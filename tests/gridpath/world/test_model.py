@@ -275,7 +275,7 @@ def test_a_world_file_loads_as_the_api_body_and_a_bad_one_says_why(tmp_path):
         parse_world_bytes("keep", orjson.dumps(with_link() | {"links": [STAIRS, STAIRS]}), lookup)
     with pytest.raises(MapLoadError, match="unsupported_map_kind"):
         parse_world_bytes("keep", orjson.dumps({"maps": ["yard"]}), lookup)
-    with pytest.raises(MapLoadError, match="larger than 10 bytes"):
-        load_world(tmp_path / "keep.world.json", lookup, max_bytes=10)
+    with pytest.raises(MapLoadError, match="larger than 5 bytes"):
+        load_world(tmp_path / "keep.world.json", lookup, max_bytes=5)
     with pytest.raises(MapLoadError, match="cannot read"):
         load_world(tmp_path / "gone.world.json", lookup)
