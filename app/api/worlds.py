@@ -11,9 +11,10 @@ Decisions:
 * A world names maps, holds none: the view takes the current snapshot of each, once, and a
   map that is gone is ``map_not_found`` before any search starts. A map shrunk under a link
   leaves the link's end outside it: the searches find such a link unusable.
-* The links of a world's Tiled maps (object class ``link``) join the world's own, after
-  them, in the order of the world's maps (``gridpath.world.with_map_links``): the view's
-  ``world.links`` is what every search and index (``/flowfield``'s ``link``) reads.
+* The links a world's maps declare (a snapshot's ``links``: a Tiled map's link objects)
+  join the world's own, after them, in the order of the world's maps
+  (``gridpath.world.model.with_map_links``): the view's ``world.links`` is what every
+  search and index (``/flowfield``'s ``link``) reads.
 """
 
 from __future__ import annotations
@@ -59,7 +60,7 @@ async def world_maps(
     """World ``name`` at ``world_revision`` (waited for; None: the current one) and the
     current snapshot of each of its maps: one consistent, immutable view for a whole request.
     Raises ``world_not_found``, ``stale_revision``, ``map_not_found`` (a map of the world
-    gone), ``invalid_world`` (a Tiled map's link id taken by a world link)."""
+    gone), ``invalid_world`` (a map's declared link id taken by a world link)."""
     check_world_name(name)
     await wait_for_world(state, name, world_revision, timeout)
     world: World = state.worlds.get(name)
@@ -80,21 +81,18 @@ async def world_maps(
 
 def world_body(world: World, maps: Any) -> dict[str, Any]:
     """``GET /worlds/{name}`` (and ``PUT``'s answer): the world, its maps' current revisions
-    (null for a map gone), its links and its Tiled maps' links."""
+    (null for a map gone) and its links."""
     revisions = []
     for map_name in world.maps:
         snapshot = maps.find(map_name)
         revisions.append(
             {"name": map_name, "revision": None if snapshot is None else snapshot.revision}
         )
-    present = {n: maps.find(n) for n in world.maps if maps.find(n) is not None}
-    merged = with_map_links(world, present, strict=False)
     return {
         "name": world.name,
         "revision": world.revision,
         "maps": revisions,
         "links": [link.document() for link in world.links],
-        "map_links": [link.document() for link in merged.links[len(world.links) :]],
     }
 
 

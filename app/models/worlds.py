@@ -104,10 +104,6 @@ class WorldInfo(BaseModel):
     revision: int
     maps: list[WorldMap]
     links: list[Link] = Field(description="The world's links, in its order.")
-    map_links: list[Link] = Field(
-        description="Same-map links its Tiled maps declare (object class `link`), in the "
-        "order of `maps`; they join `links` in queries (indices continue after `links`)."
-    )
 
 
 class WorldRevision(BaseModel):

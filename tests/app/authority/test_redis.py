@@ -21,7 +21,7 @@ import pytest
 import redis
 from fastapi.testclient import TestClient
 
-from app.authority.redis import CHANNEL, INDEX, LAST, decode, encode, map_key
+from app.authority.redis_keys import CHANNEL, INDEX, LAST, decode, encode, map_key
 from app.config import Settings
 from app.main import create_app
 from gridpath.grid.edits import Edit, GridEdit
@@ -315,7 +315,9 @@ def test_first_start_uploads_the_folder_once(redis_server, caplog):
             ]
     assert maps[0] == maps[1] == maps[2] and len(maps[0]) >= 3
     assert {revision for _, revision, _ in maps[0]} == {1}
-    uploads = [r for r in caplog.records if "first start" in r.getMessage()]
+    uploads = [
+        r for r in caplog.records if "first start" in (m := r.getMessage()) and " maps " in m
+    ]
     assert len(uploads) == 1
     announced = []
     deadline = time.monotonic() + 1.0
