@@ -60,7 +60,8 @@ class MapAuthority(Protocol):
         self, name: str, change: GridEdit | PolygonEdit, if_revision: int | None
     ) -> MapSnapshot:
         """A change as one new revision of an existing map (``MapSnapshot.edit``: the
-        other kind of change is refused, nothing changed)."""
+        other kind of change is refused, nothing changed); for the worlds' authority, a
+        ``gridpath.world.model.WorldPatch`` (``World.edit``)."""
 
     async def replace(
         self, name: str, parsed: MapSnapshot, upload: Upload | None, if_revision: int | None

@@ -312,3 +312,25 @@ def test_revisions_and_worlds_survive_a_restart(tmp_path):
         assert again.get("/worlds/tower").status_code == 404
         assert again.patch("/worlds/keep", json=TOGGLE, headers=ADMIN).json()["revision"] == 3
         assert again.put("/worlds/tower", json=KEEP, headers=ADMIN).json()["revision"] == 2
+
+
+def test_post_reload_reads_world_files_after_the_maps(tmp_path):
+    folder = tmp_path / "maps"
+    folder.mkdir()
+    shutil.copy(MAPS_DIR / "keep_1.png", folder / "keep_1.png")
+    config = _settings(folder).model_copy(update={"maps_reload": "off"})
+    with TestClient(create_app(config)) as client:
+        wait_ready(client)
+        assert client.get("/worlds").json() == {"worlds": []}
+        # a new map and the world naming it arrive together: the world is read after the map
+        shutil.copy(MAPS_DIR / "keep_2.png", folder / "keep_2.png")
+        shutil.copy(MAPS_DIR / "keep.world.json", folder / "keep.world.json")
+        (folder / "attic.world.json").write_text('{"maps": ["keep_3"]}')
+        reload = client.post("/maps/reload", headers=ADMIN).json()
+        assert [c["name"] for c in reload["changed"]] == ["keep_2"]  # the maps' changes
+        (failed,) = reload["errors"]
+        assert failed["file"] == "attic.world.json" and "'keep_3'" in failed["reason"]
+        assert world(client)["revision"] == 1 and len(world(client)["links"]) == 5
+        (folder / "keep.world.json").unlink()
+        client.post("/maps/reload", headers=ADMIN)
+        assert error(client.get("/worlds/keep")) == "world_not_found"
