@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from PIL import Image
 
 from app.api.worlds import world_maps
@@ -334,3 +336,70 @@ def test_post_reload_reads_world_files_after_the_maps(tmp_path):
         (folder / "keep.world.json").unlink()
         client.post("/maps/reload", headers=ADMIN)
         assert error(client.get("/worlds/keep")) == "world_not_found"
+
+
+# Hostile bodies: anything JSON can say, and near misses of a good link.
+_VALUES = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=8),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3)
+    ),
+    max_leaves=8,
+)
+_FIELDS = ["id", "from", "to", "cost", "bidirectional", "enabled", "tags", "map", "cell"]
+_LINKS = st.fixed_dictionaries(
+    {}, optional={k: _VALUES | st.just(STAIRS.get(k, "gate")) for k in _FIELDS}
+)
+_PATCHES = st.fixed_dictionaries(
+    {},
+    optional={
+        "add": st.lists(_LINKS, max_size=2) | _VALUES,
+        "remove": st.lists(st.sampled_from(["gate", "nope", "trapdoor"]) | _VALUES, max_size=2),
+        "set": st.lists(
+            st.fixed_dictionaries(
+                {"id": st.sampled_from(["gate", "nope"]) | _VALUES},
+                optional={
+                    "enabled": _VALUES,
+                    "cost": _VALUES,
+                    "tags": _VALUES,
+                    "bidirectional": _VALUES,
+                },
+            ),
+            max_size=2,
+        )
+        | _VALUES,
+        "if_revision": _VALUES,
+        "extra": _VALUES,
+    },
+)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+@given(
+    patch=_PATCHES | _VALUES,
+    body=st.fixed_dictionaries(
+        {},
+        optional={
+            "maps": st.lists(st.sampled_from(["keep_1", "keep_2", "x"]) | _VALUES, max_size=3)
+            | _VALUES,
+            "links": st.lists(_LINKS, max_size=2) | _VALUES,
+        },
+    )
+    | _VALUES,
+)
+def test_hostile_changes_get_a_4xx_envelope_or_a_new_revision(client, patch, body):
+    for name in ("keep", "fuzzed"):
+        before = client.get(f"/worlds/{name}")
+        answer = client.patch(f"/worlds/{name}", json=patch, headers=ADMIN)
+        assert answer.status_code in (200, 404, 409, 422), answer.text
+        if answer.status_code != 200:
+            error(answer)
+            assert client.get(f"/worlds/{name}").json() == before.json()
+        put = client.put(f"/worlds/{name}", json=body, headers=ADMIN)
+        assert put.status_code in (200, 201, 409, 422), put.text
+        if put.status_code >= 400:
+            error(put)
