@@ -7,7 +7,7 @@ machine three times faster than the one a constant was measured on spends a thir
 time allowed and answers ``limit_reached`` where it had time to find a plan. So:
 
 - **The rate is measured once per machine**, from a fixed deterministic workload (a seeded
-  group order on a random 32x32 map, solved with a fixed work budget, timed by this
+  order of 400 units on a random 32x32 map, solved with a fixed work budget, timed by this
   thread's CPU time, the fastest of :data:`RUNS`), rounded down to a step of a geometric
   grid (:data:`STEPS_PER_DOUBLING` a doubling), and kept in the compiled kernels' folder
   (:mod:`gridpath.kernel_cache`, keyed by the sources and the CPU): the first process to
@@ -28,16 +28,18 @@ rate (``GROUP_WORK_PER_MS``, docs/group.md), and then its budget is work, not ti
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import math
 import os
+import threading
 import time
 from pathlib import Path
 
 import numpy as np
 
 RUNS = 3  # the calibration's runs: the fastest counts (others' load only slows a run)
-CALIBRATION_WORK = 120_000  # work units a calibration run spends
+CALIBRATION_WORK = 300_000  # work units a calibration run spends (a few hundred ms)
 STEPS_PER_DOUBLING = 4  # the rate's grid: 2 ** (k / 4) (a step is 19 %)
 MIN_RATE, MAX_RATE = 100, 100_000
 CACHED_TABLE = 1 << 18  # units x free cells that a cost of 1 a work unit holds for
@@ -71,9 +73,9 @@ def _workload():
     free = rng.random((32, 32)) >= 0.2
     graph = build_graph(free)
     cells = np.nonzero(graph.component == np.bincount(graph.component).argmax())[0]
-    pick = rng.choice(cells, 600, replace=False)
-    starts = [(int(graph.xs[v]), int(graph.ys[v])) for v in pick[:300]]
-    goals = [(int(graph.xs[v]), int(graph.ys[v])) for v in pick[300:]]
+    pick = rng.choice(cells, 800, replace=False)  # 400 units: random-32-32-20's crowd
+    starts = [(int(graph.xs[v]), int(graph.ys[v])) for v in pick[:400]]
+    goals = [(int(graph.xs[v]), int(graph.ys[v])) for v in pick[400:]]
     return make_order(graph, starts, goals)
 
 
@@ -102,16 +104,21 @@ def _read(path: Path) -> int | None:
 
 
 def _kept(path: Path, rate: int) -> int:
-    """Keep ``rate`` at ``path`` unless a process wrote one first; the one kept."""
+    """Keep ``rate`` at ``path`` unless a process wrote one first; the one kept. The file
+    appears whole (written aside, then hard-linked into place: the link fails if it exists),
+    so a reader never sees it half written."""
+    aside = path.with_name(f"{path.name}.{os.getpid()}.{threading.get_ident()}")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+        aside.write_text(f"{rate}\n")
+        os.link(aside, path)
     except FileExistsError:
         return _read(path) or rate
     except OSError:  # a read-only folder: this process's own measurement
         return rate
-    with os.fdopen(fd, "w") as out:
-        out.write(f"{rate}\n")
+    finally:
+        with contextlib.suppress(OSError):
+            aside.unlink()
     return rate
 
 
