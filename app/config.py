@@ -93,13 +93,15 @@ class Settings(BaseSettings):
     # (a request's max_expanded is capped by it); past it, reason limit_reached.
     max_polygon_expanded: int = Field(200_000, ge=1)
     # POST /group (docs/group.md): most units in one order; the largest time_budget_ms a
-    # request may ask (its work budget: gridpath.group.solve.WORK_PER_MS per ms) and the one
-    # it gets by default; most units x free cells (the per-goal distances' worst case, 8 bytes
-    # each).
+    # request may ask and the one it gets by default; most units x free cells (the per-goal
+    # distances' worst case, 8 bytes each); the work units a ms of budget buys (0: this
+    # machine's rate, measured once and kept beside the compiled kernels,
+    # gridpath.group.budget; a number pins it, the same answers on every machine).
     max_group_units: int = Field(2000, ge=1)
     max_group_budget_ms: int = Field(5000, ge=1)
     group_budget_ms: int = Field(1000, ge=1)
     max_group_table_cells: int = Field(256_000_000, ge=1)
+    group_work_per_ms: int = Field(0, ge=0, le=100_000)
 
 
 @lru_cache

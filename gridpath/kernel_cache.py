@@ -49,10 +49,16 @@ def cache_base() -> Path:
     return Path(cache) if cache else ROOT / "__pycache__"
 
 
+def keyed_folder() -> Path:
+    """This state's folder: its compiled kernels, and what else depends on the sources and
+    the CPU alone (the group budget's rate, :mod:`gridpath.group.budget`)."""
+    return cache_base() / f"numba-{sources_key()}"
+
+
 def use_keyed_cache() -> None:
     """Point numba's cache at this state's folder: before any kernel is defined (numba
     chooses a kernel's cache folder when it decorates it)."""
-    folder = cache_base() / f"numba-{sources_key()}"
+    folder = keyed_folder()
     numba.config.CACHE_DIR = str(folder)
     if "NUMBA_CACHE_DIR" not in os.environ:  # the folder beside the sources is ours alone
         prune(folder.parent, keep=folder.name)

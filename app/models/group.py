@@ -3,12 +3,30 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt
+from pydantic import BaseModel, ConfigDict, Discriminator, Field, StrictBool, StrictInt, Tag
 
 from app.models.common import Cell, CellOut, MapName
 from gridpath.search.options import Diagonal
+from gridpath.world.model import NAME
+
+WorldName = Annotated[
+    str,
+    Field(
+        pattern=NAME.pattern,
+        max_length=128,
+        description="World name: 1-128 characters of [A-Za-z0-9_-].",
+        examples=["keep"],
+    ),
+]
+LinkName = Annotated[str, Field(pattern=NAME.pattern, max_length=128)]
+# A place of a world in a group plan: [x, y, m], m the index of its map in the answer's "maps".
+WorldCell = Annotated[
+    tuple[StrictInt, StrictInt, StrictInt],
+    Field(description="[x, y, m]: a cell of map m, the index in the world's maps."),
+]
+WorldCellOut = tuple[int, int, int]
 
 
 class GroupRules(BaseModel):
@@ -47,6 +65,70 @@ class GroupRequest(GroupRules):
     )
 
 
+class WorldPlace(BaseModel):
+    """A cell of a map of the world."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    map: MapName
+    cell: Cell
+
+
+class LinkChoice(BaseModel):
+    """The links the units may not take (units that cannot climb: ``exclude_tags``)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    exclude_ids: list[LinkName] = Field(default_factory=list, max_length=100_000)
+    exclude_tags: list[LinkName] = Field(default_factory=list, max_length=1_000)
+
+
+class WorldGroupRules(GroupRules):
+    """The moves through a world: a map's, with ``blocked`` places and the links to avoid."""
+
+    blocked: list[WorldPlace] = Field(  # type: ignore[assignment]
+        default_factory=list, description="Extra walls, this request."
+    )
+    links: LinkChoice = Field(default_factory=LinkChoice, description="Links not to take.")
+
+
+class WorldGroupUnit(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    start: WorldPlace
+    goal: WorldPlace
+
+
+class WorldGroupRequest(WorldGroupRules):
+    """``POST /group`` through a world: a link traversal is one tick (docs/group.md)."""
+
+    world: WorldName
+    units: list[WorldGroupUnit] = Field(description="Each unit's start and goal place.")
+    assign: StrictBool = Field(False, description="As on one map: the goals are a set.")
+    time_budget_ms: StrictInt | None = Field(None, ge=1, description="As on one map.")
+    world_revision: StrictInt | None = Field(
+        None, ge=1, description="Read your writes: at least this world revision."
+    )
+
+
+def _group_kind(value: Any) -> str:
+    if isinstance(value, dict):
+        return "world" if "world" in value else "map"
+    return "world" if hasattr(value, "world") else "map"
+
+
+# A /group body: on one map (``"map"``) or through a world (``"world"``).
+AnyGroupRequest = Annotated[
+    Annotated[GroupRequest, Tag("map")] | Annotated[WorldGroupRequest, Tag("world")],
+    Discriminator(_group_kind),
+]
+
+
+class MapRevision(BaseModel):
+    name: str
+    revision: int
+
+
 class GroupResponse(BaseModel):
     map: str
     revision: int
@@ -74,6 +156,26 @@ class GroupResponse(BaseModel):
     )
 
 
+class WorldGroupResponse(BaseModel):
+    """``POST /group`` through a world: as on one map, each plan entry ``[x, y, m]``."""
+
+    world: str
+    world_revision: int
+    maps: list[MapRevision] = Field(description="The world's maps: a plan entry's m indexes it.")
+    found: bool
+    reason: Literal["unreachable", "limit_reached", "no_solution"] | None
+    unreachable_units: list[int]
+    makespan: int
+    sum_of_costs: int
+    lower_bound: int
+    plans: list[list[WorldCellOut]] = Field(description="Unit i's [x, y, m] at every tick.")
+    goal_index: list[int] | None
+    algorithm: str
+    optimal: bool
+    expanded: int
+    work: int
+
+
 class GroupValidateRequest(GroupRules):
     map: MapName
     plans: list[Annotated[list[Cell], Field(min_length=1)]] = Field(
@@ -92,6 +194,9 @@ class GroupViolationOut(BaseModel):
         "edge_conflict",
         "crossing_conflict",
         "stale_revision",
+        "link_missing",
+        "link_disabled",
+        "link_one_way",
     ]
     message: str
 
@@ -99,5 +204,25 @@ class GroupViolationOut(BaseModel):
 class GroupValidateResponse(BaseModel):
     map: str
     revision: int
+    valid: bool
+    violations: list[GroupViolationOut]
+
+
+class WorldGroupValidateRequest(WorldGroupRules):
+    """A claimed group move through a world: each unit's ``[x, y, m]`` at every tick."""
+
+    world: WorldName
+    plans: list[Annotated[list[WorldCell], Field(min_length=1)]] = Field(
+        min_length=1, description="Each unit's [x, y, m] at every tick (at least its start)."
+    )
+    world_revision: StrictInt | None = Field(
+        None, ge=1, description="The world revision the plans were made on."
+    )
+
+
+class WorldGroupValidateResponse(BaseModel):
+    world: str
+    world_revision: int
+    maps: list[MapRevision]
     valid: bool
     violations: list[GroupViolationOut]

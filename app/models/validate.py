@@ -15,7 +15,7 @@ from app.models.common import (
     SeenRevision,
     any_object,
 )
-from app.models.group import GroupValidateRequest
+from app.models.group import GroupValidateRequest, WorldGroupValidateRequest
 
 
 class ValidateRequest(MovementRules):
@@ -50,7 +50,8 @@ class PolygonValidateRequest(BaseModel):
 # A /validate body: validated by the route against the model of the map's kind, or as a
 # group move when it has ``plans``.
 AnyValidateRequest = Annotated[
-    ValidateRequest | PolygonValidateRequest | GroupValidateRequest, WrapValidator(any_object)
+    ValidateRequest | PolygonValidateRequest | GroupValidateRequest | WorldGroupValidateRequest,
+    WrapValidator(any_object),
 ]
 
 

@@ -21,10 +21,10 @@ from gridpath.group.graph import MoveGraph
 
 def distance_matrix(graph: MoveGraph, starts: np.ndarray, goals: np.ndarray) -> np.ndarray:
     """``d[i, k]``: steps from start ``i`` to goal ``k`` (-1: unreachable); one search per
-    goal (the moves are symmetric)."""
+    goal, over the moves taken backwards."""
     d = np.empty((starts.shape[0], goals.shape[0]), dtype=np.int64)
     for k, goal in enumerate(goals):
-        d[:, k] = distances_from(graph.neighbours, int(goal))[starts]
+        d[:, k] = distances_from(graph.reverse, int(goal))[starts]
     return d
 
 

@@ -1,15 +1,16 @@
 """Per-goal distances, computed lazily and shared within a request.
 
-Each unit's distances are a breadth-first search from its goal over the move graph (one tick a
-step, so a move in any direction counts 1), *resumable*: a query for the distance of a cell
+Each unit's distances are a breadth-first search from its goal over the moves taken backwards
+(``MoveGraph.reverse``: a one-way link leads only from its entrance; one tick a step, so a
+move in any direction counts 1), *resumable*: a query for the distance of a cell
 the search has not reached yet continues that unit's search just far enough. The distances
 are ``(units, V)`` arrays allocated zeroed (the OS maps the pages lazily, in huge pages
 where it can, so regions never reached take no memory) and hold distance + 1 (0: not
 reached yet).
 
-``distances`` is the tuple ``(dist, queue, head, tail, work)``: ``head[i]``/``tail[i]`` the
-read and write ends of unit ``i``'s queue; ``work[0]`` counts the cells settled, the work
-the budget charges for the distances.
+``distances`` is the tuple ``(dist, queue, head, tail, work, reverse)``: ``head[i]``/``tail[i]``
+the read and write ends of unit ``i``'s queue; ``work[0]`` counts the cells settled, the work
+the budget charges for the distances; ``reverse`` the moves into each vertex.
 """
 
 from __future__ import annotations
@@ -35,9 +36,10 @@ def _zeroed(shape: tuple[int, int]) -> np.ndarray:
     return np.frombuffer(area, dtype=np.int32).reshape(shape)
 
 
-def make_distances(vertex_count: int, goals: np.ndarray) -> tuple:
-    """Fresh distances for units whose goals are the vertices ``goals``."""
-    n = goals.shape[0]
+def make_distances(reverse: np.ndarray, goals: np.ndarray) -> tuple:
+    """Fresh distances for units whose goals are the vertices ``goals``, over the moves
+    into each vertex ``reverse`` (``MoveGraph.reverse``)."""
+    n, vertex_count = goals.shape[0], reverse.shape[0]
     dist = _zeroed((n, vertex_count))
     queue = _zeroed((n, vertex_count))
     for i in range(n):  # every search starts with its goal queued at distance 0
@@ -45,27 +47,27 @@ def make_distances(vertex_count: int, goals: np.ndarray) -> tuple:
         queue[i, 0] = goals[i]
     head = np.zeros(n, dtype=np.int64)
     tail = np.ones(n, dtype=np.int64)
-    return dist, queue, head, tail, np.zeros(1, dtype=np.int64)
+    return dist, queue, head, tail, np.zeros(1, dtype=np.int64), reverse
 
 
 @njit(cache=True, nogil=True)
-def distance(distances, neighbours, i, v):
+def distance(distances, i, v):
     """Unit ``i``'s distance from vertex ``v`` to its goal (:data:`UNREACHABLE` if none).
     Inlined where it is called: a labelled cell costs one load; an unlabelled one
     continues the unit's search (:func:`_extend`)."""
     known = distances[0][i, v]
     if known > 0:
         return known - 1
-    return _extend(distances, neighbours, i, v)
+    return _extend(distances, i, v)
 
 
 @njit(cache=True, nogil=True)
-def _extend(distances, neighbours, i, v):
+def _extend(distances, i, v):
     """Continue unit ``i``'s breadth-first search until ``v`` is labelled or the search is
     done. Labels are final when set: every step costs 1, so the first label is the
     shortest."""
-    dist, queue, head, tail, work = distances
-    k = neighbours.shape[1]
+    dist, queue, head, tail, work, reverse = distances
+    k = reverse.shape[1]
     h = head[i]
     t = tail[i]
     while h < t and dist[i, v] == 0:
@@ -73,7 +75,7 @@ def _extend(distances, neighbours, i, v):
         h += 1
         du = dist[i, u] + 1
         for d in range(k):
-            w = neighbours[u, d]
+            w = reverse[u, d]
             if w >= 0 and dist[i, w] == 0:
                 dist[i, w] = du
                 queue[i, t] = w
@@ -88,8 +90,8 @@ def _extend(distances, neighbours, i, v):
 
 @njit(cache=True, nogil=True)
 def label_components(neighbours):
-    """Connected-component labels of the move graph (moves are symmetric), numbered in
-    vertex order."""
+    """Connected-component labels of the move graph, numbered in vertex order: moves must
+    be symmetric (with one-way moves, pass each vertex's moves in and out together)."""
     n = neighbours.shape[0]
     label = np.full(n, -1, dtype=np.int32)
     stack = np.empty(n, dtype=np.int32)
@@ -116,7 +118,8 @@ def label_components(neighbours):
 
 @njit(cache=True, nogil=True)
 def distances_from(neighbours, source):
-    """Every vertex's step distance from ``source`` (-1: unreachable): one full search, for
+    """Every vertex's step distance from ``source`` (-1: unreachable) along ``neighbours``
+    (``MoveGraph.reverse``: every vertex's distance *to* ``source``): one full search, for
     the goal assignment's cost matrix."""
     n = neighbours.shape[0]
     dist = np.full(n, -1, dtype=np.int32)

@@ -5,6 +5,12 @@ Positions inside the solver are *vertex ids*: the free cells numbered in row-maj
 (a compact numbering, so per-goal distances hold one entry per free cell). Moves
 follow a fixed direction order (:data:`DIRECTIONS`), which with seeded tie-breaks makes
 every plan deterministic.
+
+A graph may also have *extra moves* (:func:`with_links`: the link ways of a world, one tick
+each) in columns after the grid's directions; they may be one-way, so every search that
+runs from a goal backwards (the per-goal distances, the goal assignment) reads
+:attr:`MoveGraph.reverse`, the moves into each vertex. Grid moves are symmetric (every
+diagonal rule is), so a graph without extra moves has ``reverse is neighbours``.
 """
 
 from __future__ import annotations
@@ -28,7 +34,11 @@ class MoveGraph:
     """Free cells and one-tick moves. ``neighbours[v, k]`` is the vertex reached from ``v``
     in direction ``k`` (-1: no such move); ``cross[v, k]`` (diagonal ``k`` only) holds the
     two cells whose diagonal crosses that move, as vertex ids or -1 (walls): two units may
-    not cross one 2x2 square diagonally in one tick."""
+    not cross one 2x2 square diagonally in one tick. Columns past the grid's directions are
+    extra moves (:func:`with_links`; no crossing: ``cross`` -1). ``reverse[v]`` lists the
+    vertices with a move into ``v`` (-1 padded); ``component`` labels the weakly connected
+    components (moves taken either way), a necessary condition of reachability only when
+    some extra move is one-way."""
 
     width: int
     height: int
@@ -39,6 +49,11 @@ class MoveGraph:
     cross: np.ndarray  # int32 (V, K, 2)
     component: np.ndarray  # int32 (V,): connected-component label under these moves
     degree: np.ndarray  # int32 (V,): the number of moves from each vertex
+    reverse: np.ndarray = None  # type: ignore[assignment]  # int32 (V, K'); None: neighbours
+
+    def __post_init__(self) -> None:
+        if self.reverse is None:  # grid moves only: symmetric
+            object.__setattr__(self, "reverse", self.neighbours)
 
     @property
     def vertex_count(self) -> int:
@@ -103,6 +118,55 @@ def build_graph(
 
     object.__setattr__(graph, "component", label_components(neighbours))
     return graph
+
+
+def _columns(rows: np.ndarray, values: np.ndarray, vertex_count: int) -> np.ndarray:
+    """``(V, k)`` int32: each vertex's ``values`` (those whose ``rows`` entry is that vertex,
+    in the given order), -1 padded; ``k`` the most any vertex has."""
+    order = np.argsort(rows, kind="stable")
+    rows, values = rows[order], values[order]
+    counts = np.bincount(rows, minlength=vertex_count)
+    out = np.full((vertex_count, int(counts.max(initial=0))), -1, dtype=np.int32)
+    first = np.concatenate(([0], np.cumsum(counts)[:-1]))
+    out[rows, np.arange(rows.shape[0]) - first[rows]] = values
+    return out
+
+
+def with_links(graph: MoveGraph, ways: np.ndarray) -> MoveGraph:
+    """``graph`` with the extra moves ``ways`` (``(L, 2)`` vertex ids, entrance then exit,
+    in a fixed order; a way that repeats a move already there is dropped) as columns after
+    its own, so every solver takes them like any move of one tick."""
+    ways = np.asarray(ways, dtype=np.int32).reshape(-1, 2)
+    fresh: list[int] = []
+    seen: set[tuple[int, int]] = set()
+    for k, (a, b) in enumerate(ways.tolist()):
+        if a != b and (a, b) not in seen and b not in graph.neighbours[a]:
+            seen.add((a, b))
+            fresh.append(k)
+    ways = ways[fresh]
+    if ways.shape[0] == 0:
+        return graph
+    count = graph.vertex_count
+    out = _columns(ways[:, 0], ways[:, 1], count)
+    into = _columns(ways[:, 1], ways[:, 0], count)
+    neighbours = np.ascontiguousarray(np.hstack((graph.neighbours, out)))
+    reverse = np.ascontiguousarray(np.hstack((graph.reverse, into)))
+    cross = np.full((count, neighbours.shape[1], 2), -1, dtype=np.int32)
+    cross[:, : graph.cross.shape[1]] = graph.cross
+    from gridpath.group.distances import label_components  # compiled; after the arrays
+
+    return MoveGraph(
+        width=graph.width,
+        height=graph.height,
+        vertex_of=graph.vertex_of,
+        xs=graph.xs,
+        ys=graph.ys,
+        neighbours=neighbours,
+        cross=cross,
+        component=label_components(np.ascontiguousarray(np.hstack((neighbours, into)))),
+        degree=(neighbours >= 0).sum(axis=1).astype(np.int32),
+        reverse=reverse,
+    )
 
 
 def lane_costs(graph: MoveGraph) -> np.ndarray:

@@ -186,7 +186,7 @@ def new_node(q, parent, g, goals, hp, lp, slots, neighbours, distances, state):
     gs[node] = g
     h = 0
     for i in range(n):
-        d = distance(distances, neighbours, i, q[i])
+        d = distance(distances, i, q[i])
         h += d
         if parent < 0:
             prio[node, i] = d / n

@@ -197,9 +197,7 @@ def _late_and_in_its_way(a, units, k, task, plan, moves, marks, rng):
         nxt, ties = -1, 0
         for d in range(neighbours.shape[1]):  # a step closer, ties broken at random
             w = neighbours[v, d]
-            if w >= 0 and distance(distances, neighbours, a, w) < distance(
-                distances, neighbours, a, v
-            ):
+            if w >= 0 and distance(distances, a, w) < distance(distances, a, v):
                 ties += 1
                 if next_random(rng) % np.uint64(ties) == 0:
                     nxt = w

@@ -79,7 +79,7 @@ def order_candidates(i, u, neighbours, dist, distances, occ_now, cand, keys, rng
         if c < 0:
             continue
         known = dist[i, c]  # labelled: distance + 1; else the unit's search goes on
-        far = np.int64(known) - 1 if known > 0 else _extend(distances, neighbours, i, c)
+        far = np.int64(known) - 1 if known > 0 else _extend(distances, i, c)
         held = 1 if occ_now[c] >= 0 and c != u else 0
         tie = np.int64(next_random(rng) >> np.uint64(48))  # 16 random bits
         key = ((far * 2 + held) << 16) | tie
@@ -95,9 +95,9 @@ def order_candidates(i, u, neighbours, dist, distances, occ_now, cand, keys, rng
 
 
 @njit(cache=True, nogil=True)
-def _d(dist, distances, neighbours, i, v):
+def _d(dist, distances, i, v):
     known = dist[i, v]
-    return np.int64(known) - 1 if known > 0 else _extend(distances, neighbours, i, v)
+    return np.int64(known) - 1 if known > 0 else _extend(distances, i, v)
 
 
 @njit(cache=True, nogil=True)
@@ -124,9 +124,7 @@ def _swap_required(
 ):
     """Would ``pusher`` and ``puller`` have to pass each other in a corridor (a chain of
     cells with one way on) for the pusher to progress? (LaCAM2's swap test.)"""
-    while _d(dist, distances, neighbours, pusher, v_puller) < _d(
-        dist, distances, neighbours, pusher, v_pusher
-    ):
+    while _d(dist, distances, pusher, v_puller) < _d(dist, distances, pusher, v_pusher):
         ways, beyond = _step_along(v_pusher, v_puller, neighbours, degree, occ_now, goals)
         if ways >= 2:
             return False  # room to pass at v_puller
@@ -134,12 +132,9 @@ def _swap_required(
             break
         v_pusher = v_puller
         v_puller = beyond
-    return _d(dist, distances, neighbours, puller, v_pusher) < _d(
-        dist, distances, neighbours, puller, v_puller
-    ) and (
-        _d(dist, distances, neighbours, pusher, v_pusher) == 0
-        or _d(dist, distances, neighbours, pusher, v_puller)
-        < _d(dist, distances, neighbours, pusher, v_pusher)
+    return _d(dist, distances, puller, v_pusher) < _d(dist, distances, puller, v_puller) and (
+        _d(dist, distances, pusher, v_pusher) == 0
+        or _d(dist, distances, pusher, v_puller) < _d(dist, distances, pusher, v_pusher)
     )
 
 
@@ -182,11 +177,22 @@ def swap_partner(i, q_from, q_to, neighbours, degree, occ_now, goals, cand, dist
 
 
 @njit(cache=True, nogil=True)
+def has_move(neighbours, v, w):
+    """Is there a move ``v -> w``? (Grid moves are symmetric; a link may be one-way.)"""
+    for d in range(neighbours.shape[1]):
+        if neighbours[v, d] == w:
+            return True
+    return False
+
+
+@njit(cache=True, nogil=True)
 def _pull(i, q_from, q_to, occ_now, occ_next, partner, cpos, neighbours, cross):
     """After ``i`` took its first choice, pull its swap partner into the cell it left."""
     j = partner[i]
     u = q_from[i]
     if j < 0 or cpos[i] != 1 or q_to[j] != NONE or occ_next[u] != NONE or q_to[i] == q_from[j]:
+        return
+    if not has_move(neighbours, q_from[j], u):  # a one-way link leads only the other way
         return
     if neighbours.shape[1] > 4 and crosses(q_from[j], u, q_to, occ_now, neighbours, cross):
         return

@@ -42,7 +42,10 @@ def subgraph(graph: MoveGraph, keep: np.ndarray) -> tuple[MoveGraph, np.ndarray,
     old = np.nonzero(keep)[0].astype(np.int32)
     new_of = np.full(graph.vertex_count + 1, -1, dtype=np.int32)  # [-1] maps -1 to -1
     new_of[old] = np.arange(old.shape[0], dtype=np.int32)
-    neighbours = new_of[graph.neighbours[old]]
+    neighbours = np.ascontiguousarray(new_of[graph.neighbours[old]])
+    symmetric = graph.reverse is graph.neighbours
+    reverse = neighbours if symmetric else np.ascontiguousarray(new_of[graph.reverse[old]])
+    either = neighbours if symmetric else np.ascontiguousarray(np.hstack((neighbours, reverse)))
     vertex_of = np.full_like(graph.vertex_of, -1)
     vertex_of[graph.ys[old], graph.xs[old]] = new_of[old]
     sub = MoveGraph(
@@ -51,10 +54,11 @@ def subgraph(graph: MoveGraph, keep: np.ndarray) -> tuple[MoveGraph, np.ndarray,
         vertex_of=vertex_of,
         xs=graph.xs[old],
         ys=graph.ys[old],
-        neighbours=np.ascontiguousarray(neighbours),
+        neighbours=neighbours,
         cross=np.ascontiguousarray(new_of[graph.cross[old]]),
-        component=label_components(np.ascontiguousarray(neighbours)),
+        component=label_components(either),
         degree=(neighbours >= 0).sum(axis=1).astype(np.int32),
+        reverse=reverse,
     )
     return sub, old, new_of
 

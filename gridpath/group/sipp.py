@@ -257,7 +257,7 @@ def _successors(
         u = neighbours[v, d]
         if u < 0:
             continue
-        h = dist[i, u] - 1 if dist[i, u] > 0 else _extend(distances, neighbours, i, u)
+        h = dist[i, u] - 1 if dist[i, u] > 0 else _extend(distances, i, u)
         tau = t  # the departure tick
         while tau <= e and tau + 1 + h <= horizon:
             if occ[u, tau + 1] >= 0:  # u is taken: skip to its next free tick
@@ -286,7 +286,7 @@ def plan_unit(i, start, goal, limit, occ, busy, paths, neighbours, cross, distan
     gen[1] = 0
     horizon = min(limit - 1, occ.shape[1] - 1)
     last = occ.shape[1] - 1
-    f = distance(distances, neighbours, i, start)
+    f = distance(distances, i, start)
     if f > horizon:
         return -1, 0
     bucket[:] = -1

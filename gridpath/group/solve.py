@@ -8,7 +8,7 @@ is spent or it stops gaining (:mod:`gridpath.group.lns`).
 Budgets count work, never time, so the same request gives the same plans on any machine
 under any load: ``max_work`` is in *work units*, one per unit moved by PIBT, one per SIPP
 expansion or tick written by LNS, and one per :data:`CELLS_PER_WORK` cells of a
-breadth-first search (:data:`WORK_PER_MS` converts a time budget).
+breadth-first search (:mod:`gridpath.group.budget` converts a time budget).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import numpy as np
 
 from gridpath.errors import DuplicateCells, GoalBlocked, InvalidRequest, OutOfBounds, StartBlocked
 from gridpath.group import pools as P
-from gridpath.group.distances import distance, make_distances
+from gridpath.group.distances import UNREACHABLE, distance, make_distances
 from gridpath.group.graph import MoveGraph, lane_costs
 from gridpath.group.lacam import new_node, search
 from gridpath.group.lns import improve, prioritized
@@ -28,12 +28,6 @@ from gridpath.group.pibt import make_scratch
 from gridpath.group.repair import repair as repair_knot
 from gridpath.group.sipp import arrival, empty_plan, plan_arrays, sipp_arrays
 
-# Work units per millisecond of time budget: a little under what one core of the
-# development machine does per millisecond of CPU time on the largest orders (700-1,300
-# measured for LaCAM with 1,000 units and for LNS; bench-group prints the rate), so a
-# budget's work takes about its time there; fixed, so the result never depends on the
-# machine's speed or load.
-WORK_PER_MS = 800
 # A cell of a breadth-first search (the distances, the planning order's checks) is a load
 # and a few compares, a unit move a sort and a dozen checks: such a cell counts
 # 1 / CELLS_PER_WORK of a work unit.
@@ -111,8 +105,13 @@ def solve_group(
     n = starts.shape[0]
     if n == 0:
         return GroupResult(True, None, np.zeros((1, 0), dtype=np.int32), 0, 0, 0, True, 0, 0)
-    distances = make_distances(graph.vertex_count, goals)
-    lower = _lower_bounds(distances, graph, starts)
+    distances = make_distances(graph.reverse, goals)
+    lower = _lower_bounds(distances, starts)
+    apart = np.nonzero(lower >= UNREACHABLE)[0]  # one-way links: a component is not enough
+    if apart.size:
+        return GroupResult(
+            False, UNREACHABLE_REASON, None, 0, 0, 0, False, 0, 0, tuple(int(i) for i in apart)
+        )
     search = _LaCAM(graph, starts, goals, distances, seed)
     repaired = search.first_plan(max_work, repair, int(lower.sum()))
     if repaired is not None:
@@ -240,9 +239,9 @@ class _LaCAM:
         return int(self.pools["g"][self.state[P.GOAL]])
 
 
-def _lower_bounds(distances: tuple, graph: MoveGraph, starts: np.ndarray) -> np.ndarray:
+def _lower_bounds(distances: tuple, starts: np.ndarray) -> np.ndarray:
     return np.array(
-        [distance(distances, graph.neighbours, i, int(s)) for i, s in enumerate(starts)],
+        [distance(distances, i, int(s)) for i, s in enumerate(starts)],
         dtype=np.int64,
     )
 
@@ -370,6 +369,7 @@ def solve_order(
                 if (comp[order.starts] == c).sum() > (comp[goals] == c).sum()
             ]
             apart = tuple(i for i, s in enumerate(order.starts.tolist()) if comp[s] in short)
+            apart = apart or tuple(range(goals.shape[0]))  # one-way links: no component to name
             return GroupResult(False, UNREACHABLE_REASON, None, 0, 0, 0, False, 0, 0, apart), None
         goals = goals[goal_of]
     return solve_group(order.graph, order.starts, goals, max_work, refine=refine), goal_of

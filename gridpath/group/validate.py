@@ -71,33 +71,44 @@ def _step_checks(graph: MoveGraph, cells: np.ndarray, vertex: np.ndarray, out: l
             )
 
 
-def _conflicts(cells: np.ndarray, diagonal: bool, out: list) -> None:
+def _show(cell: tuple[int, int]) -> str:
+    return f"({cell[0]}, {cell[1]})"
+
+
+def conflicts(cells: np.ndarray, diagonal: bool, out: list, show=_show) -> None:
+    """Vertex, edge (swap) and, with ``diagonal``, crossing conflicts of ``cells`` ((ticks,
+    units, 2) cells, or (ticks, units, 3) ``[x, y, m]`` places of a world); ``show`` writes a
+    cell for the messages."""
     for t in range(cells.shape[0]):
-        seen: dict[tuple[int, int], int] = {}
-        moves: dict[tuple[tuple[int, int], tuple[int, int]], int] = {}
+        seen: dict[tuple[int, ...], int] = {}
+        moves: dict[tuple[tuple[int, ...], tuple[int, ...]], int] = {}
         for i in range(cells.shape[1]):
-            here = (int(cells[t, i, 0]), int(cells[t, i, 1]))
+            here = tuple(int(v) for v in cells[t, i])
             if here in seen:
                 out.append(
-                    Violation(i, t, "vertex_conflict", f"units {seen[here]} and {i} both at {here}")
+                    Violation(
+                        i, t, "vertex_conflict", f"units {seen[here]} and {i} both at {show(here)}"
+                    )
                 )
             else:
                 seen[here] = i
             if t == 0:
                 continue
-            before = (int(cells[t - 1, i, 0]), int(cells[t - 1, i, 1]))
+            before = tuple(int(v) for v in cells[t - 1, i])
             if before != here:
                 moves[(before, here)] = i
-        _edge_conflicts(t, moves, diagonal, out)
+        _edge_conflicts(t, moves, diagonal, out, show)
 
 
-def _edge_conflicts(t: int, moves: dict, diagonal: bool, out: list) -> None:
+def _edge_conflicts(t: int, moves: dict, diagonal: bool, out: list, show) -> None:
     for (a, b), i in moves.items():
         j = moves.get((b, a))
         if j is not None and i < j:
-            out.append(Violation(j, t, "edge_conflict", f"units {i} and {j} swap {a} and {b}"))
-        if diagonal and a[0] != b[0] and a[1] != b[1]:
-            c, d = (b[0], a[1]), (a[0], b[1])
+            out.append(
+                Violation(j, t, "edge_conflict", f"units {i} and {j} swap {show(a)} and {show(b)}")
+            )
+        if diagonal and abs(a[0] - b[0]) == 1 and abs(a[1] - b[1]) == 1 and a[2:] == b[2:]:
+            c, d = (b[0], a[1], *a[2:]), (a[0], b[1], *a[2:])
             k = moves.get((c, d), moves.get((d, c)))
             if k is not None and i < k:
                 out.append(
@@ -105,7 +116,7 @@ def _edge_conflicts(t: int, moves: dict, diagonal: bool, out: list) -> None:
                         k,
                         t,
                         "crossing_conflict",
-                        f"units {i} and {k} cross diagonally between {a} and {b}",
+                        f"units {i} and {k} cross diagonally between {show(a)} and {show(b)}",
                     )
                 )
 
@@ -119,6 +130,6 @@ def validate_plans(graph: MoveGraph, plans: list, limit: int = 100) -> list[Viol
     out: list[Violation] = []
     vertex = _cell_checks(graph, cells, out)
     _step_checks(graph, cells, vertex, out)
-    _conflicts(cells, graph.neighbours.shape[1] > 4, out)
+    conflicts(cells, graph.neighbours.shape[1] > 4, out)
     out.sort(key=lambda v: (v.tick, v.unit, v.code))
     return out[:limit]

@@ -26,6 +26,7 @@ import numpy as np
 
 from gridpath.grid.model import Grid
 from gridpath.grid.terrain import TerrainClass
+from gridpath.group.budget import machine_rate
 from gridpath.group.solve import warm_up as group_warm_up
 from gridpath.kernel_cache import cache_base, sources_key
 from gridpath.search.algorithms import FAST, GENERAL, JPS, JPS_BLOCKS, SUBGOAL, THETA
@@ -148,7 +149,8 @@ STEPS: tuple[Step, ...] = (
     Step("flowfield", _flowfield, ("flowfield",)),
     Step("table", _table, ("table",)),
     Step("validate", _validate, ("validate",)),
-    Step("group", lambda scratch: group_warm_up(), ("group",)),  # POST /group's kernels
+    # POST /group's kernels, then the machine's work rate (measured once, kept beside them)
+    Step("group", lambda scratch: (group_warm_up(), machine_rate()), ("group",)),
 )
 BY_NAME = {step.name: step for step in STEPS}
 

@@ -19,7 +19,7 @@ from app.models import (
     ValidateRequest,
     ValidateResponse,
 )
-from app.models.group import GroupValidateResponse
+from app.models.group import GroupValidateResponse, WorldGroupValidateResponse
 from app.observability import metrics
 from app.state import SearchRequest
 from gridpath.maps.snapshot import MapSnapshot
@@ -31,7 +31,7 @@ _MODELS = {"grid": ValidateRequest, "polygon": PolygonValidateRequest}
 
 @router.post(
     "/validate",
-    response_model=ValidateResponse | GroupValidateResponse,
+    response_model=ValidateResponse | GroupValidateResponse | WorldGroupValidateResponse,
     responses={
         404: {"model": ErrorResponse},
         409: STALE_REVISION_RESPONSE,
@@ -51,7 +51,9 @@ async def post_validate(
     every segment of the polyline ``points`` stays in the walkable area (touching its
     boundary allowed) and its length against ``max_cost``. With ``plans`` (grid maps): a
     group move, each unit's cell at every tick (docs/group.md): `illegal_step`,
-    `blocked_cell`, `vertex_conflict`, `edge_conflict`, `crossing_conflict`. ``valid`` is
+    `blocked_cell`, `vertex_conflict`, `edge_conflict`, `crossing_conflict`; with
+    ``"world"``, each plan entry ``[x, y, m]`` and a link traversal one tick: `link_missing`,
+    `link_disabled`, `link_one_way` besides. ``valid`` is
     false with the violations listed (at least the first of each kind) when anything is
     wrong."""
     if isinstance(request, dict) and "plans" in request:  # a group move (docs/group.md)

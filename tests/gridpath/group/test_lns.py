@@ -20,10 +20,8 @@ from tests.gridpath.group.instances import cells_of, random_order
 def _setup(seed=5, n=60, shape=(16, 16), walls=0.2, connectivity=4):
     free, graph, order = random_order(seed, n, shape, walls, connectivity)
     first = solve_group(graph, order.starts, order.goals, 5_000_000, refine=False)
-    distances = make_distances(graph.vertex_count, order.goals)
-    lower = np.array(
-        [distance(distances, graph.neighbours, i, s) for i, s in enumerate(order.starts)]
-    )
+    distances = make_distances(graph.reverse, order.goals)
+    lower = np.array([distance(distances, i, s) for i, s in enumerate(order.starts)])
     task = (order.starts, order.goals, lower)
     ticks = first.configs.shape[0]
     moves = (graph.neighbours, graph.cross, distances, sipp_arrays(graph.vertex_count, ticks))

@@ -69,7 +69,7 @@ def test_sipp_finds_the_earliest_rest_the_bfs_finds(seed, connectivity):
     ticks = configs.shape[0] + 6
     padded = np.concatenate([configs, np.repeat(configs[-1:], 6, axis=0)])
     paths, occ, busy = plan_arrays(padded, graph.vertex_count)
-    distances = make_distances(graph.vertex_count, order.goals)
+    distances = make_distances(graph.reverse, order.goals)
     sipp = sipp_arrays(graph.vertex_count, ticks)
     for i in range(0, len(order.starts), 3):
         occupy(occ, busy, paths, i, -1)
@@ -90,7 +90,7 @@ def test_sipp_finds_the_earliest_rest_the_bfs_finds(seed, connectivity):
 def test_a_bound_below_the_earliest_rest_fails_and_leaves_the_path():
     free, graph, order, configs = _instance(3, 14, 4)
     paths, occ, busy = plan_arrays(configs, graph.vertex_count)
-    distances = make_distances(graph.vertex_count, order.goals)
+    distances = make_distances(graph.reverse, order.goals)
     sipp = sipp_arrays(graph.vertex_count, configs.shape[0])
     occupy(occ, busy, paths, 0, -1)
     args = (occ, busy, paths, graph.neighbours, graph.cross, distances, sipp)
@@ -106,7 +106,7 @@ def test_an_empty_plan_gives_each_unit_its_lone_distance():
     graph = build_graph(free)
     order = make_order(graph, [(0, 0), (6, 4)], [(6, 0), (0, 0)])
     paths, occ, busy = empty_plan(2, graph.vertex_count, 20)
-    distances = make_distances(graph.vertex_count, order.goals)
+    distances = make_distances(graph.reverse, order.goals)
     sipp = sipp_arrays(graph.vertex_count, 20)
     for i, distance in ((0, 6), (1, 10)):
         got, _ = plan_unit(
@@ -123,7 +123,7 @@ def test_a_path_as_short_keeps_off_the_goals_of_units_still_to_plan():
     after the unit has passed, they change nothing: it still arrives at 4."""
     graph = build_graph(np.ones((3, 3), dtype=bool))
     order = make_order(graph, [(0, 0)], [(2, 2)])
-    distances = make_distances(graph.vertex_count, order.goals)
+    distances = make_distances(graph.reverse, order.goals)
     down_first = [(0, 0), (0, 1), (0, 2), (1, 2), (2, 2)]
     right_first = [(0, 0), (1, 0), (2, 0), (2, 1), (2, 2)]
     for marks, late, expected in (
@@ -148,7 +148,7 @@ def test_a_crossing_never_costs_more_than_its_detour():
     unit crosses and arrives as early as alone."""
     graph = build_graph(np.ones((1, 7), dtype=bool))
     order = make_order(graph, [(0, 0)], [(6, 0)])
-    distances = make_distances(graph.vertex_count, order.goals)
+    distances = make_distances(graph.reverse, order.goals)
     paths, occ, busy = empty_plan(1, graph.vertex_count, 12)
     sipp = sipp_arrays(graph.vertex_count, 12)
     sipp[5][graph.vertex(3, 0)] = 0
@@ -166,7 +166,7 @@ def test_a_path_as_short_keeps_off_the_start_of_a_unit_still_to_plan_early_on():
     unmarked search goes down first)."""
     graph = build_graph(np.ones((3, 3), dtype=bool))
     order = make_order(graph, [(0, 0)], [(2, 2)])
-    distances = make_distances(graph.vertex_count, order.goals)
+    distances = make_distances(graph.reverse, order.goals)
     down_first = [(0, 0), (0, 1), (0, 2), (1, 2), (2, 2)]
     right_first = [(0, 0), (1, 0), (2, 0), (2, 1), (2, 2)]
     for marks, until, expected in (
@@ -194,7 +194,7 @@ def test_a_goal_crossed_long_after_its_unit_could_rest_there_is_worth_a_detour(l
     it goes round (arriving at 42): the soft rule trades one unit's ticks for another's."""
     graph = build_graph(np.ones((3, 41), dtype=bool))
     order = make_order(graph, [(0, 1)], [(40, 1)])
-    distances = make_distances(graph.vertex_count, order.goals)
+    distances = make_distances(graph.reverse, order.goals)
     paths, occ, busy = empty_plan(1, graph.vertex_count, 60)
     sipp = sipp_arrays(graph.vertex_count, 60)
     sipp[5][graph.vertex(38, 1)] = late

@@ -197,7 +197,8 @@ def test_large_distance_arrays_start_zeroed_and_writable():
     from gridpath.group.distances import HUGE_PAGE, make_distances
 
     vertices = HUGE_PAGE // 4 + 7  # one row over a huge page: the mmap path
-    dist, queue, head, tail, work = make_distances(vertices, np.array([3, vertices - 1]))
+    no_moves = np.full((vertices, 1), -1, dtype=np.int32)
+    dist, queue, head, tail, work, _ = make_distances(no_moves, np.array([3, vertices - 1]))
     assert dist.shape == (2, vertices) and dist.flags.writeable and queue.flags.writeable
     assert dist[0, 3] == 1 and dist[1, vertices - 1] == 1
     assert int(dist.sum()) == 2 and list(queue[:, 0]) == [3, vertices - 1]
