@@ -104,7 +104,7 @@ def scenes(draw, max_side: int = 8, max_links: int = 7):
 
 
 def usable(world: World, walkable: dict[str, np.ndarray], links: LinkFilter):
-    """(entrance, exit, cost) of every link way the rules allow, from the link list alone."""
+    """(entrance, exit, cost, id) of every link way the rules allow, from the links alone."""
     out = []
     for link in world.links:
         if not link.enabled or link.id in links.exclude_ids:
@@ -114,9 +114,9 @@ def usable(world: World, walkable: dict[str, np.ndarray], links: LinkFilter):
         ends = (link.source, link.target)
         if not all(walkable[p.map][p.cell[1], p.cell[0]] for p in ends):
             continue
-        out.append((link.source, link.target, link.cost))
+        out.append((link.source, link.target, link.cost, link.id))
         if link.bidirectional:
-            out.append((link.target, link.source, link.cost))
+            out.append((link.target, link.source, link.cost, link.id))
     return out
 
 
@@ -151,7 +151,7 @@ def reference_cost(scene: Scene, bfs: bool = False) -> float:
     def node(p: Place) -> int:
         return offset[p.map] + p.cell[1] * scene.walkable[p.map].shape[1] + p.cell[0]
 
-    for a, b, c in usable(scene.maps.world, scene.walkable, scene.links):
+    for a, b, c, _ in usable(scene.maps.world, scene.walkable, scene.links):
         add(node(a), node(b), 1.0 if bfs else c)
     if not edges:
         return 0.0 if scene.start == scene.goal else math.inf
