@@ -127,8 +127,10 @@ def _ends(path: Sequence[Place], start: Place | None, goal: Place | None) -> lis
 
 def _optimal(maps, path, options: SearchOptions, links, blocked) -> float | int | None:
     """The world-optimal cost between the path's ends (None: an end cannot be stood on)."""
-    optimal = replace(options, algorithm=Algorithm.ASTAR, heuristic=None, heuristic_weight=1.0,
-                      max_cost=None, closest=False, turn_penalty=0.0, max_expanded=None)  # fmt: skip
+    optimal = replace(
+        options, algorithm=Algorithm.ASTAR, heuristic=None, heuristic_weight=1.0,
+        max_cost=None, closest=False, turn_penalty=0.0, max_expanded=None,
+    )  # fmt: skip
     query = WorldQuery(maps, path[0], path[-1], optimal, links, blocked, waypoints=False)
     try:
         return find_world_path(query).cost
