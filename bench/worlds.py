@@ -94,7 +94,7 @@ def run(args: argparse.Namespace) -> int:
     print(common.header(["figure", "value", "target"]))
     print(common.row(["dijkstra expanded", f"{median(expanded['dijkstra']):,.0f}", ""]))
     for name in ("astar", "auto"):
-        print(common.row([f"{name} / dijkstra expanded", f"{median(expanded[name]):.3f}",
+        print(common.row([f"{name} / dijkstra expanded", f"{median(expanded[name]):.4f}",
                           "<= 0.25"]))  # fmt: skip
     print(common.row(["auto, 10 links (ms)", common.ms(median(times_10)), ""]))
     print(common.row(["auto, 1,000 links (ms)", common.ms(median(times_1000)), ""]))
