@@ -260,24 +260,22 @@ def propagation_table(rows: Sequence[dict[str, Any]]) -> str:
         "p99 ms", "max ms", f"not everywhere in {PROPAGATION_TIMEOUT_S:.0f} s",
         "hash mismatches", "poll p50 ms",
     )  # fmt: skip
-    lines = [common.header(columns, 0)]
+    cells = []
     for r in rows:
         refused = sum(r["refused"].values())
         acknowledged = f"{r['acknowledged']:,}" + (f" ({refused} refused)" if refused else "")
-        cells = [r["processes"], f"{r['changes']:,}", acknowledged, common.ms(r["ack_p50_us"])]
-        cells += [common.ms(r[k]) for k in ("p50_us", "p99_us", "max_us")]
-        lines.append(common.row([*cells, r["lost"], r["hash_mismatches"], common.ms(r["poll_us"])]))
-    return "\n".join(lines)
+        cells.append([r["processes"], f"{r['changes']:,}", acknowledged,
+                      *(common.ms(r[k]) for k in ("ack_p50_us", "p50_us", "p99_us", "max_us")),
+                      r["lost"], r["hash_mismatches"], common.ms(r["poll_us"])])  # fmt: skip
+    return common.table(columns, cells, 0)
 
 
 def runs_table(runs: Sequence[dict[str, Any]], first: str) -> str:
     columns = (first, "run", "requests", "req/s", *LATENCY_MS, "errors")
-    lines = [common.header(columns, 1)]
-    for r in runs:
-        lat = r["latency_us"]
-        cells = [r["label"], r["round"], f"{r['requests']:,}", f"{r['rps']:,.0f}"]
-        lines.append(common.row([*cells, latency_text(lat), errors_text(r)]))
-    return "\n".join(lines)
+    return common.table(columns, (
+        [r["label"], r["round"], f"{r['requests']:,}", f"{r['rps']:,.0f}",
+         latency_text(r["latency_us"]), errors_text(r)] for r in runs
+    ))  # fmt: skip
 
 
 def print_report(results: dict[str, Any]) -> None:

@@ -345,6 +345,20 @@ def row(cells: Sequence[object]) -> str:
     return f"| {' | '.join(str(c) for c in cells)} |"
 
 
+def table(columns: Sequence[str], rows: Iterable[Sequence[object]], text_columns: int = 1) -> str:
+    """A Markdown table: :func:`header`, then a :func:`row` per item of ``rows``."""
+    return "\n".join([header(columns, text_columns), *map(row, rows)])
+
+
+def json_of_child(command: Sequence[str], timeout: float | None = None) -> Any:
+    """Run ``command`` (a separate process: its own interpreter, GIL and memory) from the
+    repository's root; the JSON on the last line of its output."""
+    done = subprocess.run(command, cwd=REPO_ROOT, capture_output=True, text=True, timeout=timeout)
+    if done.returncode != 0:
+        raise RuntimeError(f"{command[:3]} failed: {done.stderr.strip()[-2000:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
 def percent(value: float) -> str:
     """A share in %, exact 100 and 0 written as such."""
     return f"{value:.0f}" if value in (0.0, 100.0) else f"{value:.1f}"

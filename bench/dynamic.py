@@ -456,7 +456,7 @@ def crossover(run: MapRun, tier: str, online: str) -> str:
 def main_table(runs: Sequence[MapRun], batches: Sequence[int], online: str) -> str:
     columns = ["map", "tier", "change ms", "query µs"]
     columns += [f"q/s B={b:,}" for b in batches] + [f"overtakes {online} at B"]
-    lines = [common.header(columns, 2)]
+    rows = []
     for run in runs:
         for tier in run.tiers:
             change_s, query_s = pooled(run, tier, "change_s"), pooled(run, tier, "query_s")
@@ -467,12 +467,12 @@ def main_table(runs: Sequence[MapRun], batches: Sequence[int], online: str) -> s
             for b in batches:
                 series = run.series.get((tier, b))
                 cells.append("-" if series is None else f"{series.queries_per_second():,.0f}")
-            lines.append(common.row([*cells, crossover(run, tier, online)]))
-    return "\n".join(lines)
+            rows.append([*cells, crossover(run, tier, online)])
+    return common.table(columns, rows, 2)
 
 
 def kinds_table(runs: Sequence[MapRun]) -> str:
-    lines = [common.header(["map", "tier", *(f"{k} ms" for k in KINDS)], 2)]
+    rows = []
     for run in runs:
         for tier in run.tiers:
             cells: list[object] = [run.name, tier]
@@ -481,8 +481,8 @@ def kinds_table(runs: Sequence[MapRun]) -> str:
                           for v in s.kind_s.get(kind, [])]  # fmt: skip
                 cells.append(f"{common.median(values) * 1e3:,.2f}" if values else "-")
             if any(c != "-" for c in cells[2:]):
-                lines.append(common.row(cells))
-    return "\n".join(lines)
+                rows.append(cells)
+    return common.table(["map", "tier", *(f"{k} ms" for k in KINDS)], rows, 2)
 
 
 def notes(runs: Sequence[MapRun]) -> list[str]:

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
-from bench.common import REPO_ROOT, machine_info, machine_line, percentile
+from bench.common import REPO_ROOT, json_of_child, machine_info, machine_line, percentile
 from bench.server import HOST
 
 WRK_SCRIPT = REPO_ROOT / "bench" / "wrk" / "path.lua"
@@ -243,11 +243,7 @@ def run_open_loop(
         "--rate", str(rate), "--duration", str(duration), "--max-requests", str(max_requests),
         "--connections", str(connections), "--timeout", str(timeout),
     ]  # fmt: skip
-    limit = duration + 4 * timeout + 60
-    done = subprocess.run(command, cwd=REPO_ROOT, capture_output=True, text=True, timeout=limit)
-    if done.returncode != 0:
-        raise RuntimeError(f"load generator failed: {done.stderr.strip()[-2000:]}")
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    return json_of_child(command, timeout=duration + 4 * timeout + 60)
 
 
 # --- wrk ---------------------------------------------------------------------------------

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from app.state import release_large_frees
-from bench.common import REPO_ROOT, log, machine_info, machine_line
+from bench.common import json_of_child, log, machine_info, machine_line
 from gridpath.grid import Grid
 from gridpath.search import Algorithm, SearchOptions, SearchScratch, find_path, jump_distances
 from gridpath.search import _frontier as _kernels
@@ -177,9 +177,7 @@ def child(spec: str) -> None:
 def in_child(**spec: Any) -> dict[str, Any]:
     """Run :func:`child` with ``spec`` in a fresh interpreter; its JSON answer."""
     code = "import sys; from bench.memory import child; child(sys.argv[1])"
-    command = [sys.executable, "-c", code, json.dumps(spec)]
-    done = subprocess.run(command, cwd=REPO_ROOT, stdout=subprocess.PIPE, text=True, check=True)
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    return json_of_child([sys.executable, "-c", code, json.dumps(spec)])
 
 
 # --- (a) and (b) tables ----------------------------------------------------------------------

@@ -373,13 +373,13 @@ def by_map_table(runs: Sequence[MapRun]) -> str:
     its per-query ratios; pure-Python peers on their subset of the queries)."""
     peers = [s.name for s in SOLVERS if not s.ours]
     columns = ("map", "size", "queries", "our A* median µs", "our JPS median µs")
-    lines = [common.header((*columns, *(f"{p} / our A*" for p in peers)), 2)]
+    rows = []
     for run in runs:
         astar, jps = row_of(OURS_ASTAR, [run]), row_of(OURS_JPS, [run])
         ratios = [common.times(row_of(p, [run]).vs_astar) for p in peers]
-        cells = [run.name, run.size, f"{astar.queries:,}", f"{astar.median_us:,.1f}"]
-        lines.append(common.row([*cells, f"{jps.median_us:,.1f}", *ratios]))
-    return "\n".join(lines)
+        rows.append([run.name, run.size, f"{astar.queries:,}", f"{astar.median_us:,.1f}",
+                     f"{jps.median_us:,.1f}", *ratios])  # fmt: skip
+    return common.table((*columns, *(f"{p} / our A*" for p in peers)), rows, 2)
 
 
 SUMMARY_COLUMNS = ("solver", "queries", "% optimal", "% legal", "time / our A*",
@@ -387,26 +387,21 @@ SUMMARY_COLUMNS = ("solver", "queries", "% optimal", "% legal", "time / our A*",
 
 
 def summary_table(runs: Sequence[MapRun]) -> str:
-    lines = [common.header(SUMMARY_COLUMNS)]
+    rows, t = [], common.times
     for solver in SOLVERS:
-        r = row_of(solver.name, runs)
-        per_map = [row_of(solver.name, [run]) for run in runs]
-        a = [p.vs_astar for p in per_map]
-        j = [p.vs_jps for p in per_map]
-        lines.append(
-            f"| {r.solver} | {r.queries:,} | {common.percent(r.optimal_pct)} | "
-            f"{common.percent(r.legal_pct)} | {common.times(r.vs_astar)} | "
-            f"{common.times(min(a))} – {common.times(max(a))} | {common.times(r.vs_jps)} | "
-            f"{common.times(min(j))} – {common.times(max(j))} |"
-        )
-    return "\n".join(lines)
+        r, per_map = row_of(solver.name, runs), [row_of(solver.name, [run]) for run in runs]
+        a, j = [p.vs_astar for p in per_map], [p.vs_jps for p in per_map]
+        rows.append([r.solver, f"{r.queries:,}", common.percent(r.optimal_pct),
+                     common.percent(r.legal_pct), t(r.vs_astar), f"{t(min(a))} – {t(max(a))}",
+                     t(r.vs_jps), f"{t(min(j))} – {t(max(j))}"])  # fmt: skip
+    return common.table(SUMMARY_COLUMNS, rows)
 
 
 KERNEL_COLUMNS = ("map", "A* µs", "JPS µs", "subgoal µs", "A* expanded", "JPS expanded",
                   "A* / JPS", "A* / JPS, calls", "A* / subgoal")  # fmt: skip
 
 
-def kernel_row(name: str, runs: Sequence[MapRun]) -> str:
+def kernel_row(name: str, runs: Sequence[MapRun]) -> list[str]:
     """Our searches on ``runs``: medians of kernel time (``search_us``) and expansions, and
     of the per-query time ratios, kernels alone and (A* / JPS) whole ``find_path`` calls."""
     ours = (OURS_ASTAR, OURS_JPS, OURS_SUBGOAL)
@@ -421,17 +416,14 @@ def kernel_row(name: str, runs: Sequence[MapRun]) -> str:
         common.times(by_call),
         common.times(common.median(a / sg)),
     ]
-    return common.row([name, *us, f"{a_ex:,.0f}", f"{j_ex:,.0f}", *ratios])
+    return [name, *us, f"{a_ex:,.0f}", f"{j_ex:,.0f}", *ratios]
 
 
 def kernel_table(runs: Sequence[MapRun]) -> str:
     """Per map and over all maps: what our searches cost without the ~10 µs of Python
     around each ``find_path`` call (the same queries as the tables above)."""
-    lines = [common.header(KERNEL_COLUMNS)]
-    lines += [kernel_row(run.name, [run]) for run in runs]
-    if len(runs) > 1:
-        lines.append(kernel_row("all maps", runs))
-    return "\n".join(lines)
+    rows = [kernel_row(run.name, [run]) for run in runs]
+    return common.table(KERNEL_COLUMNS, rows + [kernel_row("all maps", runs)] * (len(runs) > 1))
 
 
 # --- entry point -------------------------------------------------------------------------

@@ -37,7 +37,7 @@ from gridpath.group.world import WorldGraph, validate_world_plans, world_graph, 
 from gridpath.search.options import DIAGONAL_CODES
 from gridpath.search.scratch import SearchScratch
 from gridpath.world import Place, WorldMaps
-from gridpath.world.ways import LinkFilter
+from gridpath.world.overlay import LinkFilter
 
 ALGORITHM = "lacam*+pibt+lns"
 

@@ -34,9 +34,9 @@ class SearchResponse(Response):
 
 
 def json_response(body: Any, search_us: float) -> Response:
-    """Serialised straight from the numpy arrays (orjson from the arrays was 6-70x faster than
-    validating through response_model when measured); the
-    shapes are the declared response models. The kernel time goes in a header, so the
+    """Serialised straight from the numpy arrays, not validated through response_model (far
+    slower: bench/README.md, "Figures behind decisions in the code"); the shapes are the
+    declared response models. The kernel time goes in a header, so the
     body stays byte-for-byte deterministic."""
     return SearchResponse(orjson.dumps(body, option=orjson.OPT_SERIALIZE_NUMPY), search_us)
 

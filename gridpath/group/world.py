@@ -40,7 +40,7 @@ from gridpath.group.graph import NO_CORNER_CUT, MoveGraph, build_graph, free_cel
 from gridpath.group.solve import GroupOrder
 from gridpath.group.validate import Violation, conflicts
 from gridpath.world.model import Link, Place, WorldMaps
-from gridpath.world.ways import NO_FILTER, LinkFilter, Way, usable_ways
+from gridpath.world.overlay import NO_FILTER, LinkFilter, Way, usable_ways
 
 MAX_CANVAS_CELLS = 1 << 28  # widest map x the maps' heights: about 1.3 GB of arrays at most
 Cell = tuple[int, int]

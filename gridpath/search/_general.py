@@ -28,7 +28,17 @@ node is a cell.
 
 The kernel is hot: its helpers are ``inline="always"`` (numba inlines them into its IR, so
 the split costs no call); the neighbour loop stays in :func:`search_grid` itself, as a
-split of it measured 10-15 % slower on Dijkstra (bench side by side).
+split of it measured slower on Dijkstra (bench/README.md, "Figures behind decisions in the
+code").
+
+What another kernel may reuse (public, ``inline="always"``: inlined into the caller's
+compiled loop as into this one; Lazy Theta* and path validation do): :func:`neighbour` (the
+eight neighbours in the shared order under a diagonal rule), :func:`open_sides` (which of
+N, E, S, W are open for a search: walls, unit size, per-request blocked cells),
+:func:`step_cost` (a step's cost on terrain), :func:`open_origin` and :func:`offer` (the
+frontier's first node, and the one rule for offering a route: closed nodes, ``max_cost``,
+the tie rule, A*/greedy/Dijkstra priorities), and :func:`distance` (the heuristics). The
+rest is this kernel's own.
 """
 
 from __future__ import annotations
@@ -106,7 +116,7 @@ def _nearest_goal(kind, x, y, goal_xy, orth_w, diag_w):
 
 
 @njit(nogil=True, cache=True, inline="always")
-def _step_cost(terrain, class_cost, uniform, a, b, length):
+def step_cost(terrain, class_cost, uniform, a, b, length):
     """A step costs its length times the mean cost of the two cells it joins."""
     if uniform:
         return length
@@ -114,7 +124,7 @@ def _step_cost(terrain, class_cost, uniform, a, b, length):
 
 
 @njit(nogil=True, cache=True, inline="always")
-def _offer(search, size, node, x, y, g, current):
+def offer(search, size, node, x, y, g, current):
     """Offer the route ``current -> node`` (search states) of cost ``g``, the node lying at
     cell ``(x, y)``; returns (new size, pruned). ``search`` is the working set, one tuple:
     ``(nodes, g_cost, frontier, open_mark, closed_mark, algorithm, heuristic, h_factor,
@@ -153,7 +163,7 @@ def _offer(search, size, node, x, y, g, current):
 
 
 @njit(nogil=True, cache=True, inline="always")
-def _open_origin(search, origin):
+def open_origin(search, origin):
     """Put the search's first node alone on the frontier; returns the heap size."""
     nodes, g_cost, frontier, open_mark = search[0], search[1], search[2], search[3]
     nodes[origin, STATE] = open_mark
@@ -167,7 +177,7 @@ def _open_origin(search, origin):
 
 
 @njit(nogil=True, cache=True, inline="always")
-def _neighbour(k, here, x, y, stride, sides, diagonal):
+def neighbour(k, here, x, y, stride, sides, diagonal):
     """Neighbour ``k`` (N, E, S, W, NE, SE, SW, NW) of padded cell ``here`` at ``(x, y)``:
     ``(allowed so far, cell, its x, its y)``. ``sides`` says which of N, E, S, W are open;
     a straight step is allowed when its cell is, a diagonal one when the ``diagonal`` rule
@@ -207,7 +217,7 @@ def _node_cell(node, dirs):
 
 
 @njit(nogil=True, cache=True, inline="always")
-def _open_sides(passable, unit, marks, generation, here, stride):
+def open_sides(passable, unit, marks, generation, here, stride):
     """Which of the N, E, S, W neighbours of padded cell ``here`` are open for this search."""
     return (
         is_open(passable, unit, marks, generation, here - stride),
@@ -251,7 +261,7 @@ def search_grid(grid, rules, strategy, scratch, query):
     diag_len = 1.0 if algorithm == BFS else diag_w
 
     origin = start * dirs + (dirs - 1)  # heading "none" (8) when tracking headings
-    size = _open_origin(search, origin)
+    size = open_origin(search, origin)
     expanded, n_explored, settled, pruned = 0, 0, 0, False
     closest, closest_h, closest_g = origin, np.inf, 0.0
 
@@ -277,10 +287,10 @@ def search_grid(grid, rules, strategy, scratch, query):
         if expanded >= max_expanded:
             return LIMIT_REACHED, expanded, -1, closest, n_explored
 
-        sides = _open_sides(passable, unit, marks, generation, here, stride)
+        sides = open_sides(passable, unit, marks, generation, here, stride)
         # N, E, S, W, then NE, SE, SW, NW.
         for k in range(8 if diagonal != DIAGONAL_NEVER else 4):
-            ok, cell, nx, ny = _neighbour(k, here, x, y, stride, sides, diagonal)
+            ok, cell, nx, ny = neighbour(k, here, x, y, stride, sides, diagonal)
             length = orth_len
             if k >= 4:
                 ok = ok and is_open(passable, unit, marks, generation, cell)
@@ -290,14 +300,14 @@ def search_grid(grid, rules, strategy, scratch, query):
             if algorithm == BFS:
                 step = length
             else:
-                step = _step_cost(terrain, class_cost, uniform, here, cell, length)
+                step = step_cost(terrain, class_cost, uniform, here, cell, length)
             if dirs == 1:
                 node = cell
             else:
                 node = cell * 9 + k
                 if heading != 8 and heading != k:
                     step += turn_penalty
-            size, cut = _offer(search, size, node, nx, ny, g + step, current)
+            size, cut = offer(search, size, node, nx, ny, g + step, current)
             pruned = pruned or cut
     if pruned:
         return LIMIT_REACHED, expanded, -1, closest, n_explored
@@ -324,7 +334,7 @@ def path_cost(terrain, class_cost, uniform, stride, path, orth_w, diag_w):
         if not uniform:
             a = (path[k - 1, 1] + 1) * stride + path[k - 1, 0] + 1
             b = (path[k, 1] + 1) * stride + path[k, 0] + 1
-            total += _step_cost(
+            total += step_cost(
                 terrain, class_cost, uniform, a, b, diag_w if is_diagonal else orth_w
             )
     if uniform:

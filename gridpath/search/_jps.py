@@ -24,12 +24,13 @@ With jump distances the search also prunes intermediate jump points (Harabor and
 "Improving Jump Point Search", 2014): a diagonal jump does not stop at a cell whose only
 role is to turn into a straight jump; it offers the straight jumps' end points directly
 (each linked to the node being expanded, by a route that runs diagonally first, then
-straight) and goes on along the diagonal. On the Dragon Age maps this expands 3-4x fewer
-nodes and takes 0.6-0.8x the time. Scanning keeps the lazy rule (stop at the first
-intermediate point), because there going on along the diagonal means scanning rows
-eagerly: up to 2x slower on open maps. Both are optimal; among equal-cost paths they may
-choose differently, so a map's paths depend on whether it has long runs (block JPS) or
-not (the byte scan), which is fixed per revision by the map.
+straight) and goes on along the diagonal. On the Dragon Age maps this expands fewer
+nodes in less time. Scanning keeps the lazy rule (stop at the first intermediate point),
+because there going on along the diagonal means scanning rows eagerly, slower on open maps
+(both measured: bench/README.md, "Figures behind decisions in the code"). Both are
+optimal; among equal-cost paths they may choose differently, so a map's paths depend on
+whether it has long runs (block JPS) or not (the byte scan), which is fixed per revision
+by the map.
 """
 
 from __future__ import annotations

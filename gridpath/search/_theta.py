@@ -46,10 +46,10 @@ from gridpath.search._frontier import (
 from gridpath.search._general import (
     ASTAR,
     EUCLIDEAN,
-    _neighbour,
-    _offer,
-    _open_origin,
-    _open_sides,
+    neighbour,
+    offer,
+    open_origin,
+    open_sides,
 )
 from gridpath.search._records import DIAGONAL_NEVER, SQRT2, is_open
 from gridpath.search._sight import line_of_sight
@@ -104,11 +104,11 @@ def lazy_theta(grid, rules, sight, price, h_factor, scratch, marks, start, goal)
     goal_xy = np.empty((1, 2), dtype=np.int64)
     goal_xy[0, 0] = goal % stride
     goal_xy[0, 1] = goal // stride
-    # The shared offer rule (_general._offer) as A* with the Euclidean heuristic on unit
+    # The shared offer rule (_general.offer) as A* with the Euclidean heuristic on unit
     # steps: f = g + distance to the goal, parent changed only on a strictly cheaper route.
     search = (nodes, g_cost, frontier, open_mark, closed_mark, ASTAR, EUCLIDEAN, h_factor,
               goal_xy, 1.0, SQRT2, np.inf)  # fmt: skip
-    size = _open_origin(search, start)
+    size = open_origin(search, start)
     expanded = 0
     directions = 8 if diagonal != DIAGONAL_NEVER else 4
     while size > 0:
@@ -117,7 +117,7 @@ def lazy_theta(grid, rules, sight, price, h_factor, scratch, marks, start, goal)
         expanded += 1
         x = current % stride
         y = current // stride
-        sides = _open_sides(passable, unit, marks, generation, current, stride)
+        sides = open_sides(passable, unit, marks, generation, current, stride)
         parent = nodes[current, CAME_FROM]
         if parent != NO_PARENT and not _sees(
             grid, sight, marks, generation, parent, current, stride
@@ -126,7 +126,7 @@ def lazy_theta(grid, rules, sight, price, h_factor, scratch, marks, start, goal)
             # (there is one: the cell this one was reached from is closed).
             best = -1.0  # none yet
             for k in range(directions):
-                ok, cell, _nx, _ny = _neighbour(k, current, x, y, stride, sides, diagonal)
+                ok, cell, _nx, _ny = neighbour(k, current, x, y, stride, sides, diagonal)
                 if k >= 4:
                     ok = ok and is_open(passable, unit, marks, generation, cell)
                 if not ok or nodes[cell, STATE] != closed_mark:
@@ -146,7 +146,7 @@ def lazy_theta(grid, rules, sight, price, h_factor, scratch, marks, start, goal)
             return LIMIT_REACHED, expanded
         origin = current if parent == NO_PARENT else parent
         for k in range(directions):
-            ok, cell, nx, ny = _neighbour(k, current, x, y, stride, sides, diagonal)
+            ok, cell, nx, ny = neighbour(k, current, x, y, stride, sides, diagonal)
             if k >= 4:
                 ok = ok and is_open(passable, unit, marks, generation, cell)
             if not ok:
@@ -161,5 +161,5 @@ def lazy_theta(grid, rules, sight, price, h_factor, scratch, marks, start, goal)
                 if step < g - TIE_REL * (step + g):
                     g = step
                     via = current
-            size, _pruned = _offer(search, size, cell, nx, ny, g, via)
+            size, _pruned = offer(search, size, cell, nx, ny, g, via)
     return UNREACHABLE, expanded

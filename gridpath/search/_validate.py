@@ -5,7 +5,7 @@ from __future__ import annotations
 from numba import njit
 
 from gridpath.search._cost import segment_cost
-from gridpath.search._general import _step_cost
+from gridpath.search._general import step_cost
 from gridpath.search._records import ALWAYS, DIAGONAL_NEVER, NO_CORNER_CUT, ONE_FREE, is_open
 from gridpath.search._sight import line_of_sight
 
@@ -93,10 +93,10 @@ def validate_cells(grid, rules, marks, block_mark, path, report):
             if not ok:
                 found = _note(report, i, CORNER_CUT, found)
             diagonals += 1
-            cost += _step_cost(terrain, class_cost, uniform, prev, cell, diag_w)
+            cost += step_cost(terrain, class_cost, uniform, prev, cell, diag_w)
         else:
             straight += 1
-            cost += _step_cost(terrain, class_cost, uniform, prev, cell, orth_w)
+            cost += step_cost(terrain, class_cost, uniform, prev, cell, orth_w)
     if uniform:  # exact, and the same arithmetic as find_path's cost
         cost = straight * orth_w + diagonals * diag_w
     return cost, found

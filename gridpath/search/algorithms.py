@@ -72,10 +72,16 @@ ALGORITHMS: dict[Algorithm, AlgorithmSpec] = {
                              _weighted_astar),
 }
 # fmt: on
-# Every runner once, in the order listed: what the warm-up compiles.
-RUNNERS: tuple[Runner, ...] = tuple(
-    dict.fromkeys(r for spec in ALGORITHMS.values() for r, _ in spec.runners)
-)
+
+
+def runners_of(algorithms: dict[Algorithm, AlgorithmSpec]) -> tuple[Runner, ...]:
+    """Every runner of ``algorithms`` once, in the order listed."""
+    return tuple(dict.fromkeys(r for spec in algorithms.values() for r, _ in spec.runners))
+
+
+# What the warm-up compiles (gridpath.search.warmup.steps): the serving steps hold every
+# runner auto lists, so its answer on any map waits for no kernel once the service is up.
+RUNNERS: tuple[Runner, ...] = runners_of(ALGORITHMS)
 
 
 def is_optimal(options: SearchOptions) -> bool:

@@ -281,7 +281,8 @@ def _in_other_components(
 
 def count_turns(path: np.ndarray) -> int:
     """Changes of direction along a cell path: the turning points between its two ends
-    (one compiled pass; numpy's diff-and-compare took ~7 µs per answer, one-off)."""
+    (one compiled pass, cheaper per answer than numpy's diff-and-compare: bench/README.md,
+    "Figures behind decisions in the code")."""
     if path.shape[0] < 3:
         return 0
     return int(_turning_points(path).shape[0]) - 2

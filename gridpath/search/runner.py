@@ -160,8 +160,10 @@ class PairRun:
 @dataclass(frozen=True)
 class WarmUp:
     """One query the warm-up sends through ``find_path`` (the runner as the service reaches
-    it): on a grid made by ``grid()``, after ``prepare(grid)`` (the per-revision preprocessing
-    the query reads, built as the service builds it before publishing a revision)."""
+    it, waypoints asked for as the service's answers have them): on a grid made by ``grid()``
+    (one of :mod:`gridpath.search.warmup_grids`), after ``prepare(grid)`` (the per-revision
+    preprocessing the query reads, built as the service builds it before publishing a
+    revision)."""
 
     grid: Callable[[], Grid]
     start: Cell
@@ -170,7 +172,6 @@ class WarmUp:
     goals: tuple[Cell, ...] | None = None
     blocked: tuple[Cell, ...] = ()
     explored_limit: int = 0
-    waypoints: bool = False
     prepare: Callable[[Grid], object] | None = None
 
 
@@ -186,7 +187,9 @@ class Runner:
     reaches (an update of its preprocessing); ``late_preprocessing``, the keys of the
     per-revision preprocessing (``Grid.built``) whose absence it refuses and which a
     revision may get later: ``find_path`` chooses again for a revision once one of them
-    appears."""
+    appears. ``kernels_of``: the runner whose kernels this one runs (another entry to the
+    same search, e.g. ``auto``'s use of the subgoal tier), which the warm-up compiles in
+    that runner's step instead of its own ``warm_ups``."""
 
     name: str
     refuses: Callable[[Query], str | None]
@@ -194,6 +197,7 @@ class Runner:
     warm_ups: tuple[WarmUp, ...] = ()
     late_preprocessing: tuple[str, ...] = ()
     warm_kernels: Callable[[], object] | None = None
+    kernels_of: Runner | None = None
 
     @classmethod
     def plain(cls, name: str, refuses, run, warm_ups=(), **more) -> Runner:

@@ -3,11 +3,15 @@
 On a cold numba cache every kernel compiles once (minutes on two cores, numba compiles one
 function at a time per process). A :class:`StagedWarmUp`:
 
-1. ``begin()``: marks every step but ``serving`` pending (:mod:`gridpath.search.warming`:
-   their queries get 503 ``warming_up``) and starts worker processes
-   (``python -m gridpath.search.warmup --step NAME``, niced) that compile those steps into
-   numba's on-disk cache, one less than ``processes`` at once while this process compiles;
-2. ``serving()``: compiles the ``serving`` step here (the caller then answers);
+1. ``begin()``: marks every step but the serving ones pending
+   (:mod:`gridpath.search.warming`: their queries get 503 ``warming_up``) and starts worker
+   processes (``python -m gridpath.search.warmup --step NAME``; niced but for the serving
+   steps, which no query is answered before) that compile the steps after the first into
+   numba's on-disk cache, in order (the serving steps first), one less than ``processes``
+   at once while this process compiles;
+2. ``serving()``: compiles the first serving step here, then each other serving step here
+   unless a worker has it, and loads what the workers compiled (the caller then answers:
+   ``auto``'s query with the default options needs no other kernel, whatever the map);
 3. ``finish()``: keeps ``processes`` workers busy and, in step order, loads each compiled
    step from the cache into this process (milliseconds) and clears its gates.
 
@@ -100,21 +104,32 @@ class StagedWarmUp:
     # -- the stages ------------------------------------------------------------------------
 
     def begin(self) -> None:
-        """Mark the steps after ``serving`` pending, start their workers and the ticker."""
-        for step in STEPS[1:]:
-            warming.mark_pending(step.name, step.gates)
+        """Mark the steps after the serving ones pending, start workers and the ticker."""
+        for step in STEPS:
+            if not step.serving:
+                warming.mark_pending(step.name, step.gates)
         self._ticker = threading.Thread(target=self._tick, name="gridpath-warmup-progress")
         self._ticker.daemon = True
         self._ticker.start()
         self._launch(self.processes - 1)
 
     def serving(self) -> float:
-        """Compile (or load) the ``serving`` step here, then load the steps after it that
-        are compiled already (a warm cache: all of them, in milliseconds, so a restart is
-        ready with every kernel as before); the seconds since ``begin``."""
+        """Compile (or load) the serving steps, here or in the workers, then load the steps
+        after them that are compiled already (a warm cache: all of them, in milliseconds,
+        so a restart is ready with every kernel as before); the seconds since ``begin``."""
         self.phase = "compiling the kernels the first queries need"
-        self._run_here(STEPS[0])
-        for step in STEPS[1:]:
+        left = [step for step in STEPS if step.serving]
+        while left:
+            self._reap()
+            self._launch(self.processes - 1)
+            step = next((s for s in left if s.name not in self._workers), left[0])
+            if step.name in self._workers and not self._await(step):
+                return self.elapsed()  # stopped
+            self._run_here(step)  # compiled here, or loaded from the cache a worker filled
+            left.remove(step)
+        for step in STEPS:
+            if step.name in self.done:
+                continue
             if not self._stamped(step) or step.name in self._workers:
                 break
             self._load(step)
@@ -124,16 +139,10 @@ class StagedWarmUp:
         """Every other step compiled (by the workers) and loaded here; the seconds since
         ``begin``. Returns early (steps left pending) when ``stop`` is called."""
         self.phase = "serving; compiling the other kernels"
-        for step in STEPS[1:]:
+        for step in STEPS:
             if step.name in self.done:
                 continue
-            while not self._stopped.is_set():
-                self._reap()
-                self._launch(self.processes)
-                if self._stamped(step) or step.name in self._exited:
-                    break
-                self._stopped.wait(0.1)
-            if self._stopped.is_set():
+            if not self._await(step, self.processes):
                 return self.elapsed()
             self._load(step)
         self._stopped.set()  # the ticker's last line, then it ends
@@ -151,6 +160,18 @@ class StagedWarmUp:
 
     def _stamped(self, step: Step) -> bool:
         return warmup.stamped(step)
+
+    def _await(self, step: Step, workers: int = 0) -> bool:
+        """Wait until ``step`` is compiled into the cache or its worker has exited, keeping
+        ``workers`` workers busy (0: one less than ``processes``, this process compiling
+        too); False if ``stop`` was called."""
+        while not self._stopped.is_set():
+            self._reap()
+            self._launch(workers or self.processes - 1)
+            if self._stamped(step) or step.name in self._exited:
+                return True
+            self._stopped.wait(0.1)
+        return False
 
     def _load(self, step: Step) -> None:
         """Run ``step`` here (its kernels from the cache, or compiled), then open its gates."""
@@ -172,8 +193,9 @@ class StagedWarmUp:
                 continue
             if self._stamped(step):
                 continue
+            nice = "0" if step.serving else "10"  # the serving steps: nothing to yield to yet
             self._workers[name] = subprocess.Popen(
-                [sys.executable, "-m", "gridpath.search.warmup", "--step", name, "--nice", "10"],
+                [sys.executable, "-m", "gridpath.search.warmup", "--step", name, "--nice", nice],
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL,

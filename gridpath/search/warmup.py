@@ -1,12 +1,14 @@
 """Compile every kernel once (or load it from numba's on-disk cache), in steps.
 
-:data:`STEPS` splits the kernels by what needs them: ``serving`` (loading maps, ``auto``'s
-common query on a map without JPS+ jump distances, smoothing, sight lines) first, then one step
-per other runner or feature, each with the gates (:mod:`gridpath.search.warming`) its
-queries wait on. :func:`warm_up` runs them all here, one after the other (image build,
-benches, ``make warmup``); the service starts with :class:`StagedWarmUp`
-(:mod:`gridpath.search.staged`): ``serving`` before it answers, the rest compiled by worker
-processes in parallel and loaded from the shared cache as each is done.
+:data:`STEPS` splits the kernels by what needs them, in steps derived from the registry
+(:mod:`gridpath.search.algorithms`): first the serving steps, one per runner ``auto`` may
+choose (so its answer on any map, with the default options, needs nothing more), then the
+shared smoothing and sight lines, one step per other runner, and the other features, each
+with the gates (:mod:`gridpath.search.warming`) its queries wait on. :func:`warm_up` runs
+them all here, one after the other (image build, benches, ``make warmup``); the service
+starts with :class:`StagedWarmUp` (:mod:`gridpath.search.staged`): the serving steps
+before it answers (here and in worker processes, in parallel), the rest compiled by
+worker processes and loaded from the shared cache as each is done.
 
 ``python -m gridpath.search.warmup`` compiles every step with a progress line per step;
 ``--step NAME`` compiles one (what a staged warm-up's worker runs).
@@ -20,65 +22,44 @@ import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 import numpy as np
 
 from gridpath.grid.model import Grid
-from gridpath.grid.terrain import TerrainClass
 from gridpath.group.budget import machine_rate
 from gridpath.group.solve import warm_up as group_warm_up
 from gridpath.kernel_cache import cache_base, sources_key
-from gridpath.search.algorithms import FAST, GENERAL, JPS, JPS_BLOCKS, SUBGOAL, THETA
+from gridpath.search.algorithms import ALGORITHMS, AlgorithmSpec, runners_of
 from gridpath.search.batch import find_pairs
 from gridpath.search.find import find_path
 from gridpath.search.flowfield import flow_field
+from gridpath.search.options import Algorithm
 from gridpath.search.runner import Runner
 from gridpath.search.scratch import SearchScratch
 from gridpath.search.smooth import line_of_sight, smooth, turning_points
 from gridpath.search.table import cost_table
 from gridpath.search.validate import validate_path
+from gridpath.search.warmup_grids import corridor, room, terrain_room
 
 
 @dataclass(frozen=True)
 class Step:
     """Kernels compiled together: ``run(scratch)`` calls each with the service's argument
-    types; ``gates`` are what queries needing them wait on while they compile."""
+    types; ``gates`` are what queries needing them wait on while they compile; ``serving``:
+    the service compiles it before it answers (every runner ``auto`` may choose)."""
 
     name: str
     run: Callable[[SearchScratch], None]
     gates: tuple[str, ...]
-
-
-def _tiny() -> Grid:
-    walkable = np.ones((4, 5), dtype=bool)
-    walkable[1, 2] = False
-    return Grid.from_walkable("_warmup", walkable)
-
-
-def _terrain() -> Grid:
-    walkable = np.ones((4, 5), dtype=bool)
-    walkable[1, 2] = False
-    return Grid.from_walkable(
-        "_warmup_terrain",
-        walkable,
-        terrain=(walkable * 1).astype(np.uint8),
-        terrain_classes=(TerrainClass("ground", 1.0), TerrainClass("sand", 2.0)),
-    )
-
-
-def _serving(scratch: SearchScratch) -> None:
-    """Loading maps and ``auto``'s common query where a map has no JPS+ jump distances: block JPS
-    (the bitsets, their edits, the search) and its path finishing (waypoints included)."""
-    _warm_runner(JPS_BLOCKS, scratch)
-    grid = Grid.from_walkable("_warmup_blocks", np.ones((8, 70), dtype=bool))
-    find_path(grid, (0, 0), (69, 5), scratch=scratch, waypoints=True)
+    serving: bool = False
 
 
 def _shared(scratch: SearchScratch) -> None:
     """What the other runners share: smoothing and sight lines (with and without per-request
     walls), and the labels of maps with over 254 connected components."""
-    grid = Grid.from_walkable("_warmup_blocks", np.ones((8, 70), dtype=bool))
+    grid = corridor()
     result = find_path(grid, (0, 0), (69, 5), scratch=scratch)
     smooth(grid, result.path)
     turning_points(result.path)
@@ -94,16 +75,16 @@ def _shared(scratch: SearchScratch) -> None:
 
 
 def _flowfield(scratch: SearchScratch) -> None:
-    flow_field(_tiny(), (4, 3), blocked=[(1, 1)], scratch=scratch)
-    flow_field(_terrain(), (4, 3), scratch=scratch)
+    flow_field(room(), (4, 3), blocked=[(1, 1)], scratch=scratch)
+    flow_field(terrain_room(), (4, 3), scratch=scratch)
 
 
 def _table(scratch: SearchScratch) -> None:
-    cost_table(_terrain(), [(0, 0), (4, 3)], [(4, 3)], scratch=scratch)  # a flood, searched back
+    cost_table(terrain_room(), [(0, 0), (4, 3)], [(4, 3)], scratch=scratch)  # searched back
 
 
 def _validate(scratch: SearchScratch) -> None:
-    grid = _tiny()
+    grid = room()
     path = find_path(grid, (0, 0), (4, 3), scratch=scratch).path
     for blocked in ([], [(1, 1)]):  # without and with an overlay: two specialisations
         validate_path(grid, path, blocked=blocked, compare_optimal=True, scratch=scratch)
@@ -112,16 +93,16 @@ def _validate(scratch: SearchScratch) -> None:
 
 def _warm_runner(runner: Runner, scratch: SearchScratch) -> None:
     """Send the runner's declared warm-up queries through ``find_path`` (the runner as the
-    service reaches it), and the common ones through ``find_pairs`` too (its batch loop),
-    then compile the kernels no query reaches."""
+    service reaches it, with waypoints), and the common ones through ``find_pairs`` too (its
+    batch loop), then compile the kernels no query reaches."""
     for query in runner.warm_ups:
         grid = query.grid()
         if query.prepare is not None:
             query.prepare(grid)
         find_path(
             grid, query.start, query.goal, query.options, goals=query.goals,
-            blocked=query.blocked, explored_limit=query.explored_limit,
-            waypoints=query.waypoints, scratch=scratch,
+            blocked=query.blocked, explored_limit=query.explored_limit, waypoints=True,
+            scratch=scratch,
         )  # fmt: skip
         if query.goal is not None and not (query.goals or query.blocked or query.explored_limit):
             ends = np.array([query.start], dtype=np.int64), np.array([query.goal], np.int64)
@@ -132,26 +113,41 @@ def _warm_runner(runner: Runner, scratch: SearchScratch) -> None:
         runner.warm_kernels()
 
 
-def _runner_step(name: str, runner: Runner, gates: tuple[str, ...]) -> Step:
-    return Step(name, lambda scratch: _warm_runner(runner, scratch), gates)
+def runner_steps(algorithms: dict[Algorithm, AlgorithmSpec] = ALGORITHMS) -> tuple[Step, ...]:
+    """A step per runner of the registry with kernels of its own, in its order, named after
+    it: its gates are its name and those of the runners that run its kernels
+    (``Runner.kernels_of``); a step holding a runner ``auto`` lists is a serving step."""
+    auto = {runner.name for runner, _ in algorithms[Algorithm.AUTO].runners}
+    owners: dict[str, Runner] = {}
+    gates: dict[str, list[str]] = {}
+    for runner in runners_of(algorithms):
+        owner = runner.kernels_of or runner
+        owners.setdefault(owner.name, owner)
+        gates.setdefault(owner.name, []).append(runner.name)
+    return tuple(
+        Step(name, partial(_warm_runner, owner), tuple(dict.fromkeys([name, *gates[name]])),
+             serving=not auto.isdisjoint(gates[name]))
+        for name, owner in owners.items()
+    )  # fmt: skip
 
 
-# In the order a staged warm-up loads them: a step may use the kernels of those before it
-# (table: JPS per pair and general floods).
-STEPS: tuple[Step, ...] = (
-    Step("serving", _serving, ("jps_blocks",)),
-    Step("shared", _shared, ()),  # before every runner's step below: they wait for it
-    _runner_step("jps", JPS, ("jps",)),  # JPS+ jump distances: auto on maps that have one
-    _runner_step("astar", FAST, ("fast_astar",)),
-    _runner_step("general", GENERAL, ("general",)),  # dijkstra, bfs, greedy, terrain costs
-    _runner_step("theta", THETA, ("theta",)),
-    _runner_step("subgoal", SUBGOAL, ("subgoal", "subgoal_auto")),
-    Step("flowfield", _flowfield, ("flowfield",)),
-    Step("table", _table, ("table",)),
-    Step("validate", _validate, ("validate",)),
-    # POST /group's kernels, then the machine's work rate (measured once, kept beside them)
-    Step("group", lambda scratch: (group_warm_up(), machine_rate()), ("group",)),
-)
+def steps(algorithms: dict[Algorithm, AlgorithmSpec] = ALGORITHMS) -> tuple[Step, ...]:
+    """Every step, in the order a staged warm-up loads them: the serving steps, then the rest
+    (a step may use the kernels of those before it: table, JPS per pair and general floods)."""
+    runners = runner_steps(algorithms)
+    return (
+        *(step for step in runners if step.serving),
+        Step("shared", _shared, ()),  # before the other runners' steps: they wait for it
+        *(step for step in runners if not step.serving),
+        Step("flowfield", _flowfield, ("flowfield",)),
+        Step("table", _table, ("table",)),
+        Step("validate", _validate, ("validate",)),
+        # POST /group's kernels, then the machine's work rate (measured once, kept beside them)
+        Step("group", lambda scratch: (group_warm_up(), machine_rate()), ("group",)),
+    )
+
+
+STEPS: tuple[Step, ...] = steps()
 BY_NAME = {step.name: step for step in STEPS}
 
 

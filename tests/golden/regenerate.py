@@ -17,6 +17,7 @@ from fastapi.testclient import TestClient
 from app.api.path_body import path_hash
 from app.config import Settings
 from app.main import create_app
+from gridpath.search.algorithms import ALGORITHMS
 from tests.conftest import MAPS_DIR, wait_ready
 
 HERE = Path(__file__).resolve().parent
@@ -31,7 +32,7 @@ QUERIES = [
 
 FAMILIES = {
     "default": [{}],
-    "algorithms": [{"algorithm": a} for a in ("auto", "jps", "astar", "dijkstra", "bfs", "greedy")],
+    "algorithms": [{"algorithm": a.value} for a in ALGORITHMS],  # a new one joins by itself
     "heuristics": [
         {"heuristic": h} for h in ("octile", "manhattan", "euclidean", "chebyshev", "zero")
     ]

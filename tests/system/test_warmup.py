@@ -4,6 +4,7 @@ compile nothing new."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 
@@ -39,6 +40,8 @@ from gridpath.search import (
     smooth,
     subgoal_graph,
 )
+from gridpath.errors import AlgorithmUnsupported
+from gridpath.search.algorithms import ALGORITHMS
 from gridpath.search.validate import validate_path
 from gridpath.search.flowfield import flow_field
 from gridpath.search.table import cost_table
@@ -51,10 +54,12 @@ for grid in [g for g in store.all() if g.kind == "grid"]:  # polygon maps: no ke
     cells = np.argwhere(grid.clearance >= 1)
     (y0, x0), (y1, x1) = cells[0], cells[-1]
     start, goal = (int(x0), int(y0)), (int(x1), int(y1))
-    for options in (SearchOptions(), SearchOptions(algorithm=Algorithm.ASTAR),
-                    SearchOptions(algorithm=Algorithm.DIJKSTRA),
-                    SearchOptions(algorithm=Algorithm.SUBGOAL)):
-        result = find_path(grid, start, goal, options)
+    for algorithm in ALGORITHMS:  # every algorithm of the registry, a new one too
+        options = SearchOptions(algorithm=algorithm)
+        try:
+            result = find_path(grid, start, goal, options, waypoints=True)
+        except AlgorithmUnsupported:  # refused on this map: nothing to compile
+            continue
         smooth(grid, result.path)
         validate_path(grid, result.path)
     wide = np.argwhere(grid.clearance >= 2)
@@ -82,16 +87,17 @@ def test_serving_after_warm_up_compiles_nothing():
 
 
 STAGED = """
-import sys
+import os, pathlib, sys
 import numpy as np
 from numba.core.registry import CPUDispatcher
 from gridpath.errors import WarmingUp
+from gridpath.grid import Grid
 from gridpath.maps import MapRegistry
-from gridpath.search import Algorithm, SearchOptions, find_path, prepare_jps
-from gridpath.search.runners.jps_blocks import block_record
+from gridpath.search import Algorithm, SearchOptions, find_path, prepare_jps, subgoal_graph
+from gridpath.search.batch import find_pairs
 from gridpath.search import warming
 from gridpath.search.staged import StagedWarmUp
-from gridpath.search.warmup import STEPS
+from gridpath.search.warmup import STEPS, stamp_dir
 
 def compiled():
     return sum(
@@ -100,54 +106,61 @@ def compiled():
         for obj in vars(module).values() if isinstance(obj, CPUDispatcher)
     )
 
-# No stamps: every step after `serving` is compiled (or, numba's cache being warm, loaded) by
-# a worker process, as on a first start, instead of being loaded here before serving.
-import pathlib, tempfile
-import gridpath.search.warmup as warmup_module
-stamps = pathlib.Path(tempfile.mkdtemp())
-warmup_module.stamp_dir = lambda: stamps
+cache = pathlib.Path(os.environ["NUMBA_CACHE_DIR"])
+assert not [p for p in cache.rglob("*") if p.is_file()], "not a first start"
 staged = StagedWarmUp(processes=2, log=print)
 staged.begin()
-staged.serving()
-store = MapRegistry.from_dir("maps", max_cells=10**7, max_bytes=10**8)
-grids = [g for g in store.all() if g.kind == "grid"]
-for grid in grids:
-    prepare_jps(grid)  # at load, as the service does (before it is ready)
+print("serving steps ready in", round(staged.serving(), 1), "s", file=sys.stderr)
+grids = [g for g in MapRegistry.from_dir("maps", max_cells=10**7, max_bytes=10**8).all()
+         if g.kind == "grid"]  # the bundled maps: open, a maze, terrain costs
+rng = np.random.default_rng(1)
+scattered = rng.random((128, 128)) >= 0.3  # random obstacles: short straight runs
+scattered[0, :] = scattered[:, -1] = True  # the corners joined
+grids += [Grid.from_walkable("scattered", scattered),
+          Grid.from_walkable("open", np.ones((128, 128), dtype=bool))]
 before = compiled()
-served, refused = 0, 0
-for grid in grids:
-    cells = np.argwhere(grid.clearance >= 1)
-    (y0, x0), (y1, x1) = cells[0], cells[-1]
-    try:  # auto, the default options: served where block JPS serves the map
-        find_path(grid, (int(x0), int(y0)), (int(x1), int(y1)))
-        served += 1
-        assert block_record(grid) is not None, grid.name
-    except WarmingUp as exc:
-        refused += 1  # JPS+ or JPS scanning the bytes (the jps step), terrain (general)
-        assert block_record(grid) is None and "still compiling" in str(exc), (grid.name, exc)
-    if not grid.uniform:
-        continue  # theta refuses terrain costs, warm or not
-    try:
-        find_path(grid, (int(x0), int(y0)), (int(x1), int(y1)),
-                  SearchOptions(algorithm=Algorithm.THETA))
-        raise AssertionError("theta served before its kernels were loaded")
-    except WarmingUp:
-        pass
-assert served and refused, (served, refused)
-assert compiled() == before, "the serving step left the default query something to compile"
+runners = set()
+for tier in (False, True):  # today's default (no tier) and the subgoal tier built
+    for grid in grids:
+        prepare_jps(grid)  # at load, as the service does (before it is ready)
+        if tier:
+            subgoal_graph(grid)  # auto answers from the tier on the maps that have one
+        cells = np.argwhere(grid.clearance >= 1)
+        (y0, x0), (y1, x1) = cells[0], cells[-1]
+        start, goal = (int(x0), int(y0)), (int(x1), int(y1))
+        result = find_path(grid, start, goal, waypoints=True)  # auto, the default options
+        assert result.found, (grid.name, result.reason)
+        runners.add(result.options.algorithm.value)
+        ends = np.array([start], dtype=np.int64), np.array([goal], dtype=np.int64)
+        answers = find_pairs(grid, *ends, SearchOptions())  # a /paths batch
+        if answers is not None:
+            answers.texts()
+        if grid.uniform:  # theta refuses terrain costs, warm or not
+            try:
+                find_path(grid, start, goal, SearchOptions(algorithm=Algorithm.THETA))
+                raise AssertionError("theta served before its kernels were loaded")
+            except WarmingUp:
+                pass
+assert runners == {"subgoal", "jps", "astar"}, runners  # auto's runners met on these maps
+assert compiled() == before, "the serving steps left the default query something to compile"
 staged.finish()
-assert warming.pending() == {} and staged.done == [s.name for s in STEPS], staged.done
-assert len(list(stamps.iterdir())) == len(STEPS)  # the next start loads them all before serving
+assert warming.pending() == {} and sorted(staged.done) == sorted(s.name for s in STEPS)
+assert len(list(stamp_dir().iterdir())) == len(STEPS)  # the next start loads them all first
 print("ok")
 """
 
 
-def test_staged_warm_up_serves_the_default_query_first_and_gates_the_rest():
-    """After the ``serving`` step (and the maps' load), ``auto``'s default query on the
-    bundled maps compiles nothing; queries needing a later step get ``WarmingUp`` (never
-    another algorithm) until ``finish`` has loaded every step."""
+def test_first_start_serves_the_default_query_on_any_map(tmp_path):
+    """A first start (an empty numba cache): after the serving steps, ``auto``'s default
+    query (waypoints and a ``/paths`` batch too) on a maze, random obstacles, open maps and
+    terrain costs, with and without the subgoal tier, is answered and compiles nothing;
+    queries needing a later step get ``WarmingUp`` (never another algorithm) until
+    ``finish`` has loaded every step."""
+    cache = tmp_path / "numba"
+    cache.mkdir()
     out = subprocess.run(
-        [sys.executable, "-c", STAGED], cwd=ROOT, capture_output=True, text=True, timeout=900
-    )
+        [sys.executable, "-c", STAGED], cwd=ROOT, capture_output=True, text=True, timeout=1200,
+        env={**os.environ, "NUMBA_CACHE_DIR": str(cache)},
+    )  # fmt: skip
     assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-2000:]
     assert out.stdout.strip().splitlines()[-1] == "ok"

@@ -3,13 +3,11 @@ cutting, octile heuristic, weight 1, one goal, nothing per request), exact pair 
 
 from __future__ import annotations
 
-import numpy as np
-
-from gridpath.grid.model import Grid
 from gridpath.search._astar import astar_octile
 from gridpath.search._batch import pairs_astar
 from gridpath.search.options import Algorithm, Diagonal, Heuristic, SearchOptions
 from gridpath.search.runner import PairKernel, Query, Runner, WarmUp
+from gridpath.search.warmup_grids import room
 
 
 def refuses(query: Query) -> str | None:
@@ -32,14 +30,8 @@ def pair(query: Query) -> PairKernel:
     return _PAIR  # the kernel, the path rebuilt cell by cell
 
 
-def _warmup_grid() -> Grid:
-    walkable = np.ones((4, 5), dtype=bool)
-    walkable[1, 2] = False
-    return Grid.from_walkable("_warmup", walkable)
-
-
 WARM_UPS = (
-    WarmUp(_warmup_grid, (0, 0), (4, 3), SearchOptions(algorithm=Algorithm.ASTAR)),
-    WarmUp(_warmup_grid, (0, 0), (4, 3), SearchOptions(max_expanded=1)),
+    WarmUp(room, (0, 0), (4, 3), SearchOptions(algorithm=Algorithm.ASTAR)),
+    WarmUp(room, (0, 0), (4, 3), SearchOptions(max_expanded=1)),
 )
 RUNNER = Runner.exact_pair("fast_astar", refuses, pair, WARM_UPS)

@@ -8,8 +8,6 @@ import time
 
 import numpy as np
 
-from gridpath.grid.model import Grid
-from gridpath.grid.terrain import TerrainClass
 from gridpath.search import _general
 from gridpath.search._frontier import BLOCKED, FOUND, GOAL, reconstruct_path
 from gridpath.search._records import grid_record
@@ -24,6 +22,7 @@ from gridpath.search.options import (
 from gridpath.search.overlay import stamp
 from gridpath.search.runner import EMPTY_PATH, Outcome, Query, Runner, WarmUp
 from gridpath.search.scratch import SearchScratch
+from gridpath.search.warmup_grids import room, terrain_room
 
 
 def refuses(query: Query) -> str | None:
@@ -84,27 +83,11 @@ def _cells_to_xy(cells: np.ndarray, stride: int) -> np.ndarray:
     return np.stack([cells % stride - 1, cells // stride - 1], axis=1).astype(np.int32)
 
 
-def _warmup_grid() -> Grid:
-    walkable = np.ones((4, 5), dtype=bool)
-    walkable[1, 2] = False
-    return Grid.from_walkable("_warmup", walkable)
-
-
-def _warmup_terrain() -> Grid:
-    walkable = _warmup_grid().passable[1:-1, 1:-1] > 0
-    return Grid.from_walkable(
-        "_warmup_terrain",
-        walkable,
-        terrain=(walkable * 1).astype(np.uint8),
-        terrain_classes=(TerrainClass("ground", 1.0), TerrainClass("sand", 2.0)),
-    )
-
-
 WARM_UPS = (
     WarmUp(
-        _warmup_grid, (0, 0), None, SearchOptions(algorithm=Algorithm.DIJKSTRA, closest=True),
+        room, (0, 0), None, SearchOptions(algorithm=Algorithm.DIJKSTRA, closest=True),
         goals=((4, 3), (3, 0)), blocked=((1, 1),), explored_limit=4,
     ),
-    WarmUp(_warmup_terrain, (0, 0), (4, 3), SearchOptions(terrain_costs=(("sand", 1.5),))),
+    WarmUp(terrain_room, (0, 0), (4, 3), SearchOptions(terrain_costs=(("sand", 1.5),))),
 )  # fmt: skip
 RUNNER = Runner.plain("general", refuses, run, WARM_UPS)

@@ -20,6 +20,7 @@ from gridpath.search._jps import jps
 from gridpath.search._jumps import jump_distances_for
 from gridpath.search.options import Diagonal, Heuristic, SearchOptions
 from gridpath.search.runner import PairKernel, Query, Runner, WarmUp
+from gridpath.search.warmup_grids import open_square
 
 JUMP_DISTANCES = "jump_distances"  # its key among a revision's derived data
 DEFAULT_JUMP_DISTANCES_MAX_CELLS = 4_194_304  # the largest map given jump distances (16 B a cell)
@@ -76,14 +77,10 @@ def pair(query: Query) -> PairKernel:
     return PairKernel(jps, (_jump_distances(query),), jumps=True, many=pairs_jps)
 
 
-def _open_grid() -> Grid:
-    return Grid.from_walkable("_warmup_open", np.ones((8, 8), dtype=bool))
-
-
 WARM_UPS = (
     # JPS+: jumps by lookup (runs long enough for jump distances on this grid)
-    WarmUp(_open_grid, (0, 0), (7, 5), prepare=jump_distances),
+    WarmUp(open_square, (0, 0), (7, 5), prepare=jump_distances),
     # JPS for units of size 2 scans the grid (jump distances are for size 1)
-    WarmUp(_open_grid, (0, 0), (5, 3), SearchOptions(clearance=2)),
+    WarmUp(open_square, (0, 0), (5, 3), SearchOptions(clearance=2)),
 )
 RUNNER = Runner.exact_pair("jps", refuses, pair, WARM_UPS, late_preprocessing=(JUMP_DISTANCES,))

@@ -27,6 +27,7 @@ from gridpath.search._blocks import block_bits, edit_block_bits, jps_blocks
 from gridpath.search._jumps import RunSums, edit_run_sums, run_sums
 from gridpath.search.runner import PairKernel, Query, Runner, WarmUp
 from gridpath.search.runners import jps
+from gridpath.search.warmup_grids import corridor
 
 KEY = "jump_blocks"
 
@@ -109,14 +110,10 @@ def pair_with(record: tuple) -> PairKernel:
 
 def _warm_edit() -> None:
     """The bitsets' update after an edit (no query reaches it)."""
-    grid = _open_grid()
+    grid = corridor()
     changed = np.array([grid.index(3, 3)], dtype=np.int64)
     edit_block_bits(block_record(grid), grid.flat, grid.stride, changed)
 
 
-def _open_grid() -> Grid:
-    return Grid.from_walkable("_warmup_blocks", np.ones((8, 70), dtype=bool))
-
-
-WARM_UPS = (WarmUp(_open_grid, (0, 0), (69, 5)),)
+WARM_UPS = (WarmUp(corridor, (0, 0), (69, 5)),)
 RUNNER = Runner.exact_pair("jps_blocks", refuses, pair, WARM_UPS, warm_kernels=_warm_edit)

@@ -44,6 +44,7 @@ from gridpath.search.runner import Outcome, Query, Runner, WarmUp
 from gridpath.search.runners import jps_blocks
 from gridpath.search.runners.jps import JUMP_DISTANCES
 from gridpath.search.scratch import SearchScratch
+from gridpath.search.warmup_grids import walled_square
 
 DEFAULT_SUBGOAL_MAX_CELLS = 1_048_576  # the SUBGOAL_MAX_CELLS default
 # ``auto`` uses the tier from this many cells (128 x 128): below it block JPS is as fast.
@@ -217,16 +218,10 @@ def run(query: Query, scratch: SearchScratch) -> Outcome:
     return Outcome(FOUND, int(settled), search_us, path, n_orth * orth_w + n_diag * diag_w, 0)
 
 
-def _warmup_grid() -> Grid:
-    walkable = np.ones((9, 9), dtype=bool)
-    walkable[2:7, 4] = False  # a wall with two convex corners on each side
-    return Grid.from_walkable("_warmup_subgoal", walkable)
-
-
 _SUBGOAL = SearchOptions(algorithm=Algorithm.SUBGOAL)
 WARM_UPS = (
-    WarmUp(_warmup_grid, (0, 4), (8, 4), _SUBGOAL, prepare=subgoal_graph),  # the hierarchy
-    WarmUp(_warmup_grid, (0, 0), (8, 1), _SUBGOAL, prepare=subgoal_graph),  # a direct move
+    WarmUp(walled_square, (0, 4), (8, 4), _SUBGOAL, prepare=subgoal_graph),  # the hierarchy
+    WarmUp(walled_square, (0, 0), (8, 1), _SUBGOAL, prepare=subgoal_graph),  # a direct move
 )
 RUNNER = Runner.plain("subgoal", refuses, run, WARM_UPS, late_preprocessing=(KEY,))
 
@@ -239,5 +234,7 @@ def refuses_for_auto(query: Query) -> str | None:
 
 
 # The tier as ``auto``'s first choice (reported as ``subgoal``); its kernels are
-# :data:`RUNNER`'s, which the warm-up runs.
-AUTO_RUNNER = Runner.plain("subgoal_auto", refuses_for_auto, run, late_preprocessing=(KEY,))
+# :data:`RUNNER`'s (the warm-up compiles them in one step).
+AUTO_RUNNER = Runner.plain(
+    "subgoal_auto", refuses_for_auto, run, late_preprocessing=(KEY,), kernels_of=RUNNER
+)

@@ -18,9 +18,6 @@ from __future__ import annotations
 
 import time
 
-import numpy as np
-
-from gridpath.grid.model import Grid
 from gridpath.search._frontier import BLOCKED, FOUND, reconstruct_path
 from gridpath.search._records import grid_record, rules_record
 from gridpath.search._sight import polyline_cells
@@ -37,6 +34,7 @@ from gridpath.search.options import (
 from gridpath.search.overlay import stamp
 from gridpath.search.runner import Outcome, Query, Runner, WarmUp
 from gridpath.search.scratch import SearchScratch
+from gridpath.search.warmup_grids import room
 
 
 def refuses(query: Query) -> str | None:
@@ -84,16 +82,10 @@ def run(query: Query, scratch: SearchScratch) -> Outcome:
     return Outcome(int(status), int(expanded), search_us, path, cost, 0, waypoints=vertices)
 
 
-def _warmup_grid() -> Grid:
-    walkable = np.ones((4, 5), dtype=bool)
-    walkable[1, 2] = False
-    return Grid.from_walkable("_warmup", walkable)
-
-
 _THETA = SearchOptions(algorithm=Algorithm.THETA)
 WARM_UPS = (
-    WarmUp(_warmup_grid, (0, 0), (4, 3), _THETA, waypoints=True),
-    WarmUp(_warmup_grid, (0, 0), (4, 3), _THETA, blocked=((1, 1),)),
-    WarmUp(_warmup_grid, (0, 0), (4, 3), SearchOptions(algorithm=Algorithm.THETA, connectivity=4)),
+    WarmUp(room, (0, 0), (4, 3), _THETA),
+    WarmUp(room, (0, 0), (4, 3), _THETA, blocked=((1, 1),)),
+    WarmUp(room, (0, 0), (4, 3), SearchOptions(algorithm=Algorithm.THETA, connectivity=4)),
 )
 RUNNER = Runner.plain("theta", refuses, run, WARM_UPS)

@@ -6,6 +6,8 @@ import numpy as np
 import pytest
 
 from gridpath.grid import load_map
+from gridpath.search import SearchOptions
+from gridpath.search.algorithms import ALGORITHMS, is_optimal
 from tests.conftest import MAPS_DIR
 from tests.reference import step_is_legal
 
@@ -40,11 +42,13 @@ def test_options_are_echoed(client):
     }
 
 
-@pytest.mark.parametrize("algorithm", ["astar", "dijkstra", "bfs", "greedy"])
+@pytest.mark.parametrize("algorithm", list(ALGORITHMS), ids=lambda a: a.value)
 def test_each_algorithm_over_http(client, algorithm):
-    body = post(client, {**ARENA, "algorithm": algorithm}).json()
+    """Every algorithm of the registry (a new one joins by its registry line) answers with
+    the default options, flagged optimal as the registry says."""
+    body = post(client, {**ARENA, "algorithm": algorithm.value}).json()
     assert body["found"] and body["path"][0] == [2, 2] and body["path"][-1] == [40, 50]
-    assert body["optimal"] is (algorithm in ("astar", "dijkstra"))
+    assert body["optimal"] is is_optimal(SearchOptions(algorithm=algorithm))
 
 
 def test_optimal_algorithms_agree_and_greedy_is_flagged(client):

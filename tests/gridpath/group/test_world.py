@@ -17,7 +17,7 @@ from gridpath.grid import Grid
 from gridpath.group.solve import solve_order
 from gridpath.group.world import validate_world_plans, world_graph, world_order
 from gridpath.world.model import Link, Place, World, WorldMaps
-from gridpath.world.ways import NO_FILTER, LinkFilter
+from gridpath.world.overlay import NO_FILTER, LinkFilter
 from tests.gridpath.group.checker import check_world_plans, sum_of_costs
 from tests.reference import grid_from_ascii
 

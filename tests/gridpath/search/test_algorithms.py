@@ -13,13 +13,14 @@ import pytest
 from app.models import PathOptions
 from gridpath.errors import AlgorithmUnsupported
 from gridpath.grid import Grid
-from gridpath.search import Algorithm, SearchOptions, SearchScratch, find_path
+from gridpath.search import Algorithm, SearchOptions, SearchScratch, find_path, warmup
 from gridpath.search._frontier import FOUND, UNREACHABLE
 from gridpath.search.algorithms import (
     ALGORITHMS,
     FAST,
     GENERAL,
     JPS,
+    RUNNERS,
     AlgorithmSpec,
     algorithm_description,
     choose_runner,
@@ -27,8 +28,9 @@ from gridpath.search.algorithms import (
     is_optimal,
 )
 from gridpath.search.find import checked_query
-from gridpath.search.runner import Outcome, Query, Runner
+from gridpath.search.runner import Outcome, Query, Runner, WarmUp
 from gridpath.search.scratch import SearchScratch as Scratch
+from gridpath.search.warmup_grids import room
 from tests.conftest import make_grid
 from tests.gridpath.search.test_scenarios import run_scenarios
 
@@ -152,3 +154,41 @@ def test_a_grid_revision_keeps_its_own_derived_tables():
     assert grid.derived(("x", 1), build) is grid.derived(("x", 1), build)  # built once
     later = Grid.from_walkable("t", np.ones((3, 3), dtype=bool), revision=2).derive_like(grid)
     assert calls == [1, 2] and later.nbytes == grid.nbytes
+
+
+# --- the warm-up follows the registry -------------------------------------------------
+
+
+def test_every_runner_is_warmed_in_one_step_and_auto_before_serving():
+    steps = warmup.steps()
+    gates = [gate for step in steps for gate in step.gates]
+    runners = {runner.name for runner in RUNNERS}
+    assert runners <= set(gates) and len(gates) == len(set(gates))  # each gate in one step
+    auto = {runner.name for runner, _ in ALGORITHMS[Algorithm.AUTO].runners}
+    serving = [step for step in steps if step.serving]
+    assert steps[: len(serving)] == tuple(serving)  # first: the service answers after them
+    assert auto <= {gate for step in serving for gate in step.gates}
+    assert {g for s in serving for g in s.gates} & runners - auto <= {"subgoal"}  # its kernels
+    shape = [(s.name, s.gates, s.serving) for s in steps]
+    assert [(s.name, s.gates, s.serving) for s in warmup.STEPS] == shape
+
+
+def test_a_new_runner_gets_a_warm_up_step_of_its_own(monkeypatch):
+    """One registry line is all it takes: a runner of ``bfs`` gets a later step running its
+    warm-up queries; one that ``auto`` lists is compiled before the service answers; one
+    running another's kernels (``kernels_of``) is warmed in that runner's step."""
+    warm = WarmUp(room, (0, 0), (4, 3), SearchOptions(algorithm=Algorithm.BFS, connectivity=4))
+    runs = []
+    toy = Runner.plain("toy_bfs", _refuses, lambda q, s: runs.append(q) or _run(q, s), (warm,))
+    alias = Runner.plain("toy_alias", _refuses, _run, kernels_of=toy)
+    bfs, auto = ALGORITHMS[Algorithm.BFS], ALGORITHMS[Algorithm.AUTO]
+    monkeypatch.setitem(ALGORITHMS, Algorithm.BFS, replace(bfs, runners=((toy, Algorithm.BFS),)))
+    step = {s.name: s for s in warmup.steps()}["toy_bfs"]
+    assert not step.serving and step.gates == ("toy_bfs",)
+    step.run(Scratch())
+    assert runs  # its warm-up query went through find_path to it
+    line = replace(auto, runners=((alias, Algorithm.BFS), *auto.runners))
+    monkeypatch.setitem(ALGORITHMS, Algorithm.AUTO, line)
+    by_name = {s.name: s for s in warmup.steps()}
+    assert "toy_alias" not in by_name and by_name["toy_bfs"].serving
+    assert by_name["toy_bfs"].gates == ("toy_bfs", "toy_alias")

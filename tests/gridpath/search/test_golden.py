@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from app.api.path_body import path_hash
+from gridpath.search.algorithms import ALGORITHMS
 from tests.conftest import ROOT
 
 GOLDEN = sorted((ROOT / "tests" / "golden").glob("*.json"))
@@ -32,6 +33,13 @@ def test_every_option_family_has_vectors():
         "overlay",
     } <= families
     assert all(json.loads(p.read_text()) for p in GOLDEN)
+
+
+def test_every_algorithm_of_the_registry_has_vectors():
+    """A new algorithm (a registry line) fails here until ``regenerate`` has written its
+    vectors (the family lists the registry's algorithms)."""
+    vectors = json.loads((ROOT / "tests" / "golden" / "algorithms.json").read_text())
+    assert {v["request"]["algorithm"] for v in vectors} == {a.value for a in ALGORITHMS}
 
 
 def test_path_hash_is_the_documented_function():

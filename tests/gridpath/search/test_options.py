@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import numpy as np
@@ -21,7 +22,13 @@ from gridpath.search import (
     line_of_sight,
     smooth,
 )
-from gridpath.search.algorithms import is_bounded_suboptimal, is_optimal
+from gridpath.search.algorithms import (
+    ALGORITHMS,
+    choose_runner,
+    is_bounded_suboptimal,
+    is_optimal,
+)
+from gridpath.search.find import checked_query
 from tests.conftest import make_grid
 from tests.reference import (
     SQRT2,
@@ -72,9 +79,25 @@ def check_path(walkable, result, start, goal, rule):
     return cells
 
 
-@pytest.mark.parametrize("algorithm", [Algorithm.ASTAR, Algorithm.DIJKSTRA])
-@pytest.mark.parametrize("connectivity,diagonal", RULES)
-@pytest.mark.parametrize("cost_model", list(CostModel))
+def optimal_cases() -> list[tuple[Algorithm, int, Diagonal, CostModel]]:
+    """Every algorithm of the registry under every movement rule and cost model for which it
+    promises an optimal answer and which one of its runners serves (a new algorithm is
+    covered by its registry line alone)."""
+    probe = Grid.from_walkable("probe", np.ones((3, 3), dtype=bool))
+    cases = []
+    for algorithm in ALGORITHMS:
+        for (connectivity, diagonal), cost_model in itertools.product(RULES, CostModel):
+            options = SearchOptions(
+                algorithm=algorithm, connectivity=connectivity, diagonal=diagonal,
+                cost_model=cost_model,
+            )  # fmt: skip
+            served = choose_runner(checked_query(probe, (0, 0), (2, 2), None, options, (), 0))
+            if is_optimal(options) and served.runner is not None:
+                cases.append((algorithm, connectivity, diagonal, cost_model))
+    return cases
+
+
+@pytest.mark.parametrize("algorithm,connectivity,diagonal,cost_model", optimal_cases())
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(case=grid_and_query())
 def test_optimal_algorithms_match_scipy(algorithm, connectivity, diagonal, cost_model, case):
