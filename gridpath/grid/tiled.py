@@ -303,4 +303,49 @@ def dump_tmj(grid: Grid) -> bytes:
             }
         ],
     }
+    if grid.links:
+        document["layers"].append(_link_layer(grid.links, 16))
+        document["nextlayerid"] = 3
+        document["nextobjectid"] = len(grid.links) + 1
     return orjson.dumps(document)
+
+
+def _link_layer(links, tile: int) -> dict:
+    """An object layer of one polyline of class ``link`` per link, from the centre of its
+    ``from`` cell to the centre of its ``to`` cell (what :mod:`gridpath.grid.tiled_objects`
+    reads back to the same links)."""
+    objects = []
+    for index, link in enumerate(links, start=1):
+        (x0, y0), (x1, y1) = link.source.cell, link.target.cell
+        properties = [
+            {"name": "bidirectional", "type": "bool", "value": link.bidirectional},
+            {"name": "cost", "type": "float", "value": link.cost},
+            {"name": "enabled", "type": "bool", "value": link.enabled},
+            {"name": "tags", "type": "string", "value": ",".join(link.tags)},
+        ]
+        objects.append(
+            {
+                "id": index,
+                "name": link.id,
+                "type": "link",
+                "x": (x0 + 0.5) * tile,
+                "y": (y0 + 0.5) * tile,
+                "width": 0,
+                "height": 0,
+                "rotation": 0,
+                "visible": True,
+                "polyline": [{"x": 0, "y": 0}, {"x": (x1 - x0) * tile, "y": (y1 - y0) * tile}],
+                "properties": properties,
+            }
+        )
+    return {
+        "id": 2,
+        "name": "links",
+        "type": "objectgroup",
+        "draworder": "topdown",
+        "x": 0,
+        "y": 0,
+        "opacity": 1,
+        "visible": True,
+        "objects": objects,
+    }
