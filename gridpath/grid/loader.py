@@ -43,7 +43,7 @@ import numpy as np
 from PIL import Image, UnidentifiedImageError
 
 from gridpath.errors import MapLoadError
-from gridpath.grid.links import sidecar_links
+from gridpath.grid.links import declared_links, sidecar_links
 from gridpath.grid.model import Grid
 from gridpath.grid.terrain import GROUND, TerrainClass, apply_costs, grey_cost, sidecar_cost
 from gridpath.grid.tiled import load_tiled
@@ -167,7 +167,7 @@ def load_map_data(
         terrain=terrain,
         terrain_classes=classes,
         source=source,
-        links=sidecar_links(name, size, sidecar.get("links")),
+        links=declared_links(sidecar_links(name, size, sidecar.get("links"))),
     )
 
 

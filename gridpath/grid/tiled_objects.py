@@ -64,17 +64,17 @@ def _json_object(entry: dict) -> dict | None:
     kind = entry.get("type") or entry.get("class")
     if not isinstance(kind, str) or kind.lower() != LINK_CLASS:
         return None
-    points: tuple[tuple[float, float], ...] = ()
+    points: tuple[tuple[float, float], ...] | None = ()
     polyline = entry.get("polyline")
     object_id = entry.get("id") if isinstance(entry.get("id"), int) else None
     if entry.get("point"):
         shape = "point"
     elif polyline is not None:
         shape = "polyline"
-        if not isinstance(polyline, list) or not all(isinstance(p, dict) for p in polyline):
-            points = ((math.nan, math.nan),)  # refused as a polyline of other than two points
-        else:
+        if isinstance(polyline, list) and all(isinstance(p, dict) for p in polyline):
             points = tuple((_pixels(p.get("x")), _pixels(p.get("y"))) for p in polyline)
+        else:
+            points = None  # refused
     else:
         shapes = {"ellipse": "ellipse", "polygon": "polygon", "text": "text", "gid": "tile"}
         shape = next((v for k, v in shapes.items() if entry.get(k)), "rectangle")
@@ -97,17 +97,17 @@ def _xml_object(element: Element) -> dict | None:
         return None
     raw_id = element.get("id", "")
     shape = "tile" if element.get("gid") is not None else "rectangle"
-    points: tuple[tuple[float, float], ...] = ()
+    points: tuple[tuple[float, float], ...] | None = ()
     for child in element:
         if child.tag in ("point", "ellipse", "polygon", "text"):
             shape = child.tag
         elif child.tag == "polyline":
             shape = "polyline"
             pairs = [pair.split(",") for pair in (child.get("points") or "").split()]
-            points = tuple(
-                (_xml_pixels(p[0]), _xml_pixels(p[1])) if len(p) == 2 else (math.nan, math.nan)
-                for p in pairs
-            )
+            if all(len(pair) == 2 for pair in pairs):
+                points = tuple((_xml_pixels(x), _xml_pixels(y)) for x, y in pairs)
+            else:
+                points = None  # refused
     return {
         "id": int(raw_id) if raw_id.isdigit() else None,
         "name": element.get("name", ""),
@@ -142,11 +142,14 @@ def _link(
     if fields["shape"] == "polyline":
         if "to_x" in properties or "to_y" in properties:
             raise MapLoadError(f"{where}: a polyline's second point is its 'to' (no to_x/to_y)")
-        if len(fields["points"]) != 2:
+        points = fields["points"]
+        if points is None or not all(math.isfinite(v) for point in points for v in point):
+            raise MapLoadError(f"{where}: its polyline's points must be pairs of numbers")
+        if len(points) != 2:
             raise MapLoadError(f"{where}: a polyline link has two points (from, to)")
         if fields["rotation"] != 0:
             raise MapLoadError(f"{where}: a rotated polyline is refused: draw it unrotated")
-        (x0, y0), (x1, y1) = fields["points"]
+        (x0, y0), (x1, y1) = points
         source, target = cell(x + x0, y + y0), cell(x + x1, y + y1)
     elif fields["shape"] == "point":
         source, target = cell(x, y), [_int(properties, key, where) for key in ("to_x", "to_y")]
