@@ -79,27 +79,41 @@ async def world_maps(
     return WorldMaps(with_map_links(world, grids), grids)
 
 
+def _listed(world: World, maps: Any) -> tuple[World, dict[str, Any]]:
+    """The world with its maps' declared links (a clash left out: it is refused when the world
+    is written or queried) and the current snapshot of each of its maps still served."""
+    grids = {n: snapshot for n in world.maps if (snapshot := maps.find(n)) is not None}
+    return with_map_links(world, grids, strict=False), grids
+
+
 def world_body(world: World, maps: Any) -> dict[str, Any]:
     """``GET /worlds/{name}`` (and ``PUT``'s answer): the world, its maps' current revisions
-    (null for a map gone) and its links."""
-    revisions = []
-    for map_name in world.maps:
-        snapshot = maps.find(map_name)
-        revisions.append(
-            {"name": map_name, "revision": None if snapshot is None else snapshot.revision}
-        )
+    (null for a map gone) with the ids of the links each declares, and its links: its own,
+    then its maps' (``with_map_links``), as a query through it reads them."""
+    listed, grids = _listed(world, maps)
+    declared: dict[str, list[str]] = {name: [] for name in world.maps}
+    for link in listed.links[len(world.links) :]:
+        declared[link.source.map].append(link.id)
+    revisions = [
+        {
+            "name": map_name,
+            "revision": grids[map_name].revision if map_name in grids else None,
+            "links": declared[map_name],
+        }
+        for map_name in world.maps
+    ]
     return {
         "name": world.name,
         "revision": world.revision,
         "maps": revisions,
-        "links": [link.document() for link in world.links],
+        "links": [link.document() for link in listed.links],
     }
 
 
-def world_summary(world: World) -> dict[str, Any]:
+def world_summary(world: World, maps: Any) -> dict[str, Any]:
     return {
         "name": world.name,
         "revision": world.revision,
         "maps": list(world.maps),
-        "links": len(world.links),
+        "links": len(_listed(world, maps)[0].links),
     }

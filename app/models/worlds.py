@@ -84,7 +84,9 @@ class WorldSummary(BaseModel):
     name: str
     revision: int
     maps: list[str]
-    links: int = Field(description="How many links the world declares.")
+    links: int = Field(
+        description="How many links the world has: its own and those its maps declare."
+    )
 
 
 class WorldList(BaseModel):
@@ -97,13 +99,21 @@ class WorldMap(BaseModel):
         description="The map's current revision; null if the map is gone (queries through "
         "the world answer map_not_found until it is back)."
     )
+    links: list[str] = Field(
+        description="The ids of the same-map links this map declares (a Tiled map's objects "
+        "of class `link`), listed after the world's own in `links`. They belong to the map: "
+        "change them by changing the map; PATCH refuses them (invalid_world)."
+    )
 
 
 class WorldInfo(BaseModel):
     name: str
     revision: int
     maps: list[WorldMap]
-    links: list[Link] = Field(description="The world's links, in its order.")
+    links: list[Link] = Field(
+        description="The world's links, in its order, then those its maps declare, in the "
+        "order of its maps: what a query through the world reads."
+    )
 
 
 class WorldRevision(BaseModel):

@@ -1,6 +1,8 @@
 """``convert IN OUT``: rewrite a map in another format (PNG, Moving AI ``.map``, Tiled ``.tmj``).
 
-The output format is OUT's suffix. Walkability, terrain classes and their costs are kept:
+The output format is OUT's suffix. Walkability, terrain classes and their costs, and the
+same-map links the map declares (in the sidecar's ``links``, or a ``.tmj``'s link objects)
+are kept:
 a PNG gets grey levels or a palette sidecar ``OUT.json``, a ``.map`` its costs in a
 sidecar (it holds only ``ground`` and ``swamp``: other classes are refused), a ``.tmj``
 its classes as tile properties. The written map is loaded back and compared before the
@@ -20,6 +22,7 @@ from gridpath.cli import load
 from gridpath.cli.progress import progress
 from gridpath.errors import MapLoadError
 from gridpath.grid import Grid
+from gridpath.grid.links import sidecar_form
 from gridpath.grid.tiled import dump_tmj
 from gridpath.maps import persist
 
@@ -57,10 +60,13 @@ def encode(grid: Grid, suffix: str) -> tuple[bytes, dict | None]:
 
 
 def same_map(a: Grid, b: Grid) -> bool:
-    """Same walkability, and every walkable cell of the same terrain class (by name) at the
-    same cost. Classes no cell has may differ (a ``.map`` always has ground and swamp)."""
+    """Same walkability, every walkable cell of the same terrain class (by name) at the
+    same cost, and the same links. Classes no cell has may differ (a ``.map`` always has
+    ground and swamp)."""
     walkable = a.walkable.astype(bool)
     if not np.array_equal(walkable, b.walkable.astype(bool)):
+        return False
+    if sidecar_form(a.links) != sidecar_form(b.links):
         return False
     index_in_b = {tc.name: i for i, tc in enumerate(b.terrain_classes)}
     lookup = np.array([index_in_b.get(tc.name, -1) for tc in a.terrain_classes])

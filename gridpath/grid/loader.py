@@ -25,6 +25,7 @@ A sidecar ``NAME.json`` beside the map file may give:
   must be listed; it replaces the grey-level rule.
 * ``"costs"``: ``{"swamp": 5, "grey_200": 2.5}``: costs of existing classes.
 * ``"tiles"`` (Tiled maps): rules per tile gid, see :mod:`gridpath.grid.tiled`.
+* ``"links"`` (any map): the same-map links it declares, see :mod:`gridpath.grid.links`.
 
 **Tiled maps** (``.tmj``, ``.tmx``) are read by :mod:`gridpath.grid.tiled`.
 
@@ -42,6 +43,7 @@ import numpy as np
 from PIL import Image, UnidentifiedImageError
 
 from gridpath.errors import MapLoadError
+from gridpath.grid.links import declared_links, sidecar_links
 from gridpath.grid.model import Grid
 from gridpath.grid.terrain import GROUND, TerrainClass, apply_costs, grey_cost, sidecar_cost
 from gridpath.grid.tiled import load_tiled
@@ -158,8 +160,14 @@ def load_map_data(
     classes = apply_costs(classes, sidecar.get("costs", {}))
     if len(classes) == 1 and classes[0] == GROUND[0]:
         terrain = None
+    size = (walkable.shape[1], walkable.shape[0])
     return Grid.from_walkable(
-        name, walkable, terrain=terrain, terrain_classes=classes, source=source
+        name,
+        walkable,
+        terrain=terrain,
+        terrain_classes=classes,
+        source=source,
+        links=declared_links(sidecar_links(name, size, sidecar.get("links"))),
     )
 
 
@@ -167,7 +175,7 @@ _COLOR_RE = re.compile(r"^#[0-9a-fA-F]{6}$")
 
 
 def read_sidecar(path: Path) -> dict:
-    """The optional ``NAME.json`` next to a map: ``palette``, ``costs`` and/or ``tiles``."""
+    """The optional ``NAME.json`` next to a map: ``palette``, ``costs``, ``tiles``, ``links``."""
     if not path.is_file():
         return {}
     try:
@@ -183,9 +191,9 @@ def parse_sidecar(text: str | bytes, label: str) -> dict:
         data = json.loads(text)
     except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
         raise MapLoadError(f"sidecar {label} is not valid JSON: {exc}") from None
-    if not isinstance(data, dict) or set(data) - {"palette", "costs", "tiles"}:
+    if not isinstance(data, dict) or set(data) - {"palette", "costs", "tiles", "links"}:
         raise MapLoadError(
-            f"sidecar {label} must be an object with 'palette', 'costs' and/or 'tiles'"
+            f"sidecar {label} must be an object with 'palette', 'costs', 'tiles' and/or 'links'"
         )
     if "costs" in data and not isinstance(data["costs"], dict):
         raise MapLoadError(f"sidecar {label}: 'costs' must be an object of class: cost")
@@ -193,6 +201,8 @@ def parse_sidecar(text: str | bytes, label: str) -> dict:
         raise MapLoadError(f"sidecar {label}: 'palette' must be a non-empty list")
     if "tiles" in data and not isinstance(data["tiles"], dict):
         raise MapLoadError(f"sidecar {label}: 'tiles' must be an object of gid: rule")
+    if "links" in data and not isinstance(data["links"], list):
+        raise MapLoadError(f"sidecar {label}: 'links' must be a list of links")
     return data
 
 

@@ -22,12 +22,14 @@ from functools import cached_property
 from typing import Any, ClassVar
 
 import numpy as np
+import orjson
 
 from gridpath.errors import UnsupportedMapKind
 from gridpath.grid.clearance import clearance_map
 from gridpath.grid.components import Components, label_components
 from gridpath.grid.edits import GridEdit, edit_cells
 from gridpath.grid.encoding import Encoding, encode_cells
+from gridpath.grid.links import sidecar_form
 from gridpath.grid.terrain import GROUND, TERRAIN_COST_RULE, TerrainClass, is_terrain_cost
 
 MAP_NAME_PATTERN = r"^[A-Za-z0-9_-]{1,64}$"
@@ -58,6 +60,9 @@ class Grid:
     terrain_classes: tuple[TerrainClass, ...] = GROUND
     revision: int = 1
     source: str = ""
+    # The same-map links the map declares (gridpath.grid.links: a Tiled map's link objects,
+    # a sidecar's "links"), gridpath.world.model.Link on this map; part of its content.
+    links: tuple = ()
     flat: np.ndarray = field(init=False, repr=False)  # passable.ravel(), a read-only view
     terrain_flat: np.ndarray = field(init=False, repr=False)
     # A MapSnapshot (gridpath.maps.snapshot), as its sibling gridpath.nav.snapshot.PolygonMap.
@@ -134,11 +139,13 @@ class Grid:
         terrain_classes: tuple[TerrainClass, ...] = GROUND,
         source: str = "",
         revision: int = 1,
+        links: tuple = (),
     ) -> Grid:
         """Build a grid from a ``(height, width)`` boolean-like array (truthy = walkable).
 
         ``terrain`` optionally gives each cell's class, an index into ``terrain_classes``
-        (default: every cell is ``ground``, cost 1).
+        (default: every cell is ``ground``, cost 1); ``links`` the same-map links it
+        declares, already checked against it (:mod:`gridpath.grid.links`).
         """
         walkable = np.asarray(walkable)
         if walkable.ndim != 2 or walkable.shape[0] < 1 or walkable.shape[1] < 1:
@@ -172,6 +179,8 @@ class Grid:
             digest.update(np.ascontiguousarray(classes[1:-1, 1:-1]).tobytes())
             for tc in terrain_classes:
                 digest.update(f"{tc.name}={tc.cost!r};".encode())
+        if links:  # a map without links keeps the hash it always had
+            digest.update(b"links:" + orjson.dumps(sidecar_form(links)))
         return cls(
             name=name,
             width=int(width),
@@ -183,6 +192,7 @@ class Grid:
             terrain_classes=tuple(terrain_classes),
             revision=revision,
             source=source,
+            links=tuple(links),
         )
 
     def prepare(self, search_data: Callable[[Grid], object] | None = None) -> Grid:
@@ -212,17 +222,27 @@ class Grid:
             terrain_classes=cells.classes,
             source=self.source,
             revision=revision,
-        )
+            links=self.links,  # they belong to the map: an edit that blocks an end leaves
+        )  # the link unusable until the cell is walkable again
         return edited.derive_like(self)
 
     def encode(self) -> Encoding:
-        """The canonical file (:func:`gridpath.grid.encoding.encode_cells`)."""
+        """The canonical file (:func:`gridpath.grid.encoding.encode_cells`), the declared
+        links in its sidecar's ``"links"`` (so a Tiled map's survive being written back as
+        a PNG or ``.map``, in the folder and in Redis)."""
         terrain = np.asarray(self.terrain[1:-1, 1:-1])
-        return encode_cells(self.walkable.astype(bool), terrain, self.terrain_classes, self.source)
+        suffix, data, sidecar = encode_cells(
+            self.walkable.astype(bool), terrain, self.terrain_classes, self.source
+        )
+        if self.links:
+            sidecar = {**(sidecar or {}), "links": sidecar_form(self.links)}
+        return suffix, data, sidecar
 
     def summary(self) -> str:
         terrain = ", ".join(f"{tc.name} {tc.cost:g}" for tc in self.terrain_classes)
-        return f"{self.width}x{self.height}, {self.walkable_count} walkable, terrain {terrain}"
+        links = f", {len(self.links)} links" if self.links else ""
+        cells = f"{self.width}x{self.height}, {self.walkable_count} walkable"
+        return f"{cells}, terrain {terrain}{links}"
 
     @property
     def terrain_costs(self) -> dict[str, float]:

@@ -5,7 +5,7 @@ The rules (the README's "Maps" section says the same to users):
 * **One tile layer is the map.** The tile layer whose custom property ``gridpath`` is
   ``true``; else the tile layer named ``collision`` or ``walkable`` (any case); else the
   first tile layer in the file (Tiled's bottom layer). Layers inside groups count, in
-  file order. Object, image and other layers are not read.
+  file order. Image and other layers are not read; object layers only for links.
 * **Each tile's rule** comes from its tileset's custom tile properties: ``walkable``
   (bool, default ``true``), ``cost`` (number, the terrain cost, default 1) and
   ``terrain`` (string, the terrain class name; default ``ground`` for cost 1 and
@@ -17,6 +17,9 @@ The rules (the README's "Maps" section says the same to users):
   all walkable. A class name must have one cost throughout.
 * **Empty cells** (gid 0) are blocked, unless the layer (or the map) has the boolean
   property ``empty_walkable`` set, which makes them class ``ground``, cost 1.
+* **Same-map links**: objects of class ``link`` in the object layers
+  (:mod:`gridpath.grid.tiled_objects`), and a sidecar's ``links``
+  (:mod:`gridpath.grid.links`).
 * **Flip bits** (the top four bits of a gid: horizontal, vertical, diagonal flip and the
   hexagonal 120° rotation) are masked off: a flipped tile is the same tile.
 * **Encodings**: JSON arrays and CSV, base64 uncompressed, zlib or gzip, and TMX
@@ -40,6 +43,7 @@ import numpy as np
 import orjson
 
 from gridpath.errors import MapLoadError, TerrainCostOutOfRange
+from gridpath.grid.links import declared_links, sidecar_links
 from gridpath.grid.model import Grid
 from gridpath.grid.terrain import TERRAIN_COST_RULE, TerrainClass, apply_costs, is_terrain_cost
 from gridpath.grid.tiled_format import (
@@ -49,6 +53,7 @@ from gridpath.grid.tiled_format import (
     _Tileset,
     _TilesetFiles,
 )
+from gridpath.grid.tiled_objects import tiled_links
 
 GID_MASK = 0x0FFFFFFF  # the top four bits are flip/rotation flags
 LAYER_NAMES = ("collision", "walkable")  # chosen by name when no layer has gridpath=true
@@ -97,8 +102,13 @@ def load_tiled(
     classes = apply_costs(classes, sidecar.get("costs", {}))
     if len(classes) == 1 and classes[0] == TerrainClass("ground", 1.0):
         terrain = None
+    size = (tiled.width, tiled.height)
+    links = declared_links(
+        tiled_links(name, size, tiled.tile_size, tiled.object_layers),
+        sidecar_links(name, size, sidecar.get("links")),
+    )
     return Grid.from_walkable(
-        name, walkable, terrain=terrain, terrain_classes=classes, source=source
+        name, walkable, terrain=terrain, terrain_classes=classes, source=source, links=links
     )
 
 
@@ -293,4 +303,49 @@ def dump_tmj(grid: Grid) -> bytes:
             }
         ],
     }
+    if grid.links:
+        document["layers"].append(_link_layer(grid.links, 16))
+        document["nextlayerid"] = 3
+        document["nextobjectid"] = len(grid.links) + 1
     return orjson.dumps(document)
+
+
+def _link_layer(links, tile: int) -> dict:
+    """An object layer of one polyline of class ``link`` per link, from the centre of its
+    ``from`` cell to the centre of its ``to`` cell (what :mod:`gridpath.grid.tiled_objects`
+    reads back to the same links)."""
+    objects = []
+    for index, link in enumerate(links, start=1):
+        (x0, y0), (x1, y1) = link.source.cell, link.target.cell
+        properties = [
+            {"name": "bidirectional", "type": "bool", "value": link.bidirectional},
+            {"name": "cost", "type": "float", "value": link.cost},
+            {"name": "enabled", "type": "bool", "value": link.enabled},
+            {"name": "tags", "type": "string", "value": ",".join(link.tags)},
+        ]
+        objects.append(
+            {
+                "id": index,
+                "name": link.id,
+                "type": "link",
+                "x": (x0 + 0.5) * tile,
+                "y": (y0 + 0.5) * tile,
+                "width": 0,
+                "height": 0,
+                "rotation": 0,
+                "visible": True,
+                "polyline": [{"x": 0, "y": 0}, {"x": (x1 - x0) * tile, "y": (y1 - y0) * tile}],
+                "properties": properties,
+            }
+        )
+    return {
+        "id": 2,
+        "name": "links",
+        "type": "objectgroup",
+        "draworder": "topdown",
+        "x": 0,
+        "y": 0,
+        "opacity": 1,
+        "visible": True,
+        "objects": objects,
+    }

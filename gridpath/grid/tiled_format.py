@@ -1,7 +1,8 @@
 """Tiled's two file formats, ``.tmj`` (JSON) and ``.tmx`` (XML), read into one model of
-the map (its tilesets, with external ones read beside a map from ``MAPS_DIR`` only, and its
-tile layers, decoded on demand): what :func:`gridpath.grid.tiled.load_tiled` turns into a
-:class:`~gridpath.grid.model.Grid` by the rules its module describes."""
+the map (its tilesets, with external ones read beside a map from ``MAPS_DIR`` only, its
+tile layers, decoded on demand, and its object layers, whose objects
+:mod:`gridpath.grid.tiled_objects` reads): what :func:`gridpath.grid.tiled.load_tiled` turns
+into a :class:`~gridpath.grid.model.Grid` by the rules its module describes."""
 
 from __future__ import annotations
 
@@ -38,12 +39,24 @@ class _Layer:
 
 
 @dataclass(frozen=True)
+class ObjectLayer:
+    """An object layer, its objects as written (JSON objects, or ``<object>`` elements):
+    :mod:`gridpath.grid.tiled_objects` reads those of class ``link``."""
+
+    name: str
+    offset: tuple[float, float]  # the layer's offset plus its groups', in pixels
+    objects: list  # dicts (.tmj) or Elements (.tmx)
+
+
+@dataclass(frozen=True)
 class _TiledMap:
     width: int
     height: int
     properties: dict
     tilesets: list[_Tileset]
     layers: list[_Layer]
+    tile_size: tuple[object, object] = (None, None)  # tilewidth, tileheight as written
+    object_layers: tuple[ObjectLayer, ...] = ()
 
 
 # --- layer data ------------------------------------------------------------------------------
@@ -151,7 +164,11 @@ def _json_tileset(raw: dict, firstgid: int, where: str) -> _Tileset:
     return _Tileset(firstgid, count if isinstance(count, int) else None, tiles)
 
 
-def _json_layers(entries: object, count: int) -> list[_Layer]:
+def _json_layers(
+    entries: object, count: int, objects: list[ObjectLayer], offset=(0.0, 0.0)
+) -> list[_Layer]:
+    """The tile layers, in file order (groups' included); the object layers are appended to
+    ``objects``."""
     if not isinstance(entries, list):
         raise MapLoadError("'layers' must be a list")
     layers: list[_Layer] = []
@@ -159,14 +176,27 @@ def _json_layers(entries: object, count: int) -> list[_Layer]:
         if not isinstance(entry, dict):
             raise MapLoadError("each layer must be an object")
         kind, name = entry.get("type"), str(entry.get("name", ""))
+        shift = (
+            offset[0] + _pixels(entry.get("offsetx", 0)),
+            offset[1] + _pixels(entry.get("offsety", 0)),
+        )
         if kind == "group":
-            layers += _json_layers(entry.get("layers", []), count)
+            layers += _json_layers(entry.get("layers", []), count, objects, shift)
+        elif kind == "objectgroup" and isinstance(entry.get("objects"), list):
+            objects.append(ObjectLayer(name, shift, entry["objects"]))
         elif kind == "tilelayer":
             if "chunks" in entry:
                 raise MapLoadError(f"layer {name!r}: chunks (infinite maps) are not supported")
             properties = _json_properties(entry.get("properties"), f"layer {name!r}")
             layers.append(_Layer(name, properties, _json_layer_data(entry, name, count)))
     return layers
+
+
+def _pixels(value: object) -> float:
+    """A coordinate in pixels; NaN for anything but a number (refused where it is read)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return float("nan")
+    return float(value)
 
 
 def _json_layer_data(entry: dict, name: str, count: int) -> Callable[[], np.ndarray]:
@@ -195,6 +225,7 @@ def _read_tmj(data: bytes, resolve: _TilesetFiles) -> _TiledMap:
     width = _positive_int(raw.get("width"), "width")
     height = _positive_int(raw.get("height"), "height")
     tilesets = []
+    objects: list[ObjectLayer] = []
     entries = raw.get("tilesets", [])
     if not isinstance(entries, list):
         raise MapLoadError("'tilesets' must be a list")
@@ -206,12 +237,15 @@ def _read_tmj(data: bytes, resolve: _TilesetFiles) -> _TiledMap:
             tilesets.append(resolve(entry["source"], firstgid))
         else:
             tilesets.append(_json_tileset(entry, firstgid, f"tileset {entry.get('name', '')!r}"))
+    layers = _json_layers(raw.get("layers", []), width * height, objects)
     return _TiledMap(
         width,
         height,
         _json_properties(raw.get("properties"), "map"),
         sorted(tilesets, key=lambda t: t.firstgid),
-        _json_layers(raw.get("layers", []), width * height),
+        layers,
+        (raw.get("tilewidth"), raw.get("tileheight")),
+        tuple(objects),
     )
 
 
@@ -285,16 +319,31 @@ def _xml_tileset(element: Element, firstgid: int, where: str) -> _Tileset:
     return _Tileset(firstgid, int(count) if count and count.isdigit() else None, tiles)
 
 
-def _xml_layers(parent: Element, count: int) -> list[_Layer]:
+def _xml_layers(
+    parent: Element, count: int, objects: list[ObjectLayer], offset=(0.0, 0.0)
+) -> list[_Layer]:
     layers: list[_Layer] = []
     for element in parent:
+        name = element.get("name", "")
+        shift = (
+            offset[0] + _xml_pixels(element.get("offsetx", "0")),
+            offset[1] + _xml_pixels(element.get("offsety", "0")),
+        )
         if element.tag == "group":
-            layers += _xml_layers(element, count)
+            layers += _xml_layers(element, count, objects, shift)
+        elif element.tag == "objectgroup":
+            objects.append(ObjectLayer(name, shift, element.findall("object")))
         elif element.tag == "layer":
-            name = element.get("name", "")
             properties = _xml_properties(element, f"layer {name!r}")
             layers.append(_Layer(name, properties, _xml_layer_data(element, name, count)))
     return layers
+
+
+def _xml_pixels(value: str | None) -> float:
+    try:
+        return float(value or "0")
+    except ValueError:
+        return float("nan")  # refused where it is read
 
 
 def _xml_layer_data(element: Element, name: str, count: int) -> Callable[[], np.ndarray]:
@@ -332,6 +381,7 @@ def _read_tmx(data: bytes, resolve: _TilesetFiles) -> _TiledMap:
     _check_map(root.get("orientation", "orthogonal"), root.get("infinite", "0"))
     width, height = _xml_int(root, "width"), _xml_int(root, "height")
     tilesets = []
+    objects: list[ObjectLayer] = []
     for element in root.findall("tileset"):
         firstgid = _xml_int(element, "firstgid")
         if element.get("source") is not None:
@@ -339,13 +389,21 @@ def _read_tmx(data: bytes, resolve: _TilesetFiles) -> _TiledMap:
         else:
             where = f"tileset {element.get('name', '')!r}"
             tilesets.append(_xml_tileset(element, firstgid, where))
+    layers = _xml_layers(root, width * height, objects)
     return _TiledMap(
         width,
         height,
         _xml_properties(root, "map"),
         sorted(tilesets, key=lambda t: t.firstgid),
-        _xml_layers(root, width * height),
+        layers,
+        (_xml_tile_size(root, "tilewidth"), _xml_tile_size(root, "tileheight")),
+        tuple(objects),
     )
+
+
+def _xml_tile_size(root: Element, key: str) -> int | str | None:
+    value = root.get(key)
+    return int(value) if value is not None and value.isdigit() else value
 
 
 # --- external tilesets -------------------------------------------------------------------------

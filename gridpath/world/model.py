@@ -144,6 +144,8 @@ class World:
     def edit(self, change: WorldPatch, revision: int) -> World:
         """Revision ``revision`` with ``change`` applied (:func:`apply_patch`): the method
         the map stores call on any revision they hold (``MapSnapshot.edit``)."""
+        if change.map_links is not None:
+            refuse_map_links(self, change.patch, change.map_links(self))
         world = apply_patch(self, change.patch, change.lookup, revision)
         if change.check is not None:
             change.check(world)
@@ -153,11 +155,36 @@ class World:
 @dataclass(frozen=True)
 class WorldPatch:
     """A ``PATCH`` of a world (``add``, ``remove``, ``set``), the maps its new links are
-    checked against, and a last check of the new revision (raises to refuse it)."""
+    checked against, a last check of the new revision (raises to refuse it), and the links
+    the world's maps declare (:func:`refuse_map_links`)."""
 
     patch: Mapping[str, Any]
     lookup: Lookup
     check: Callable[[World], object] | None = None
+    map_links: Callable[[World], Sequence[Link]] | None = None
+
+
+def refuse_map_links(world: World, patch: Any, declared: Sequence[Link]) -> None:
+    """:class:`InvalidWorld` if ``patch`` removes or sets a link that one of the world's maps
+    declares (``declared``: a Tiled map's link objects). Such a link belongs to the map, not
+    to the world: it changes with the map (a new file or upload), never by a world's
+    ``PATCH``, so every world naming the map keeps reading the map's own links."""
+    own = {link.id for link in world.links}
+    of_map = {link.id: link.source.map for link in declared if link.id not in own}
+    if not of_map or not isinstance(patch, Mapping):
+        return
+    for key in ("remove", "set"):
+        entries = patch.get(key)
+        if not isinstance(entries, Sequence) or isinstance(entries, str):
+            continue  # apply_patch says what is wrong with it
+        for entry in entries:
+            link_id = entry.get("id") if isinstance(entry, Mapping) else entry
+            if isinstance(link_id, str) and link_id in of_map:
+                raise _fail(
+                    f"{key}: link {link_id!r} is declared by map {of_map[link_id]!r} (its "
+                    f"Tiled link objects), not by world {world.name!r}: change it in the "
+                    "map; a world's PATCH changes the world's own links only"
+                )
 
 
 def _fail(message: str) -> InvalidWorld:

@@ -54,8 +54,8 @@ _CHANGE_ERRORS: dict[int | str, dict[str, Any]] = {
     422: {
         "model": ErrorResponse,
         "description": "`invalid_world` (an unknown map, a cell outside its map, a duplicate "
-        "link id, a bad cost, a bad patch), `unsupported_map_kind` (a polygon map); "
-        "nothing changed.",
+        "link id, a bad cost, a bad patch, a PATCH removing or setting a link a map declares), "
+        "`unsupported_map_kind` (a polygon map); nothing changed.",
     },
     503: {
         "model": ErrorResponse,
@@ -81,7 +81,7 @@ def _json(body: dict[str, Any], status: int = 200) -> Response:
 )
 async def list_worlds(state: StateDep, store: RegistryDep) -> Response:
     """Every world, sorted by name: its revision, its maps and how many links it declares."""
-    return _json({"worlds": [world_summary(world) for world in state.worlds.all()]})
+    return _json({"worlds": [world_summary(world, store) for world in state.worlds.all()]})
 
 
 @router.get(
@@ -107,11 +107,19 @@ async def get_world(
     return _json(world_body(state.worlds.get(name), store))
 
 
+def _grids(state: ServiceState, world: World) -> dict:
+    return {n: g for n in world.maps if (g := state.registry.find(n)) is not None}
+
+
 def _checked(state: ServiceState, world: World) -> World:
     """A world as written: its maps' Tiled links must not take its link ids."""
-    grids = {n: g for n in world.maps if (g := state.registry.find(n)) is not None}
-    with_map_links(world, grids)
+    with_map_links(world, _grids(state, world))
     return world
+
+
+def _map_links(state: ServiceState, world: World) -> tuple:
+    """The links the world's maps declare (not the world's to change)."""
+    return with_map_links(world, _grids(state, world), strict=False).links[len(world.links) :]
 
 
 @router.put(
@@ -148,14 +156,20 @@ async def patch_world(
     name: str, patch: WorldPatchBody, state: StateDep, store: RegistryDep
 ) -> Response:
     """Remove, add and set links (open or close a door: ``{"set": [{"id": "gate",
-    "enabled": true}]}``) as one new revision, or nothing; answers that revision."""
+    "enabled": true}]}``) as one new revision, or nothing; answers that revision. The links a
+    world's maps declare (Tiled link objects) are the maps': naming one is invalid_world."""
     check_world_name(name)
     if_revision = patch.get("if_revision")
     if if_revision is not None and (
         isinstance(if_revision, bool) or not isinstance(if_revision, int) or if_revision < 1
     ):
         raise InvalidWorld("if_revision must be an integer of 1 or more")
-    change = WorldPatch(patch, map_lookup(store), lambda world: _checked(state, world))
+    change = WorldPatch(
+        patch,
+        map_lookup(store),
+        lambda world: _checked(state, world),
+        lambda world: _map_links(state, world),
+    )
     world = await state.world_authority.update(name, change, if_revision)
     return _json({"name": name, "revision": world.revision})
 

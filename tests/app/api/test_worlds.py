@@ -82,7 +82,10 @@ def test_the_bundled_world_is_listed_and_a_bad_file_is_an_error_entry(client):
     assert listed["keep"]["maps"] == ["keep_1", "keep_2"]
     assert listed["keep"]["links"] == len(KEEP["links"])
     body = world(client)
-    assert body["maps"] == [{"name": "keep_1", "revision": 1}, {"name": "keep_2", "revision": 1}]
+    assert body["maps"] == [
+        {"name": "keep_1", "revision": 1, "links": []},
+        {"name": "keep_2", "revision": 1, "links": []},
+    ]
     assert [link["id"] for link in body["links"]] == [link["id"] for link in KEEP["links"]]
     assert body["links"][2]["from"] == {"map": "keep_2", "cell": [30, 12]}
 
@@ -235,7 +238,7 @@ def test_a_world_outlives_its_maps_shrinking_and_going(client):
     assert world(client)["maps"][1]["name"] == "keep_2"  # the keep still names it
     assert [link["id"] for link in world(client)["links"]][0] == "stairs_west"
     assert client.delete("/maps/keep_2", headers=ADMIN).status_code == 200
-    assert world(client, "upper")["maps"] == [{"name": "keep_2", "revision": None}]
+    assert world(client, "upper")["maps"] == [{"name": "keep_2", "revision": None, "links": []}]
     with pytest.raises(ServiceError) as gone:
         client.portal.call(world_maps, state, "upper", None)
     assert gone.value.code == "map_not_found"

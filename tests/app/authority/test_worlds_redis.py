@@ -12,9 +12,9 @@ from pathlib import Path
 
 import redis
 
-from app.authority.redis_keys import WORLDS_LAYOUT
+from app.authority.redis_keys import MAPS_LAYOUT, WORLDS_LAYOUT
 from tests.app.authority.test_redis import ADMIN, services, settings
-from tests.conftest import MAPS_DIR
+from tests.conftest import MAPS_DIR, ROOT
 
 TOGGLE = {"set": [{"id": "gate", "enabled": True}]}
 KEEP = json.loads((MAPS_DIR / "keep.world.json").read_bytes())
@@ -63,7 +63,9 @@ def test_a_world_changed_through_one_service_is_read_through_the_other(redis_ser
     with services(1, settings(redis_server, maps_dir=Path("/nonexistent"))) as (c,):
         # a new replica loads the worlds from Redis, without the folder
         assert c.get("/worlds/keep").json()["revision"] == 2
-        assert c.get("/worlds/tower").json()["maps"] == [{"name": "keep_2", "revision": 1}]
+        assert c.get("/worlds/tower").json()["maps"] == [
+            {"name": "keep_2", "revision": 1, "links": []}
+        ]
 
 
 def test_concurrent_patches_with_one_if_revision_exactly_one_wins(redis_server, tmp_path):
@@ -135,3 +137,21 @@ def test_worlds_lost_by_redis_are_written_back_by_the_processes(redis_server, tm
 
         until(changed)
         assert a.get("/worlds/keep", params={"revision": 3}).json()["revision"] == 3
+
+
+def test_a_tiled_maps_links_travel_through_redis(redis_server, tmp_path):
+    """A Tiled map is stored in Redis as a PNG and its sidecar, whose ``links`` are the
+    map's link objects: a replica without the folder lists them in the world that names
+    the map (tests/fixtures/ledges.tmx declares ladder, drop and gate)."""
+    folder = tmp_path / "maps"
+    folder.mkdir()
+    shutil.copy(ROOT / "tests" / "fixtures" / "ledges.tmx", folder / "ledges.tmx")
+    (folder / "cliff.world.json").write_text('{"maps": ["ledges"]}')
+    with services(2, settings(redis_server, maps_dir=folder)) as (a, b):
+        listed = a.get("/worlds/cliff").json()
+        assert [link["id"] for link in listed["links"]] == ["ladder", "drop", "gate"]
+        assert b.get("/worlds/cliff").json() == listed
+        sidecar = redis.Redis.from_url(redis_server.url).hget(MAPS_LAYOUT.key("ledges"), "sidecar")
+        assert [link["id"] for link in json.loads(sidecar)["links"]] == ["ladder", "drop", "gate"]
+    with services(1, settings(redis_server, maps_dir=Path("/nonexistent"))) as (c,):
+        assert c.get("/worlds/cliff").json() == listed

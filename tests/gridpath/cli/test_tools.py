@@ -13,7 +13,7 @@ from gridpath.cli.__main__ import main
 from gridpath.cli.convert import same_map
 from gridpath.grid import load_map
 from gridpath.maps.registry import MapRegistry
-from tests.conftest import MAPS_DIR, MOVINGAI_DIR, MOVINGAI_MISSING
+from tests.conftest import MAPS_DIR, MOVINGAI_DIR, MOVINGAI_MISSING, ROOT
 from tests.gridpath.grid.test_tiled import TMX, assert_example
 from tests.gridpath.grid.test_upload import COLOURS, PALETTE
 
@@ -111,6 +111,20 @@ def test_convert_round_trips(tmp_path, chain):
     if first == ".tmx":
         assert_example(load_map(tmp_path / "m1.tmj", **LIMITS))
         assert_example(load_map(tmp_path / "m2.png", **LIMITS))
+
+
+def test_convert_keeps_a_tiled_maps_links(tmp_path):
+    """tests/fixtures/ledges.tmx's link objects: in a PNG's sidecar ``links``, and back as
+    link polylines in a .tmj."""
+    original = load_map(ROOT / "tests" / "fixtures" / "ledges.tmx", **LIMITS)
+    assert len(original.links) == 3
+    source = ROOT / "tests" / "fixtures" / "ledges.tmx"
+    for target in (tmp_path / "as_png.png", tmp_path / "as_tmj.tmj"):
+        assert main(["convert", str(source), str(target)]) == 0
+        converted = load_map(target, name="ledges", **LIMITS)
+        assert converted.links == original.links and converted.sha256 == original.sha256
+    sidecar = json.loads((tmp_path / "as_png.json").read_bytes())
+    assert [link["id"] for link in sidecar["links"]] == ["ladder", "drop", "gate"]
 
 
 def test_convert_a_movingai_benchmark_map(tmp_path):

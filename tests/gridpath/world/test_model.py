@@ -259,6 +259,24 @@ def test_map_links_join_after_the_worlds_own_and_never_take_an_id():
     assert [link.id for link in listed.links][3:] == ["ladder"]
 
 
+def test_a_patch_cannot_remove_or_set_a_link_a_map_declares():
+    world = keep()
+    ladder = Link("ladder", Place("keep_1", (1, 1)), Place("keep_1", (1, 5)))
+    change = WorldPatch(
+        {"set": [{"id": "ladder", "enabled": False}]}, lookup, None, lambda w: (ladder,)
+    )
+    with pytest.raises(InvalidWorld, match="set: link 'ladder' is declared by map 'keep_1'"):
+        world.edit(change, 2)
+    remove = WorldPatch({"remove": ["stairs", "ladder"]}, lookup, None, lambda w: (ladder,))
+    with pytest.raises(InvalidWorld, match="remove: link 'ladder'"):
+        world.edit(remove, 2)
+    # the world's own links stay the world's; a malformed patch is apply_patch's to refuse
+    own = WorldPatch({"remove": ["stairs"]}, lookup, None, lambda w: (ladder,))
+    assert [link.id for link in world.edit(own, 2).links] == ["trapdoor", "gate"]
+    with pytest.raises(InvalidWorld, match="'set' must be a list"):
+        world.edit(WorldPatch({"set": "ladder"}, lookup, None, lambda w: (ladder,)), 2)
+
+
 # --- files --------------------------------------------------------------------------------
 
 
