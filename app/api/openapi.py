@@ -30,6 +30,7 @@ from fastapi.utils import generate_unique_id
 from app.api.auth import admin_bearer, api_bearer
 from app.api.deps import get_registry
 from app.config import Settings
+from app.models.world_paths import WORLD_ALTERNATIVE_TITLE
 from gridpath.grid.model import MAP_NAME_PATTERN
 
 OPERATION_IDS = {
@@ -291,6 +292,8 @@ def complete(document: dict, app: FastAPI, settings: Settings) -> dict:
                 op["summary"] = _sentence(op["operationId"])
             for status, links in LINKS.get(op["operationId"], {}).items():
                 op["responses"][status]["links"] = links
+            if "requestBody" in op:
+                _one_of(op["requestBody"]["content"]["application/json"]["schema"])
             for name, examples in REQUEST_EXAMPLES.get(op["operationId"], {}).items():
                 content = op["requestBody"]["content"]["application/json"]
                 content.setdefault("examples", {})[name] = examples
@@ -305,6 +308,15 @@ def _schema_routes(routers: list[APIRouter]) -> Iterator[APIRoute]:
         for route in router.routes:
             if isinstance(route, APIRoute) and route.include_in_schema:
                 yield route
+
+
+def _one_of(schema: dict) -> None:
+    """A body on a map or through a world (app.models.world_paths): exactly one of the two
+    (one needs ``map``, the other ``world``, and neither takes the other's), so ``oneOf``;
+    the map's own alternatives (grid or polygon) may overlap and stay ``anyOf``."""
+    options = schema.get("anyOf", ())
+    if any(option.get("title") == WORLD_ALTERNATIVE_TITLE for option in options):
+        schema["oneOf"] = schema.pop("anyOf")
 
 
 def _add_pattern(schema: dict, pattern: str) -> None:

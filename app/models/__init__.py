@@ -44,7 +44,6 @@ from app.models.maps import (
     ReloadedMap,
 )
 from app.models.paths import (
-    AnyPathRequest,
     BatchQuery,
     BatchRequest,
     BatchResponse,
@@ -59,8 +58,14 @@ from app.models.paths import (
     SnappedGoal,
 )
 from app.models.table import TableRequest, TableResponse
-from app.models.validate import (
+from app.models.world_paths import (
+    AnyBatchRequest,
+    AnyFlowFieldRequest,
+    AnyPathRequest,
+    AnyTableRequest,
     AnyValidateRequest,
+)
+from app.models.validate import (
     PolygonValidateRequest,
     ValidateRequest,
     ValidateResponse,
@@ -68,8 +73,11 @@ from app.models.validate import (
 )
 
 __all__ = [
+    "AnyBatchRequest",
+    "AnyFlowFieldRequest",
     "AnyMapInfo",
     "AnyPathRequest",
+    "AnyTableRequest",
     "AnyValidateRequest",
     "BatchQuery",
     "BatchRequest",

@@ -47,9 +47,10 @@ class PolygonValidateRequest(BaseModel):
     goal: Point | None = Field(None, description="Where the polyline must end.")
 
 
-# A /validate body: validated by the route against the model of the map's kind, or as a
-# group move when it has ``plans``.
-AnyValidateRequest = Annotated[
+# A /validate body on a map: validated by the route against the model of the map's kind, or
+# as a group move when it has ``plans`` (app.models.world_paths.AnyValidateRequest adds the
+# world's).
+MapValidateRequest = Annotated[
     ValidateRequest | PolygonValidateRequest | GroupValidateRequest, WrapValidator(any_object)
 ]
 

@@ -20,20 +20,29 @@ from app.models import (
     ValidateResponse,
 )
 from app.models.group import GroupValidateResponse
+from app.models.world_paths import WorldValidateRequest, WorldValidateResponse
 from app.observability import metrics
 from app.state import SearchRequest
 from gridpath.maps.snapshot import MapSnapshot
 
 router = APIRouter(tags=["paths"])
 
-_MODELS = {"grid": ValidateRequest, "polygon": PolygonValidateRequest}
+_MODELS = {
+    "grid": ValidateRequest,
+    "polygon": PolygonValidateRequest,
+    "world": WorldValidateRequest,
+}
 
 
 @router.post(
     "/validate",
-    response_model=ValidateResponse | GroupValidateResponse,
+    response_model=ValidateResponse | GroupValidateResponse | WorldValidateResponse,
     responses={
-        404: {"model": ErrorResponse},
+        404: {
+            "model": ErrorResponse,
+            "description": "`map_not_found` (also a place on a map not in the world), "
+            "`world_not_found`.",
+        },
         409: STALE_REVISION_RESPONSE,
         422: {
             "model": ErrorResponse,
@@ -51,9 +60,11 @@ async def post_validate(
     every segment of the polyline ``points`` stays in the walkable area (touching its
     boundary allowed) and its length against ``max_cost``. With ``plans`` (grid maps): a
     group move, each unit's cell at every tick (docs/group.md): `illegal_step`,
-    `blocked_cell`, `vertex_conflict`, `edge_conflict`, `crossing_conflict`. ``valid`` is
-    false with the violations listed (at least the first of each kind) when anything is
-    wrong."""
+    `blocked_cell`, `vertex_conflict`, `edge_conflict`, `crossing_conflict`. Through a
+    world (``world``, ``path`` of places): a step is a move on one map or a link traversal
+    (`link_missing`, `link_disabled`, `link_one_way`), and ``cost`` includes the links'.
+    ``valid`` is false with the violations listed (at least the first of each kind) when
+    anything is wrong."""
     if isinstance(request, dict) and "plans" in request:  # a group move (docs/group.md)
         return await validate_group(request, state, store)
     snapshot = await path_snapshot(state, request, _MODELS)  # judged for its map's kind
