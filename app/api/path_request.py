@@ -12,8 +12,8 @@ from fastapi.exceptions import RequestValidationError
 from app.api.deps import wait_for_revision
 from app.api.errors import describe_errors, error_code_for
 from app.api.kinds import kind_of, map_name_of, parse_for_kind
-from app.config import Settings
 from app.api.worlds import world_maps
+from app.config import Settings
 from app.models import PathQuery, PathRequest, PolygonPathQuery, PolygonPathRequest
 from app.models.world_paths import WorldPathQuery, WorldPathRequest
 from app.observability import note_map

@@ -58,18 +58,18 @@ from app.models.paths import (
     SnappedGoal,
 )
 from app.models.table import TableRequest, TableResponse
+from app.models.validate import (
+    PolygonValidateRequest,
+    ValidateRequest,
+    ValidateResponse,
+    ViolationOut,
+)
 from app.models.world_paths import (
     AnyBatchRequest,
     AnyFlowFieldRequest,
     AnyPathRequest,
     AnyTableRequest,
     AnyValidateRequest,
-)
-from app.models.validate import (
-    PolygonValidateRequest,
-    ValidateRequest,
-    ValidateResponse,
-    ViolationOut,
 )
 
 __all__ = [

@@ -32,8 +32,8 @@ from app.models import (
     PathResponse,
     PolygonPathResponse,
 )
-from app.state import ServiceState
 from app.models.world_paths import WorldBatchRequest, WorldBatchResponse, WorldPathResponse
+from app.state import ServiceState
 from gridpath.errors import BatchTooLarge
 from gridpath.maps import MapRegistry
 
