@@ -1,0 +1,406 @@
+"""``find_world_path``: a path through a world, by a lazy A* over the link overlay.
+
+The overlay's nodes are the query's start and goal and the ends of every usable link way
+(:func:`gridpath.world.overlay.usable_ways`); a node is one place, and each has two states:
+*arrived by a link* (or the start), which may walk a leg on its map or take a link, and
+*arrived by a leg*, which may only take a link (a leg after a leg is one leg: the two would
+reset the heading, which only a link does). A leg is the map's own single-map search
+(``find_path`` with the request's algorithm and options and the map's blocked cells), run
+only when the overlay needs it: from a state settled by a link, each target on its map (the
+entrances of ways, and the goal) is queued at ``g + lb + H`` (an estimate), and its leg is
+searched when that estimate is popped; the exact arrival is then queued at ``g + leg + H``.
+A state is settled on an exact pop; the search ends when the goal is settled. ``lb`` is an
+admissible bound of a leg (:func:`gridpath.world.overlay.leg_bound`), ``H`` a consistent
+bound to the goal through the links (:mod:`gridpath.world.bounds`; zero for Dijkstra), so
+with optimal legs the world cost is optimal. Ties break by (exact first, lower ``H``, state
+index, queue order): the node order follows the world's link order, so answers are
+deterministic. A settled state's targets are ordered once and queued one at a time (the
+next when the previous is popped), so the queue holds few entries whatever the link count.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+
+from gridpath.search.algorithms import is_optimal
+from gridpath.search.find import PathResult, check_cell, find_path
+from gridpath.search.options import Algorithm, CostModel, Diagonal, SearchOptions
+from gridpath.search.plan import plan_for
+from gridpath.search.scratch import SearchScratch, thread_scratch
+from gridpath.world import bounds
+from gridpath.world.model import Place, WorldMaps
+from gridpath.world.overlay import (
+    NO_CELLS,
+    NO_FILTER,
+    LinkFilter,
+    blocked_by_map,
+    check_terrain_names,
+    grid_of,
+    leg_bound,
+    leg_options,
+    metric,
+    usable_ways,
+)
+
+Cell = tuple[int, int]
+# The searches that serve ``closest`` themselves; the others' closest leg is searched by A*.
+_FLOODS = (Algorithm.ASTAR, Algorithm.DIJKSTRA, Algorithm.BFS, Algorithm.GREEDY)
+
+
+@dataclass(frozen=True)
+class WorldQuery:
+    maps: WorldMaps
+    start: Place
+    goal: Place
+    options: SearchOptions
+    links: LinkFilter = NO_FILTER
+    blocked: Mapping[str, tuple[Cell, ...]] = field(default_factory=dict)
+    waypoints: bool = True
+
+
+@dataclass(frozen=True)
+class Leg:
+    """A walk on one map; ``link`` is the link taken from its last cell (None on the last)."""
+
+    map: str
+    revision: int
+    path: np.ndarray  # (n, 2) int32
+    waypoints: np.ndarray | None
+    cost: float | int
+    waypoints_cost: float | int | None
+    link: str | None
+
+
+@dataclass(frozen=True)
+class WorldPath:
+    found: bool
+    reason: str | None
+    cost: float | int | None
+    legs: tuple[Leg, ...]
+    links: tuple[str, ...]
+    expanded: int
+    algorithm: Algorithm
+    optimal: bool
+    search_us: float
+    partial: bool = False
+
+
+class _Limit(Exception):
+    """The legs' expansions reached ``max_expanded``."""
+
+
+class _Overlay:
+    """The overlay of one query: its places, usable ways, bounds and leg searches."""
+
+    def __init__(self, query: WorldQuery, walls: dict[str, frozenset[Cell]], scratch) -> None:
+        self.query, self.walls, self.scratch = query, walls, scratch
+        maps, options = query.maps, query.options
+        self.bfs = options.algorithm == Algorithm.BFS
+        self.ways = usable_ways(maps, query.links, walls, options.clearance)
+        self.index: dict[Place, int] = {}
+        for place in (query.start, query.goal):
+            self.index.setdefault(place, len(self.index))
+        for way in self.ways:
+            self.index.setdefault(way.entrance, len(self.index))
+            self.index.setdefault(way.exit, len(self.index))
+        self.places = list(self.index)
+        map_no = {name: m for m, name in enumerate(maps.world.maps)}
+        self.rows = np.array([(map_no[p.map], *p.cell) for p in self.places], dtype=np.int64)
+        self.out: dict[int, list[int]] = {}
+        for w, way in enumerate(self.ways):
+            self.out.setdefault(self.index[way.entrance], []).append(w)
+        self.weight = [1.0 if self.bfs else way.cost for way in self.ways]
+        self.bound = leg_bound(maps, options)
+        self.scale = np.array([self.bound.scale[name] for name in maps.world.maps])
+        self.h = self._heuristic(map_no)
+        goal = self.index[query.goal]
+        targets = sorted({goal, *self.out})
+        self.targets = {}
+        for m in range(len(maps.world.maps)):
+            nodes = np.array([t for t in targets if self.rows[t, 0] == m], dtype=np.int64)
+            self.targets[m] = (nodes, self.h[nodes])
+        self.legs: dict[tuple[int, int], PathResult] = {}
+        self.expanded = 0
+        self.budget = options.max_expanded
+
+    def _heuristic(self, map_no: dict[str, int]) -> np.ndarray:
+        if self.query.options.algorithm == Algorithm.DIJKSTRA:
+            return np.zeros(len(self.places))
+        b = self.bound
+        goal = self.rows[self.index[self.query.goal]]
+        measure = np.array([b.kind, b.orth, b.diag], dtype=np.float64)
+        if not self.ways:
+            box_map, box_lo, box_hi = np.empty(0, np.int64), np.empty((0, 2)), np.empty((0, 2))
+            value = np.empty(0)
+        else:
+            entrances = np.array([self.rows[self.index[w.entrance]] for w in self.ways])
+            box_map, box_lo, box_hi, box_of = bounds.boxes(
+                entrances[:, 0], entrances[:, 1:].astype(np.float64), len(map_no)
+            )
+            exits = np.array(
+                [(*self.rows[self.index[w.exit]], c) for w, c in zip(self.ways, self.weight)],
+                dtype=np.float64,
+            )
+            value = bounds.box_values(measure, self.scale, goal.astype(np.float64), exits,
+                                      box_map, box_lo, box_hi, box_of)  # fmt: skip
+        return bounds.place_bounds(measure, self.scale, goal, self.rows, box_map, box_lo,
+                                   box_hi, value)  # fmt: skip
+
+    def lower(self, u: int, nodes: np.ndarray) -> np.ndarray:
+        """``lb`` of the legs from node ``u`` to ``nodes`` (on its map)."""
+        d = self.rows[nodes, 1:] - self.rows[u, 1:]
+        b = self.bound
+        return metric(b.kind, b.orth, b.diag, d[:, 0], d[:, 1]) * self.scale[self.rows[u, 0]]
+
+    def leg(self, u: int, v: int) -> PathResult:
+        """The leg from node ``u`` to node ``v`` (same map), searched once per query."""
+        key = (u, v)
+        if key in self.legs:
+            return self.legs[key]
+        a, b = self.places[u], self.places[v]
+        grid = self.query.maps.grids[a.map]
+        options = leg_options(self.query.options, grid)
+        if self.budget is not None:
+            left = self.budget - self.expanded
+            if left <= 0:
+                raise _Limit
+            options = _capped(options, left)
+        result = find_path(grid, a.cell, b.cell, options, blocked=self.walls.get(a.map, NO_CELLS),
+                           waypoints=self.query.waypoints, scratch=self.scratch)  # fmt: skip
+        self.expanded += result.expanded
+        if result.reason == "limit_reached":
+            raise _Limit
+        self.legs[key] = result
+        return result
+
+
+def _capped(options: SearchOptions, left: int) -> SearchOptions:
+    return replace(options, max_expanded=left)
+
+
+class _Search:
+    """The lazy A* (module docstring). States: ``2 * node`` arrived by a link (or the
+    start), ``2 * node + 1`` arrived by a leg."""
+
+    def __init__(self, overlay: _Overlay) -> None:
+        self.o = overlay
+        self.heap: list[tuple] = []
+        self.seq = 0
+        self.settled: dict[int, tuple[float, float, int, tuple]] = {}  # state: (g, cost, src, how)
+        self.pending: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+        max_cost = overlay.query.options.max_cost
+        self.max_cost = math.inf if max_cost is None else max_cost * (1 + 1e-12) + 1e-12
+
+    def push(self, f: float, exact: int, state: int, src: int, payload: tuple) -> None:
+        self.seq += 1
+        h = float(self.o.h[state >> 1])
+        heapq.heappush(self.heap, (f, exact, h, state, src, self.seq, payload))
+
+    def run(self, goal: int) -> int | None:
+        """The settled goal state, or None when the goal is out of reach."""
+        self.push(float(self.o.h[0]), 0, 0, -1, (0.0, 0.0, ("start",)))
+        while self.heap:
+            f, kind, _, state, src, _, payload = heapq.heappop(self.heap)
+            if not self.o.bfs and f > self.max_cost:
+                return None  # every way on costs more than max_cost
+            if kind == 1:
+                self._estimate(state, src, payload)
+                continue
+            if state in self.settled:
+                continue
+            g, cost, how = payload
+            self.settled[state] = (g, cost, src, how)
+            if state >> 1 == goal:
+                return state
+            self._links(state, g, cost)
+            if state % 2 == 0:
+                self._targets(state, g)
+        return None
+
+    def _links(self, state: int, g: float, cost: float) -> None:
+        o = self.o
+        for w in o.out.get(state >> 1, ()):
+            nxt = 2 * o.index[o.ways[w].exit]
+            if nxt not in self.settled and cost + o.ways[w].cost <= self.max_cost:
+                g2 = g + o.weight[w]
+                self.push(g2 + o.h[nxt >> 1], 0, nxt, state, (g2, cost + o.ways[w].cost,
+                                                              ("link", w)))  # fmt: skip
+
+    def _targets(self, state: int, g: float) -> None:
+        """Queue the legs from ``state``: its map's targets, ordered by estimate."""
+        o, u = self.o, state >> 1
+        nodes, h = o.targets[int(o.rows[u, 0])]
+        keep = (nodes != u) & np.isfinite(h)
+        nodes, h = nodes[keep], h[keep]
+        if nodes.size == 0:
+            return
+        keys = g + o.lower(u, nodes) + h
+        order = np.lexsort((nodes, h, keys))
+        self.pending[state] = (keys[order], nodes[order])
+        self._next(state, 0)
+
+    def _next(self, state: int, k: int) -> None:
+        keys, nodes = self.pending[state]
+        if k < keys.size:
+            self.push(float(keys[k]), 1, 2 * int(nodes[k]) + 1, state, (k,))
+
+    def _estimate(self, target: int, state: int, payload: tuple) -> None:
+        self._next(state, payload[0] + 1)
+        if target in self.settled:
+            return
+        o = self.o
+        result = o.leg(state >> 1, target >> 1)
+        if not result.found:
+            return
+        g, cost = self.settled[state][:2]
+        step = float(result.path.shape[0] - 1) if o.bfs else float(result.cost)
+        if cost + result.cost <= self.max_cost:
+            g2 = g + step
+            self.push(g2 + o.h[target >> 1], 0, target, state,
+                      (g2, cost + result.cost, ("leg", (state >> 1, target >> 1))))  # fmt: skip
+
+
+def find_world_path(query: WorldQuery, scratch: SearchScratch | None = None) -> WorldPath:
+    """The path from ``query.start`` to ``query.goal`` through the world's usable links
+    (module docstring). Raises as ``find_path`` does for bad endpoints or options, and
+    ``map_not_found`` for a place on a map that is not the world's."""
+    began = time.perf_counter_ns()
+    maps, options = query.maps, query.options
+    walls = blocked_by_map(maps, query.blocked)
+    check_terrain_names(maps, options)
+    for place, role in ((query.start, "start"), (query.goal, "goal")):
+        grid = grid_of(maps, place.map)
+        check_cell(grid, place.cell, role, walls.get(place.map, NO_CELLS), options.clearance)
+    start_grid = maps.grids[query.start.map]
+    planned = plan_for(start_grid, leg_options(options, start_grid), 0).options.algorithm
+    overlay = _Overlay(query, walls, scratch or thread_scratch())
+    search = _Search(overlay)
+    reason = "unreachable"
+    try:
+        goal_state = search.run(overlay.index[query.goal])
+    except _Limit:
+        goal_state, reason = None, "limit_reached"
+    if goal_state is not None:
+        steps = _steps(search, goal_state)
+        answer = _answer(overlay, steps, True, None, planned, began)
+    elif reason == "unreachable" and options.closest:
+        answer = _closest(overlay, search, planned, began)
+    else:
+        answer = _answer(overlay, [], False, reason, planned, began)
+    return answer
+
+
+def _steps(search: _Search, state: int) -> list[tuple[int, tuple]]:
+    """The settled chain to ``state``, start first: (state, how) pairs."""
+    chain = []
+    while state >= 0:
+        _, _, src, how = search.settled[state]
+        chain.append((state, how))
+        state = src
+    return chain[::-1]
+
+
+def _leg(o: _Overlay, result: PathResult | None, node: int, link: str | None) -> Leg:
+    place = o.places[node]
+    grid = o.query.maps.grids[place.map]
+    if result is None:  # a single cell: arrived on a link's exit, leaving by another
+        integer = o.query.options.cost_model == CostModel.INTEGER
+        zero = 0 if integer else 0.0
+        path = np.array([place.cell], dtype=np.int32)
+        marks = path.copy() if o.query.waypoints else None
+        return Leg(place.map, int(grid.revision), path, marks, zero,
+                   zero if o.query.waypoints else None, link)  # fmt: skip
+    return Leg(place.map, int(grid.revision), result.path, result.waypoints, result.cost,
+               result.waypoints_cost, link)  # fmt: skip
+
+
+def _answer(o: _Overlay, steps, found: bool, reason, planned: Algorithm, began: int,
+            tail: PathResult | None = None) -> WorldPath:  # fmt: skip
+    """The answer from the settled chain (``tail``: a partial last leg)."""
+    legs: list[Leg] = []
+    results: list[PathResult] = []
+    walk: PathResult | None = None
+    node = 0
+    for state, how in steps:
+        if how[0] == "leg":
+            walk = o.legs[how[1]]
+            results.append(walk)
+        elif how[0] == "link":
+            way = o.ways[how[1]]
+            legs.append(_leg(o, walk, o.index[way.entrance], way.link.id))
+            walk = None
+        node = state >> 1
+    if steps:
+        if tail is not None:
+            walk = tail
+            results.append(tail)
+        legs.append(_leg(o, walk, node, None))
+    used = [o.ways[how[1]] for _, how in steps if how[0] == "link"]
+    cost = None
+    if legs:
+        total = sum(leg.cost for leg in legs) + sum(way.cost for way in used)
+        integer = o.query.options.cost_model == CostModel.INTEGER
+        cost = int(total) if integer and float(total).is_integer() else float(total)
+    reported = {r.options.algorithm for r in results}
+    algorithm = reported.pop() if len(reported) == 1 else planned
+    return WorldPath(found, reason, cost, tuple(legs), tuple(w.link.id for w in used),
+                     o.expanded, algorithm, _optimal(o, results),
+                     (time.perf_counter_ns() - began) / 1000, tail is not None)  # fmt: skip
+
+
+def _optimal(o: _Overlay, results: list[PathResult]) -> bool:
+    options = o.query.options.resolved()
+    if not is_optimal(options):
+        return False
+    if not all(r.optimal for r in results):
+        return False
+    if o.bfs:  # fewest steps is cheapest only if a link costs what a step does
+        orth = options.step_weights[0]
+        return all(way.cost == orth for way in o.ways)
+    return True
+
+
+def _closest(o: _Overlay, search: _Search, planned: Algorithm, began: int) -> WorldPath:
+    """The goal out of reach with ``closest``: the answer ends at the cell nearest the goal
+    on the goal's map among the cells reachable there (one search per connected component
+    reached), or is empty when no state on the goal's map was reached."""
+    goal = o.query.goal
+    grid = o.query.maps.grids[goal.map]
+    options = leg_options(o.query.options, grid).resolved()
+    algorithm = options.algorithm if options.algorithm in _FLOODS else Algorithm.ASTAR
+    options = replace(options, algorithm=algorithm, closest=True)
+    components = grid.components(options.clearance, options.diagonal == Diagonal.ALWAYS)
+    seen: set[int] = set()
+    best = None
+    for state, (_, cost, _, _) in sorted(search.settled.items(), key=lambda s: (s[1][0], s[0])):
+        place = o.places[state >> 1]
+        if state % 2 or place.map != goal.map:
+            continue
+        label = components.of(grid.index(*place.cell))
+        if label in seen:
+            continue
+        seen.add(label)
+        if o.query.options.max_cost is not None:
+            options = replace(options, max_cost=max(0.0, o.query.options.max_cost - cost))
+        result = find_path(grid, place.cell, goal.cell, options,
+                           blocked=o.walls.get(goal.map, NO_CELLS),
+                           waypoints=o.query.waypoints, scratch=o.scratch)  # fmt: skip
+        o.expanded += result.expanded
+        if result.path.shape[0] == 0:
+            continue
+        end = result.path[-1]
+        near = float(metric(o.bound.kind, 1.0, math.sqrt(2), np.array([end[0] - goal.cell[0]]),
+                            np.array([end[1] - goal.cell[1]]))[0])  # fmt: skip
+        key = (near, cost + result.cost, state)
+        if best is None or key < best[0]:
+            best = (key, state, result)
+    if best is None:
+        return _answer(o, [], False, "unreachable", planned, began)
+    _, state, result = best
+    return _answer(o, _steps(search, state), False, "unreachable", planned, began, tail=result)
