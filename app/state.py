@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future
 from typing import Any, Protocol, TypeVar
 
-from app.authority import MapAuthority, open_authority
+from app.authority import MapAuthority, ReloadReport, open_authorities
 from app.cache import LRUCache
 from app.config import Settings
 from app.observability import metrics
@@ -32,6 +32,7 @@ from gridpath.maps import MapRegistry
 from gridpath.maps.snapshot import MapSnapshot
 from gridpath.search import ScratchPool, SearchScratch, prepare_jps, subgoal_graph
 from gridpath.search.staged import StagedWarmUp
+from gridpath.world import WorldNotFound
 
 log = logging.getLogger(__name__)
 # The fewest requests with run_many in a chunk of search_all (but a smaller batch): each
@@ -71,8 +72,15 @@ class ServiceState:
         self.pool = ScratchPool(settings.search_threads + self.scheduler.short_threads)
         self.flowfields = LRUCache(settings.flowfield_cache, settings.flowfield_cache_bytes)
         self.registry = MapRegistry()  # the registry: the snapshots searches read, never I/O
-        # Who loads and changes the maps: the MAPS_DIR folder, or MAP_STORE (app/authority).
-        self.authority: MapAuthority = open_authority(settings, self.registry)
+        # The worlds (maps joined by links: gridpath.world), revisions as maps have.
+        self.worlds = MapRegistry(not_found=WorldNotFound, what="world")
+        # Who loads and changes the maps and the worlds: the MAPS_DIR folder, or MAP_STORE
+        # (app/authority); the worlds' authority is of the same store, loaded after the maps'.
+        self.authority: MapAuthority
+        self.world_authority: MapAuthority
+        self.authority, self.world_authority = open_authorities(
+            settings, self.registry, self.worlds
+        )
         self.ready = threading.Event()
         self.startup_error: str | None = None
         # Extra conditions of GET /health/ready, by name: each returns None when fine, else
@@ -98,10 +106,12 @@ class ServiceState:
             self.warmup.begin()  # the workers compile while the maps load
             self.registry.prepare = self.prepare
             self.authority.load()
+            self.world_authority.load()  # worlds are checked against the maps
             for snapshot in self.registry.all():  # search data at load, not on a query
                 self.prepare(snapshot)
             if self._loop is not None:
-                asyncio.run_coroutine_threadsafe(self.authority.start(), self._loop).result()
+                for authority in (self.authority, self.world_authority):
+                    asyncio.run_coroutine_threadsafe(authority.start(), self._loop).result()
             compile_s = self.warmup.serving()
         except Exception as exc:  # never leave the service hanging in "starting"
             log.exception("start-up failed")
@@ -257,11 +267,22 @@ class ServiceState:
         metrics.set_store_state(self.authority.status().state)
         self.scheduler.sample_gauges()
 
+    async def reload(self) -> ReloadReport:
+        """Catch up with the store now (``POST /maps/reload``, ``SIGHUP``): the maps, then
+        the worlds (checked against them); the report's changes are the maps', its errors
+        the files of both that did not load."""
+        report = await self.authority.reload()
+        worlds = await self.world_authority.reload()
+        known = set(report.errors)
+        report.errors.extend(e for e in worlds.errors if e not in known)
+        return report
+
     def close(self) -> None:
         self.warmup.stop()
         self.scheduler.close()
 
     async def aclose(self) -> None:
+        await self.world_authority.close()
         await self.authority.close()
         self.close()
 
@@ -287,7 +308,7 @@ def reload_on_sighup(state: ServiceState) -> None:
 
     async def reload() -> None:
         try:
-            report = await state.authority.reload()
+            report = await state.reload()
             log.info("SIGHUP: maps reloaded, %d changed", len(report.changes))
         except Exception as exc:
             log.error("SIGHUP: map reload failed: %s", exc)

@@ -25,6 +25,10 @@ Decisions:
   serving (a restart would serve nothing under that name), listed in the errors.
 * **One process only changes maps** (:mod:`app.authority.folder_lock`): a change from the API
   when another process serves the same folder is refused with ``shared_store_required``.
+* **Worlds** (``NAME.world.json``) are documents of the same folder under the same rules
+  (app/authority/documents.py): a second authority of kind worlds shares the maps
+  authority's lock, and is reloaded right after it, by the same watcher, reload or ``SIGHUP``
+  (a world is checked against the maps it names as its file is read).
 """
 
 from __future__ import annotations
@@ -41,11 +45,12 @@ from collections.abc import Callable
 from pathlib import Path
 
 from app.authority.base import Change, ReloadReport, StoreStatus, Upload
+from app.authority.documents import MAPS, Documents
 from app.authority.folder_lock import FolderLock
 from gridpath.errors import MapLoadError, RevisionConflict, SharedStoreRequired
 from gridpath.grid.edits import GridEdit
 from gridpath.maps import LoadFailure, MapRegistry, persist
-from gridpath.maps.registry import check_revision, load_logged, scan_folder, with_revision
+from gridpath.maps.registry import check_revision, with_revision
 from gridpath.maps.snapshot import MapSnapshot
 from gridpath.nav.snapshot import PolygonEdit
 
@@ -80,9 +85,22 @@ def fingerprint(path: Path) -> tuple:
 
 
 class FolderAuthority:
-    def __init__(self, settings, registry: MapRegistry) -> None:
+    def __init__(
+        self,
+        settings,
+        registry: MapRegistry,
+        documents: Documents = MAPS,
+        site: FolderAuthority | None = None,
+    ) -> None:
+        """``site``: the authority whose lock, watcher and reloads this one shares (the maps
+        authority, for the worlds of the same folder)."""
         self.settings = settings
         self.registry = registry
+        self.documents = documents
+        self.site = site
+        self.followers: list[FolderAuthority] = []  # reloaded right after this one
+        if site is not None:
+            site.followers.append(self)
         self.directory = Path(settings.maps_dir)
         self.state_dir = state_dir(settings)
         self.records_path = self.state_dir / RECORDS_FILE
@@ -98,12 +116,19 @@ class FolderAuthority:
     # --- start-up and hot reload ---------------------------------------------------------
 
     def load(self) -> None:
+        """Serve the folder's documents of this kind; a follower (worlds) loads after its
+        site (maps), whose lock it shares and whose watcher reloads it."""
+        if self.site is not None:
+            self.reload_now()
+            return
         try:
             self.lock = FolderLock(self.state_dir / LOCK_FILE)
             self.lock.hold_shared()
         except OSError as exc:  # no state dir: serve, but refuse changes (never diverge)
             log.error("cannot create the folder lock in %s: %s", self.state_dir, exc)
             self.lock = None
+        for follower in self.followers:
+            follower.lock = self.lock
         self.reload_now()
         if self.settings.maps_reload != "off":
             self._watcher = threading.Thread(
@@ -141,6 +166,8 @@ class FolderAuthority:
     def _reload_logged(self) -> None:
         try:
             self.reload_now()
+            for follower in self.followers:  # worlds after the maps they name
+                follower.reload_now()
         except Exception:  # the watcher must outlive any one bad reload
             if not self._stop.is_set():  # (a folder removed at shutdown is no news)
                 log.exception("map reload failed")
@@ -156,11 +183,11 @@ class FolderAuthority:
 
     def reload_now(self, as_restart: bool = False) -> ReloadReport:
         """Compare the folder with what is served; new revisions for what changed. The
-        watcher: the files changed on disk only. ``as_restart`` (an explicit reload): the
-        folder as a restart would serve it (the module docstring)."""
+        watcher: the files changed on disk only (then its followers'). ``as_restart`` (an
+        explicit reload): the folder as a restart would serve it (the module docstring)."""
         s = self.settings
         with self._change_lock:
-            files, errors = scan_folder(self.directory)
+            files, errors = self.documents.scan(self.directory)
             loaded: dict[str, MapSnapshot] = {}
             for name, path in files.items():
                 mark = fingerprint(path)
@@ -173,13 +200,13 @@ class FolderAuthority:
                     errors.append(failed[1])
                     continue
                 try:
-                    grid = load_logged(path, max_cells=s.max_map_cells, max_bytes=s.max_map_bytes)
+                    grid = self.documents.load(path, s)
                 except MapLoadError as exc:
                     failure = LoadFailure(file=path.name, reason=exc.reason)
                     self._failed[name] = (mark, failure)
                     errors.append(failure)
                     if name in self.registry:
-                        log.error("map %s keeps serving its previous revision", name)
+                        log.error("%s %s keeps serving its previous revision", self.what, name)
                     continue
                 self._failed.pop(name, None)
                 self._fingerprints[name] = mark
@@ -210,7 +237,10 @@ class FolderAuthority:
                             records[name] = {"revision": revision, "sha256": grid.sha256}
                         self.registry.apply(name, grid, revision)
                         changes.append(Change(name, revision))
-                        log.info("map %s is now revision %d (from %s)", name, revision, grid.source)
+                        log.info(
+                            "%s %s is now revision %d (from %s)",
+                            self.what, name, revision, grid.source,
+                        )  # fmt: skip
                     for name in removed:
                         revision = self.registry.version(name)[0]
                         records[name] = {"revision": revision, "sha256": "", "deleted": True}
@@ -218,23 +248,30 @@ class FolderAuthority:
                         self._fingerprints.pop(name, None)
                         self._file_sha.pop(name, None)
                         changes.append(Change(name, revision, deleted=True))
-                        log.info("map %s removed (it has no file)", name)
+                        log.info("%s %s removed (it has no file)", self.what, name)
             return ReloadReport(changes, errors)
+
+    @property
+    def what(self) -> str:
+        return self.documents.what
 
     @contextlib.contextmanager
     def _records(self):
-        """The revision records, read and written back under the records lock."""
+        """The revision records of this kind, read and written back under the records lock
+        (the file holds every kind's: ``{"maps": {...}, "worlds": {...}}``)."""
         lock = self.lock.records() if self.lock else contextlib.nullcontext()
         with lock:
             try:
-                records = json.loads(self.records_path.read_bytes())["maps"]
-            except (OSError, ValueError, KeyError, TypeError):
-                records = {}
+                every = json.loads(self.records_path.read_bytes())
+                every = every if isinstance(every, dict) else {}
+            except (OSError, ValueError):
+                every = {}
+            records = every.get(self.documents.records)
+            if not isinstance(records, dict):
+                records = every[self.documents.records] = {}
             yield records
             try:
-                persist.atomic_write(
-                    self.records_path, json.dumps({"maps": records}, indent=1).encode()
-                )
+                persist.atomic_write(self.records_path, json.dumps(every, indent=1).encode())
             except OSError as exc:
                 log.error("cannot write the revision records %s: %s", self.records_path, exc)
 
@@ -272,19 +309,14 @@ class FolderAuthority:
             if grid is None:  # a deletion: the revision deleted is the current one
                 current = self.registry.get(name)
                 if self.settings.maps_writable:
-                    persist.remove(self.directory, name)
+                    self.documents.remove(self.directory, name)
                     self._fingerprints.pop(name, None)
                     self._file_sha.pop(name, None)
                 records[name] = {"revision": known, "sha256": "", "deleted": True}
                 self.registry.apply(name, None, known)
                 return current
-            if self.settings.maps_writable:
-                if upload is None:  # StorageError if the disk says no: nothing applied
-                    path = persist.save(self.directory, grid)
-                else:
-                    path = persist.save_bytes(
-                        self.directory, name, upload.suffix, upload.data, upload.sidecar
-                    )
+            if self.settings.maps_writable:  # StorageError if the disk says no: nothing applied
+                path = self.documents.save(self.directory, grid, upload)
                 self._fingerprints[name] = fingerprint(path)
                 self._file_sha[name] = grid.sha256
             grid = with_revision(grid, revision)
@@ -297,7 +329,7 @@ class FolderAuthority:
     ) -> MapSnapshot:
         def make(revision: int) -> tuple[MapSnapshot, None]:
             current = self.registry.get(name)
-            check_revision(current, if_revision)
+            check_revision(current, if_revision, self.what)
             return current.edit(change, revision), None
 
         return await asyncio.to_thread(self._change, name, make)
@@ -312,7 +344,8 @@ class FolderAuthority:
             if if_revision is not None and (current is None or current.revision != if_revision):
                 found = "absent" if current is None else f"at revision {current.revision}"
                 raise RevisionConflict(
-                    f"map {name!r} is {found}, not at revision {if_revision}; nothing was changed"
+                    f"{self.what} {name!r} is {found}, not at revision {if_revision}; "
+                    "nothing was changed"
                 )
             return parsed, upload
 
@@ -321,7 +354,7 @@ class FolderAuthority:
 
     async def delete(self, name: str, if_revision: int | None) -> MapSnapshot:
         def make(revision: int) -> tuple[None, None]:
-            check_revision(self.registry.get(name), if_revision)
+            check_revision(self.registry.get(name), if_revision, self.what)
             return None, None
 
         return await asyncio.to_thread(self._change, name, make)

@@ -26,6 +26,7 @@ import contextlib
 import fcntl
 import os
 import struct
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -39,6 +40,9 @@ class FolderLock:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o666)
+        # The records byte locks other processes out; this, the threads of this one (the
+        # maps' and the worlds' authorities share this lock, and its file description).
+        self._records_guard = threading.Lock()
 
     def _set(self, kind: int, byte: int, wait: bool) -> bool:
         try:
@@ -69,12 +73,13 @@ class FolderLock:
 
     @contextlib.contextmanager
     def records(self) -> Iterator[None]:
-        """Exclusive use of the revision records, between processes (waits)."""
-        self._set(fcntl.F_WRLCK, RECORDS, wait=True)
-        try:
-            yield
-        finally:
-            self._set(fcntl.F_UNLCK, RECORDS, wait=True)
+        """Exclusive use of the revision records, between processes and threads (waits)."""
+        with self._records_guard:
+            self._set(fcntl.F_WRLCK, RECORDS, wait=True)
+            try:
+                yield
+            finally:
+                self._set(fcntl.F_UNLCK, RECORDS, wait=True)
 
     def close(self) -> None:
         with contextlib.suppress(OSError):

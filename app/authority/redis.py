@@ -42,22 +42,10 @@ import redis.asyncio as aioredis
 from redis.exceptions import RedisError
 
 from app.authority.base import Change, ReloadReport, StoreStatus, Upload
-from app.authority.redis_keys import (
-    CHANNEL,
-    COMMIT,
-    INDEX,
-    LAST,
-    SEEDED,
-    commit_args,
-    decode,
-    encode,
-    map_key,
-    parse_reply,
-    redacted,
-    upload_folder_once,
-)
+from app.authority.documents import MAPS, Documents
+from app.authority.redis_keys import COMMIT, commit_args, parse_reply, redacted, upload_folder_once
 from app.authority.redis_restore import still_lost, write_back
-from gridpath.errors import MapLoadError, MapNotFound, RevisionConflict, StoreUnavailable
+from gridpath.errors import MapLoadError, RevisionConflict, StoreUnavailable
 from gridpath.grid.edits import GridEdit
 from gridpath.maps import LoadFailure, MapRegistry
 from gridpath.maps.registry import with_revision
@@ -73,9 +61,14 @@ _RESTORING = frozenset({"restarted", "lost", "restoring"})
 
 
 class RedisAuthority:
-    def __init__(self, settings, registry: MapRegistry) -> None:
+    def __init__(self, settings, registry: MapRegistry, documents: Documents = MAPS) -> None:
+        """``documents``: the kind it stores (maps, or worlds: app/authority/documents.py),
+        with keys of its own; each kind has its authority and follower."""
         self.settings = settings
         self.registry = registry
+        self.documents = documents
+        self.layout = documents.layout
+        self.what = documents.what
         self.url: str = settings.map_store
         self._status = StoreStatus(kind="redis")
         self._closed = threading.Event()
@@ -106,12 +99,17 @@ class RedisAuthority:
             try:
                 self._seed_once(client)
                 run_id = str(client.info("server")["run_id"])
-                for raw_name in client.hkeys(INDEX):
+                for raw_name in client.hkeys(self.layout.index):
                     name = raw_name.decode()
-                    fields = client.hgetall(map_key(name))
+                    fields = client.hgetall(self.layout.key(name))
                     if fields:
                         self._install(name, fields)
-                log.info("loaded %d maps from the shared store %s", len(self.registry), self.where)
+                log.info(
+                    "loaded %d %ss from the shared store %s",
+                    len(self.registry),
+                    self.what,
+                    self.where,
+                )
                 self._run_id = run_id
                 self._healthy()
                 self._publish_errors()
@@ -130,13 +128,14 @@ class RedisAuthority:
         return redacted(self.url)
 
     def _seed_once(self, client: redis.Redis) -> None:
-        folder = upload_folder_once(client, self.settings, self._closed)
+        folder = upload_folder_once(client, self.settings, self._closed, self.documents)
         if folder is not None:
-            self._load_errors = list(folder.errors)
+            self._load_errors = list(folder[1])
             log.info(
-                "first start on %s: uploaded %d maps from %s",
+                "first start on %s: uploaded %d %ss from %s",
                 self.where,
-                len(folder),
+                folder[0],
+                self.what,
                 self.settings.maps_dir,
             )
 
@@ -145,17 +144,19 @@ class RedisAuthority:
         if (revision, False) <= self.registry.version(name):
             return
         try:
-            grid = decode(name, fields, self.settings.max_map_cells)
+            grid = self.documents.decode(name, fields, self.settings)
         except (MapLoadError, KeyError, ValueError) as exc:
             reason = exc.reason if isinstance(exc, MapLoadError) else f"malformed entry: {exc}"
             log.error(
-                "map %s revision %d from the shared store not loaded: %s", name, revision, reason
-            )
-            self._decode_errors[name] = (revision, LoadFailure(file=map_key(name), reason=reason))
+                "%s %s revision %d from the shared store not loaded: %s",
+                self.what, name, revision, reason,
+            )  # fmt: skip
+            failure = LoadFailure(file=self.layout.key(name), reason=reason)
+            self._decode_errors[name] = (revision, failure)
             return
         self._decode_errors.pop(name, None)
         if self.registry.apply(name, grid, revision):
-            log.info("map %s is now revision %d (shared store)", name, revision)
+            log.info("%s %s is now revision %d (shared store)", self.what, name, revision)
 
     def _publish_errors(self) -> None:
         failed = [failure for _, failure in self._decode_errors.values()]
@@ -180,7 +181,7 @@ class RedisAuthority:
         while True:
             pubsub = self._client.pubsub(ignore_subscribe_messages=True)
             try:
-                await pubsub.subscribe(CHANNEL)
+                await pubsub.subscribe(self.layout.channel)
                 await self._resync()  # after subscribing: nothing falls in between
                 self._healthy()
                 backoff = 0.1
@@ -217,11 +218,13 @@ class RedisAuthority:
             event = json.loads(data)
             name, revision, deleted = str(event["name"]), int(event["revision"]), event["deleted"]
         except (ValueError, KeyError, TypeError):
-            log.warning("ignored a malformed announcement on %s: %r", CHANNEL, data[:200])
+            log.warning(
+                "ignored a malformed announcement on %s: %r", self.layout.channel, data[:200]
+            )
             return
         if deleted:
             if self.registry.apply(name, None, revision):
-                log.info("map %s deleted at revision %d (shared store)", name, revision)
+                log.info("%s %s deleted at revision %d (shared store)", self.what, name, revision)
         elif (revision, False) > self.registry.version(name):
             await self._fetch(name)
 
@@ -230,11 +233,13 @@ class RedisAuthority:
         assert self._client is not None
         lock = self._name_locks.setdefault(name, asyncio.Lock())
         async with lock:
-            fields = await self._client.hgetall(map_key(name))
+            fields = await self._client.hgetall(self.layout.key(name))
             if not fields:  # deleted (or never existed): remember the deletion's revision
-                last = await self._client.hget(LAST, name)
+                last = await self._client.hget(self.layout.last, name)
                 if last is not None and self.registry.apply(name, None, int(last)):
-                    log.info("map %s deleted at revision %d (shared store)", name, int(last))
+                    log.info(
+                        "%s %s deleted at revision %d (shared store)", self.what, name, int(last)
+                    )
                 return
             revision = int(fields[b"revision"])
             failed = self._decode_errors.get(name)
@@ -252,9 +257,9 @@ class RedisAuthority:
         # One consistent view of both hashes (a change updates them together): a map this
         # process creates meanwhile is newer than the view, never taken for a deletion.
         pipe = self._client.pipeline(transaction=True)
-        pipe.hgetall(INDEX)
-        pipe.hgetall(LAST)
-        pipe.exists(SEEDED)
+        pipe.hgetall(self.layout.index)
+        pipe.hgetall(self.layout.last)
+        pipe.exists(self.layout.seeded)
         pipe.info("server")
         index, last_given, seeded, info = await pipe.execute()
         remote = {k.decode(): int(v) for k, v in index.items()}
@@ -272,7 +277,9 @@ class RedisAuthority:
                 continue
             if last.get(name, 0) >= self.registry.version(name)[0]:
                 if self.registry.apply(name, None, last[name]):
-                    log.info("map %s deleted at revision %d (shared store)", name, last[name])
+                    log.info(
+                        "%s %s deleted at revision %d (shared store)", self.what, name, last[name]
+                    )
                     caught_up.append(name)
             else:  # Redis lacks it: lost, never a reason to drop it here
                 lost.append(name)
@@ -280,20 +287,21 @@ class RedisAuthority:
             if name not in remote and last.get(name, 0) < revision:
                 lost.append(name)  # a deletion Redis forgot: its revision must stay given
         run_id = str(info["run_id"])
-        lost = await still_lost(self._client, self.registry, lost)
+        lost = await still_lost(self._client, self.registry, lost, self.layout)
         if lost or run_id != self._run_id:
             restarted = run_id != self._run_id
             if restarted:
                 log.warning(
-                    "the shared store %s restarted: writing back what it lacks (%d maps)",
+                    "the shared store %s restarted: writing back what it lacks (%d %ss)",
                     self.where,
                     len(lost),
+                    self.what,
                 )
             assert self._commit is not None
-            await write_back(self._client, self._commit, self.registry, lost)
+            await write_back(self._client, self._commit, self.registry, lost, self.documents)
         self._run_id = run_id
         if not seeded:  # Redis lost everything: the maps restored above are the state now
-            if await self._client.set(SEEDED, "1", nx=True):
+            if await self._client.set(self.layout.seeded, "1", nx=True):
                 log.warning(
                     "the shared store %s was empty: restored it from this process", self.where
                 )
@@ -382,9 +390,9 @@ class RedisAuthority:
             if if_revision is not None and if_revision < current.revision:
                 # Revisions only grow: a conflict now, before an edit meant for another
                 # revision is computed (and perhaps refused as invalid on this one).
-                raise _conflict(name, current.revision, if_revision)
+                raise _conflict(self.what, name, current.revision, if_revision)
             new = await asyncio.to_thread(current.edit, change, current.revision + 1)
-            upload = await asyncio.to_thread(encode, new)
+            upload = await asyncio.to_thread(self.documents.encode, new)
             keys, args = commit_args(
                 name,
                 "put",
@@ -394,6 +402,7 @@ class RedisAuthority:
                 upload=upload,
                 known=current.revision,
                 run_id=self._run_id,
+                layout=self.layout,
             )
             status, revision, _ = await self._run(keys, args)
             if status == "ok":
@@ -401,21 +410,23 @@ class RedisAuthority:
                 self.registry.apply(name, new, revision)
                 return new
             if status == "conflict":
-                raise _conflict(name, revision, if_revision)
+                raise _conflict(self.what, name, revision, if_revision)
             if status == "missing" or (status == "behind" and revision == 0):
                 self.registry.apply(name, None, self.registry.version(name)[0])
-                raise MapNotFound(f"map {name!r} not found")
+                raise self.registry.missing(name)
             try:  # behind: another process changed it; edit the new one
                 await self._fetch(name)
             except (RedisError, OSError) as exc:
                 raise self._unavailable(exc) from None
-        raise StoreUnavailable(f"map {name!r} kept changing under this edit; nothing was changed")
+        raise StoreUnavailable(
+            f"{self.what} {name!r} kept changing under this edit; nothing was changed"
+        )
 
     async def replace(
         self, name: str, parsed: MapSnapshot, upload: Upload | None, if_revision: int | None
     ) -> tuple[MapSnapshot, bool]:
         if upload is None:
-            upload = await asyncio.to_thread(encode, parsed)
+            upload = await asyncio.to_thread(self.documents.encode, parsed)
         held = self.registry.find(name)
         keys, args = commit_args(
             name,
@@ -425,10 +436,11 @@ class RedisAuthority:
             upload=upload,
             known=held.revision if held is not None else 0,
             run_id=self._run_id,
+            layout=self.layout,
         )
         status, revision, existed = await self._run(keys, args)
         if status == "conflict":
-            raise _conflict(name, revision, if_revision)
+            raise _conflict(self.what, name, revision, if_revision)
         grid = with_revision(parsed, revision)
         await asyncio.to_thread(self.registry.apply, name, grid, revision)  # builds its search data
         return grid, existed
@@ -436,13 +448,18 @@ class RedisAuthority:
     async def delete(self, name: str, if_revision: int | None) -> MapSnapshot:
         current = await self._current(name, None)
         keys, args = commit_args(
-            name, "delete", if_revision=if_revision, known=current.revision, run_id=self._run_id
+            name,
+            "delete",
+            if_revision=if_revision,
+            known=current.revision,
+            run_id=self._run_id,
+            layout=self.layout,
         )
         status, revision, _ = await self._run(keys, args)
         if status == "conflict":
-            raise _conflict(name, revision, if_revision)
+            raise _conflict(self.what, name, revision, if_revision)
         if status == "missing":
-            raise MapNotFound(f"map {name!r} not found")
+            raise self.registry.missing(name)
         self.registry.apply(name, None, revision)
         return current if current.revision == revision else with_revision(current, revision)
 
@@ -461,8 +478,8 @@ class RedisAuthority:
             await self._client.aclose()
 
 
-def _conflict(name: str, current: int, if_revision: int | None) -> RevisionConflict:
+def _conflict(what: str, name: str, current: int, if_revision: int | None) -> RevisionConflict:
     found = f"at revision {current}" if current else "absent"
     return RevisionConflict(
-        f"map {name!r} is {found}, not at revision {if_revision}; nothing was changed"
+        f"{what} {name!r} is {found}, not at revision {if_revision}; nothing was changed"
     )

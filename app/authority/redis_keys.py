@@ -25,6 +25,7 @@ import json
 import threading
 import time
 import uuid
+from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 import redis
@@ -32,7 +33,6 @@ import redis
 from app.authority.base import Upload
 from gridpath.errors import MapLoadError
 from gridpath.grid.loader import load_map_data
-from gridpath.maps import MapRegistry
 from gridpath.maps.registry import with_revision
 from gridpath.maps.snapshot import MapSnapshot
 from gridpath.nav.model import NAV_SUFFIX
@@ -54,6 +54,35 @@ SEED_LOCK_MS = 60_000
 
 def map_key(name: str) -> str:
     return f"{PREFIX}map:{name}"
+
+
+@dataclass(frozen=True)
+class RedisLayout:
+    """The keys of one kind of document (maps, worlds): the same script and rules, keys of
+    their own, so a world and a map of one name never meet."""
+
+    index: str
+    last: str
+    key_prefix: str
+    channel: str
+    seeded: str
+    seed_lock: str
+
+    def key(self, name: str) -> str:
+        return f"{self.key_prefix}{name}"
+
+
+MAPS_LAYOUT = RedisLayout(INDEX, LAST, PREFIX + "map:", CHANNEL, SEEDED, SEED_LOCK)
+# Worlds (``gridpath.world``): seeded on their own, so a store that held maps before worlds
+# existed uploads the folder's worlds at the first start that knows them.
+WORLDS_LAYOUT = RedisLayout(
+    PREFIX + "worlds",
+    PREFIX + "worlds-last",
+    PREFIX + "world:",
+    PREFIX + "world-changes",
+    PREFIX + "worlds-seeded",
+    PREFIX + "worlds-seed-lock",
+)
 
 
 # KEYS: INDEX, LAST, map key, RESTORING. ARGV: [1] name, [2] op (put | delete | seed | bury),
@@ -143,8 +172,9 @@ def commit_args(
     seed_revision: int | None = None,
     known: int = 0,
     run_id: str = "",
+    layout: RedisLayout = MAPS_LAYOUT,
 ) -> tuple[list[str], list]:
-    """KEYS and ARGV of :data:`COMMIT`."""
+    """KEYS and ARGV of :data:`COMMIT` (for a world: ``layout=WORLDS_LAYOUT``)."""
     args: list = [name, op, "" if if_revision is None else str(if_revision)]
     args.append("" if base is None else str(base))
     if grid is None or upload is None:
@@ -152,9 +182,9 @@ def commit_args(
     else:
         sidecar = json.dumps(upload.sidecar) if upload.sidecar is not None else ""
         args += [grid.sha256, grid.source, upload.suffix, upload.data, sidecar]
-    args += [CHANNEL, "" if seed_revision is None else str(seed_revision)]
+    args += [layout.channel, "" if seed_revision is None else str(seed_revision)]
     args += [str(known), run_id, str(RESTORE_WINDOW_MS)]
-    return [INDEX, LAST, map_key(name), RESTORING], args
+    return [layout.index, layout.last, layout.key(name), RESTORING], args
 
 
 def parse_reply(reply: list) -> tuple[str, int, bool]:
@@ -189,35 +219,39 @@ def decode(name: str, fields: dict[bytes, bytes], max_cells: int) -> MapSnapshot
 
 
 def upload_folder_once(
-    client: redis.Redis, settings, closed: threading.Event
-) -> MapRegistry | None:
-    """Upload ``MAPS_DIR`` if this Redis has never held the maps: exactly one process does it
-    (the seed lock) and gets the folder it uploaded; the others wait until it is done (None),
-    then load what it wrote. A process that dies half-way loses the lock after
-    ``SEED_LOCK_MS``; the next one uploads the maps still missing (seeding never overwrites a
-    newer revision)."""
+    client: redis.Redis, settings, closed: threading.Event, documents
+) -> tuple[int, list] | None:
+    """Upload ``MAPS_DIR``'s documents of one kind (``documents``: maps or worlds,
+    app.authority.documents) if this Redis has never held them: exactly one process does it
+    (the seed lock) and gets ``(documents uploaded, files that failed)``; the others wait
+    until it is done (None), then load what it wrote. A process that dies half-way loses the
+    lock after ``SEED_LOCK_MS``; the next one uploads those still missing (seeding never
+    overwrites a newer revision)."""
+    layout = documents.layout
     token = uuid.uuid4().hex
     release = client.register_script(RELEASE)
     commit = client.register_script(COMMIT)
-    while not closed.is_set() and not client.exists(SEEDED):
-        if not client.set(SEED_LOCK, token, nx=True, px=SEED_LOCK_MS):
+    while not closed.is_set() and not client.exists(layout.seeded):
+        if not client.set(layout.seed_lock, token, nx=True, px=SEED_LOCK_MS):
             time.sleep(0.05)
             continue
         try:
-            if client.exists(SEEDED):
+            if client.exists(layout.seeded):
                 break
-            s = settings
-            folder = MapRegistry.from_dir(
-                s.maps_dir, max_cells=s.max_map_cells, max_bytes=s.max_map_bytes
-            )
-            for grid in folder.all():
+            loaded, errors = documents.read_folder(settings)
+            for grid in loaded:
                 keys, args = commit_args(
-                    grid.name, "seed", grid=grid, upload=encode(grid), seed_revision=1
+                    grid.name,
+                    "seed",
+                    grid=grid,
+                    upload=documents.encode(grid),
+                    seed_revision=1,
+                    layout=layout,
                 )
                 commit(keys=keys, args=args)
-                client.pexpire(SEED_LOCK, SEED_LOCK_MS)  # still uploading: keep the lock
-            client.set(SEEDED, "1")
-            return folder
+                client.pexpire(layout.seed_lock, SEED_LOCK_MS)  # still uploading: keep the lock
+            client.set(layout.seeded, "1")
+            return len(loaded), errors
         finally:
-            release(keys=[SEED_LOCK], args=[token])
+            release(keys=[layout.seed_lock], args=[token])
     return None

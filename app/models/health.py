@@ -23,7 +23,11 @@ class KernelWarmUp(BaseModel):
 class Health(BaseModel):
     status: Literal["ok", "starting"]
     maps: list[str]
-    errors: list[LoadError]
+    worlds: list[str] = Field(default_factory=list, description="Worlds served (by name).")
+    errors: list[LoadError] = Field(
+        description="Map and world files that did not load (a bad world file is listed here, "
+        "as a bad map file is; the service serves the others)."
+    )
     version: str
     commit: str = Field(description="Git commit of the build, or 'unknown'.")
     store: Literal["ok", "degraded"] = Field(

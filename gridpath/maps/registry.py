@@ -23,7 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from gridpath.errors import MapLoadError, MapNotFound, RevisionConflict
+from gridpath.errors import MapLoadError, MapNotFound, RevisionConflict, ServiceError
 from gridpath.grid.loader import is_map_file, load_map
 from gridpath.grid.model import is_valid_map_name
 from gridpath.maps.snapshot import MapSnapshot
@@ -42,11 +42,20 @@ class LoadFailure:
 
 
 class MapRegistry:
-    """Named maps, safe to read from any thread."""
+    """Named maps, safe to read from any thread. The same registry holds a process's
+    worlds (``gridpath.world.World`` revisions: the same revision rules, another
+    ``not_found`` error)."""
 
     def __init__(
-        self, maps: dict[str, MapSnapshot] | None = None, errors: list[LoadFailure] | None = None
+        self,
+        maps: dict[str, MapSnapshot] | None = None,
+        errors: list[LoadFailure] | None = None,
+        *,
+        not_found: type[ServiceError] = MapNotFound,
+        what: str = "map",
     ):
+        self.not_found = not_found  # the error of a name it does not hold
+        self.what = what  # what it holds, for messages: "map" or "world"
         self._lock = threading.Lock()
         self._maps: dict[str, MapSnapshot] = dict(maps or {})
         self._last_revision: dict[str, int] = {n: g.revision for n, g in self._maps.items()}
@@ -78,8 +87,12 @@ class MapRegistry:
         """The current snapshot of map ``name``; raises :class:`MapNotFound`."""
         grid = self._maps.get(name)
         if grid is None:
-            raise MapNotFound(f"map {name!r} not found")
+            raise self.missing(name)
         return grid
+
+    def missing(self, name: str) -> ServiceError:
+        """The error for a name this registry does not hold (``map_not_found``, ...)."""
+        return self.not_found(f"{self.what} {name!r} not found")
 
     def find(self, name: str) -> MapSnapshot | None:
         """The current snapshot of map ``name``, or None."""
@@ -280,10 +293,10 @@ def with_revision(grid: MapSnapshot, revision: int, source: str | None = None) -
     return new
 
 
-def check_revision(current: MapSnapshot, if_revision: int | None) -> None:
+def check_revision(current: MapSnapshot, if_revision: int | None, what: str = "map") -> None:
     """:class:`RevisionConflict` when the caller expects another revision of ``current``."""
     if if_revision is not None and if_revision != current.revision:
         raise RevisionConflict(
-            f"map {current.name!r} is at revision {current.revision}, "
+            f"{what} {current.name!r} is at revision {current.revision}, "
             f"not {if_revision}; nothing was changed"
         )

@@ -141,6 +141,20 @@ class World:
     def with_revision(self, revision: int, source: str | None = None) -> World:
         return replace(self, revision=revision, source=self.source if source is None else source)
 
+    def edit(self, change: WorldPatch, revision: int) -> World:
+        """Revision ``revision`` with ``change`` applied (:func:`apply_patch`): the method
+        the map stores call on any revision they hold (``MapSnapshot.edit``)."""
+        return apply_patch(self, change.patch, change.lookup, revision)
+
+
+@dataclass(frozen=True)
+class WorldPatch:
+    """A ``PATCH`` of a world (``add``, ``remove``, ``set``) and the maps its new links are
+    checked against."""
+
+    patch: Mapping[str, Any]
+    lookup: Lookup
+
 
 def _fail(message: str) -> InvalidWorld:
     return InvalidWorld(message)

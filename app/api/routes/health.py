@@ -29,10 +29,11 @@ async def health(state: StateDep) -> Response:
     """
     ready = state.ready.is_set()
     store = state.registry
-    errors = [{"file": e.file, "reason": e.reason} for e in store.errors]
+    errors = [{"file": e.file, "reason": e.reason} for e in store.errors + state.worlds.errors]
     if state.startup_error:
         errors.append({"file": "", "reason": state.startup_error})
-    body = {"status": "ok" if ready else "starting", "maps": store.names(), "errors": errors}
+    body = {"status": "ok" if ready else "starting", "maps": store.names()}
+    body |= {"worlds": state.worlds.names(), "errors": errors}
     store_status = state.authority.status()  # degraded stays 200: searches still answer
     body |= {
         "store": store_status.state,

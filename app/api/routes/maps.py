@@ -285,8 +285,9 @@ async def delete_map(
 async def reload_maps(state: StateDep, store: RegistryDep) -> MapReload:
     """Catch up with the map source now, as ``SIGHUP`` does: the folder store re-reads
     changed files of MAPS_DIR (a file that fails keeps its map's previous revision); the
-    shared store reloads every revision this process is behind on."""
-    report = await state.authority.reload()
+    shared store reloads every revision this process is behind on. Worlds are reloaded
+    too, after the maps (`errors` lists their files that did not load)."""
+    report = await state.reload()
     return MapReload(
         changed=[
             ReloadedMap(name=c.name, revision=c.revision, deleted=c.deleted) for c in report.changes
