@@ -94,6 +94,15 @@ REQUEST_EXAMPLES: dict[str, dict[str, dict[str, Any]]] = {
             "summary": "A click inside a hole, moved to the nearest walkable point",
             "value": {"map": "courtyard", "start": [1, 29], "goal": [20, 15], "snap": True},
         },
+        "world": {
+            "summary": "Through a world: across the keep's east wing, by the stairs or not",
+            "value": {
+                "world": "keep",
+                "start": {"map": "keep_1", "cell": [2, 2]},
+                "goal": {"map": "keep_1", "cell": [40, 9]},
+                "links": {"exclude_tags": ["magic"]},
+            },
+        },
     },
     "findPaths": {
         "batch": {
@@ -105,7 +114,24 @@ REQUEST_EXAMPLES: dict[str, dict[str, dict[str, Any]]] = {
                     {"start": [1, 1], "goal": [30, 5], "connectivity": 4},
                 ],
             },
-        }
+        },
+        "world": {
+            "summary": "Two queries through a world",
+            "value": {
+                "world": "keep",
+                "queries": [
+                    {
+                        "start": {"map": "keep_1", "cell": [2, 2]},
+                        "goal": {"map": "keep_2", "cell": [40, 13]},
+                    },
+                    {
+                        "start": {"map": "keep_2", "cell": [2, 2]},
+                        "goal": {"map": "keep_1", "cell": [40, 9]},
+                        "algorithm": "dijkstra",
+                    },
+                ],
+            },
+        },
     },
     "validatePath": {
         "claim": {
@@ -116,6 +142,18 @@ REQUEST_EXAMPLES: dict[str, dict[str, dict[str, Any]]] = {
             "summary": "Check a polyline on a polygon map, and its length",
             "value": {"map": "courtyard", "points": [[1, 1], [30, 4.5], [45, 15]], "max_cost": 50},
         },
+        "world": {
+            "summary": "Check a claimed path through a world: up the west stairs",
+            "value": {
+                "world": "keep",
+                "path": [
+                    {"map": "keep_1", "cell": [2, 2]},
+                    {"map": "keep_1", "cell": [3, 3]},
+                    {"map": "keep_2", "cell": [3, 3]},
+                    {"map": "keep_2", "cell": [4, 4]},
+                ],
+            },
+        },
         "group": {
             "summary": "Check a claimed group move: two units, each cell at every tick",
             "value": {"map": "arena", "plans": [[[2, 2], [3, 2]], [[3, 3], [4, 3]]]},
@@ -125,7 +163,24 @@ REQUEST_EXAMPLES: dict[str, dict[str, dict[str, Any]]] = {
         "field": {
             "summary": "Every cell's way to one goal",
             "value": {"map": "maze", "goal": [127, 127]},
-        }
+        },
+        "world": {
+            "summary": "Every cell of every floor of the keep, to one place",
+            "value": {"world": "keep", "goal": {"map": "keep_2", "cell": [40, 13]}},
+        },
+    },
+    "costTable": {
+        "world": {
+            "summary": "World-optimal costs between places of the keep",
+            "value": {
+                "world": "keep",
+                "sources": [{"map": "keep_1", "cell": [2, 2]}],
+                "targets": [
+                    {"map": "keep_1", "cell": [40, 9]},
+                    {"map": "keep_2", "cell": [40, 13]},
+                ],
+            },
+        },
     },
     "editMap": {
         "wall": {

@@ -143,7 +143,9 @@ def _approx(got, want) -> bool:
     return got is not None and abs(got - want) < 1e-9
 
 
-PAIRS = list(zip(_open_places(np.random.default_rng(7), 24), _open_places(np.random.default_rng(8), 24)))
+PAIRS = list(
+    zip(_open_places(np.random.default_rng(7), 24), _open_places(np.random.default_rng(8), 24))
+)
 
 
 # -- /path ---------------------------------------------------------------------------------
@@ -248,13 +250,15 @@ def test_flowfield_through_links(client):
     answer = client.post("/flowfield", json={"world": "tower", "goal": goal})
     assert answer.status_code == 200, answer.text
     body = answer.json()
-    back = dijkstra(world_graph().T.tocsr(), directed=True, indices=_node(goal["map"], goal["cell"]))
+    back = dijkstra(
+        world_graph().T.tocsr(), directed=True, indices=_node(goal["map"], goal["cell"])
+    )
     index = {link["id"]: i for i, link in enumerate(LINKS)}
     assert [f["map"] for f in body["fields"]] == list(MAPS)
     costs = {f["map"]: _decode(f["cost"]) for f in body["fields"]}
     for field in body["fields"]:
         name = field["map"]
-        want = back[MAPS.index(name) * W * H:(MAPS.index(name) + 1) * W * H].reshape(H, W)
+        want = back[MAPS.index(name) * W * H : (MAPS.index(name) + 1) * W * H].reshape(H, W)
         got = costs[name]
         assert np.allclose(np.where(np.isfinite(want), want, -1), got, atol=1e-9)
         for y, x in zip(*np.nonzero(_decode(field["link"]) >= 0)):
@@ -319,7 +323,9 @@ def test_a_patch_read_through_world_revision(client):
         assert stale.status_code == 409
         assert stale.json()["error"]["code"] == "stale_revision"
     finally:
-        client.patch("/worlds/tower", headers=ADMIN, json={"set": [{"id": "gate", "enabled": False}]})
+        client.patch(
+            "/worlds/tower", headers=ADMIN, json={"set": [{"id": "gate", "enabled": False}]}
+        )
 
 
 START, GOAL = PAIRS[0]
