@@ -367,3 +367,12 @@ def _for(route: str, body: dict) -> dict:
     if route == "/validate":
         return {**common, "path": [start, goal], **extra}
     return body
+
+
+def test_bodies_are_one_of_a_map_or_a_world(client):
+    document = client.get("/openapi.json").json()
+    for path in ("/path", "/paths", "/table", "/flowfield", "/validate"):
+        body = document["paths"][path]["post"]["requestBody"]["content"]["application/json"]
+        options = body["schema"]["oneOf"]
+        assert options[-1]["$ref"].rsplit("/", 1)[1].startswith("World"), path
+        assert len(options) == 2, path
