@@ -12,7 +12,18 @@ from app.api.auth import TokenGate, include_guarded
 from app.api.errors import install_error_handlers, internal_error, shutting_down
 from app.api.limits import BodySizeLimit, RequestHeadLimits
 from app.api.openapi import install_openapi, operation_id
-from app.api.routes import cells, flowfield, group, health, maps, nearest, paths, table, validate
+from app.api.routes import (
+    cells,
+    flowfield,
+    group,
+    health,
+    maps,
+    nearest,
+    paths,
+    table,
+    validate,
+    worlds,
+)
 from app.api.routes import metrics as metrics_route
 from app.config import Settings, get_settings
 from app.observability import metrics
@@ -67,6 +78,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     # ones first (each miss costs a pattern match).
     routers = [
         paths.router, validate.router, flowfield.router, table.router, group.router, maps.router,
+        worlds.router,
     ]  # fmt: skip
     if settings.metrics_enabled:
         routers.append(metrics_route.router)

@@ -6,6 +6,8 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.api.errors import error_response
 
+_UPLOADS = ("/maps/", "/worlds/")  # PUT bodies under MAX_UPLOAD_BYTES (a world: many links)
+
 
 class BodySizeLimit:
     """Refuse request bodies over ``max_bytes`` with 413 ``payload_too_large``.
@@ -17,14 +19,14 @@ class BodySizeLimit:
     def __init__(self, app: ASGIApp, max_bytes: int, upload_bytes: int | None = None) -> None:
         self.app = app
         self.max_bytes = max_bytes
-        self.upload_bytes = upload_bytes or max_bytes  # for PUT /maps/{name}
+        self.upload_bytes = upload_bytes or max_bytes  # for PUT /maps/{name}, /worlds/{name}
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
         limit = self.max_bytes
-        if scope.get("method") == "PUT" and scope.get("path", "").startswith("/maps/"):
+        if scope.get("method") == "PUT" and scope.get("path", "").startswith(_UPLOADS):
             limit = self.upload_bytes
         declared = None
         for key, value in scope.get("headers", ()):

@@ -53,6 +53,11 @@ OPERATION_IDS = {
     "delete_map": "deleteMap",
     "reload_maps": "reloadMaps",
     "get_nearest": "getNearestCell",
+    "list_worlds": "listWorlds",
+    "get_world": "getWorld",
+    "put_world": "putWorld",
+    "patch_world": "editWorld",
+    "delete_world": "deleteWorld",
 }
 
 

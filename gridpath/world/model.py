@@ -144,16 +144,20 @@ class World:
     def edit(self, change: WorldPatch, revision: int) -> World:
         """Revision ``revision`` with ``change`` applied (:func:`apply_patch`): the method
         the map stores call on any revision they hold (``MapSnapshot.edit``)."""
-        return apply_patch(self, change.patch, change.lookup, revision)
+        world = apply_patch(self, change.patch, change.lookup, revision)
+        if change.check is not None:
+            change.check(world)
+        return world
 
 
 @dataclass(frozen=True)
 class WorldPatch:
-    """A ``PATCH`` of a world (``add``, ``remove``, ``set``) and the maps its new links are
-    checked against."""
+    """A ``PATCH`` of a world (``add``, ``remove``, ``set``), the maps its new links are
+    checked against, and a last check of the new revision (raises to refuse it)."""
 
     patch: Mapping[str, Any]
     lookup: Lookup
+    check: Callable[[World], object] | None = None
 
 
 def _fail(message: str) -> InvalidWorld:
@@ -305,9 +309,17 @@ def _set_link(link: Link, change: Mapping[str, Any], what: str) -> Link:
 def apply_patch(world: World, patch: Mapping[str, Any], lookup: Lookup, revision: int) -> World:
     """Revision ``revision`` of ``world`` with ``patch`` applied (``remove`` ids, ``add`` links,
     ``set`` fields of links by id): all of it, or an error and nothing."""
+    if not isinstance(patch, Mapping):
+        raise _fail("a world patch is an object {'add', 'remove', 'set', 'if_revision'}")
     unknown = set(patch) - {"add", "remove", "set", "if_revision"}
     if unknown:
         raise _fail(f"a world patch has unknown fields {sorted(unknown)}")
+    for key in ("add", "remove", "set"):
+        value = patch.get(key, [])
+        if value is not None and (not isinstance(value, Sequence) or isinstance(value, str)):
+            raise _fail(f"{key!r} must be a list")
+    if not any(patch.get(key) for key in ("add", "remove", "set")):
+        raise _fail("a world patch changes nothing: give 'add', 'remove' or 'set'")
     links = {link.id: link for link in world.links}
     for link_id in patch.get("remove", []) or []:
         _name(link_id, "remove[]")
@@ -354,3 +366,26 @@ class WorldMaps:
 
     def revisions(self) -> dict[str, int]:
         return {name: int(self.grids[name].revision) for name in self.world.maps}
+
+
+def with_map_links(world: World, grids: Mapping[str, Any], strict: bool = True) -> World:
+    """``world`` with the same-map links its maps declare (a Tiled map's objects of class
+    ``link``: ``grid.links``) after its own, in the order of its maps; the same object when
+    they declare none. A map link whose id a world link (or an earlier map's) has is
+    :class:`InvalidWorld` (``strict``), or left out (``strict=False``: listing a world)."""
+    extra = [link for name in world.maps for link in getattr(grids.get(name), "links", ())]
+    if not extra:
+        return world
+    ids = {link.id for link in world.links}
+    kept = []
+    for link in extra:
+        if link.id in ids:
+            if strict:
+                raise _fail(
+                    f"link id {link.id!r} of map {link.source.map!r} (its Tiled objects) is "
+                    f"also a link of world {world.name!r}: rename one"
+                )
+            continue
+        ids.add(link.id)
+        kept.append(link)
+    return replace(world, links=world.links + tuple(kept))
