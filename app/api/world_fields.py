@@ -65,6 +65,9 @@ class WorldTable:
             self.options,
             link_filter(request.links),
             blocked,
+            # the pairs' searches share the table's budget (MAX_BATCH_EXPANDED), so its
+            # work is bounded whatever its size, as a map's table
+            max_expanded_total=self.options.max_expanded,
         )
         record_search("world_table", table.expanded, table.search_us, None)
         body = {
@@ -118,13 +121,13 @@ class WorldFlowField:
         key = ("world", maps.name, maps.revision, maps.world.sha256, maps_key,
                request.goal.map, tuple(request.goal.cell), self.options,
                tuple(blocked.items()), links)  # fmt: skip
-        return self.cache.get_or_compute(key, lambda: self._compute(maps, blocked))
+        return self.cache.get_or_compute(key, lambda: self._compute(maps, blocked, scratch))
 
-    def _compute(self, maps: WorldMaps, blocked: dict) -> bytes:
+    def _compute(self, maps: WorldMaps, blocked: dict, scratch: SearchScratch) -> bytes:
         request, options = self.request, self.options
         began = time.perf_counter_ns()
         goal = place(maps, request.goal, "goal")
-        result = world_flowfield(maps, goal, options, link_filter(request.links), blocked)
+        result = world_flowfield(maps, goal, options, link_filter(request.links), blocked, scratch)
         search_us = (time.perf_counter_ns() - began) / 1000
         record_search("world_flowfield", result.expanded, search_us, None)
         fields = []

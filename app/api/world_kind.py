@@ -202,7 +202,6 @@ class WorldValidation:
             goal=ends[1],
             max_cost=request.max_cost,
             compare_optimal=request.compare_optimal,
-            scratch=scratch,
         )
         body = {
             "world": maps.name,

@@ -37,6 +37,7 @@ from gridpath.search.scratch import SearchScratch
 from gridpath.search.smooth import line_of_sight, smooth, turning_points
 from gridpath.search.table import cost_table
 from gridpath.search.validate import validate_path
+from gridpath.world.warmup import warm_up as worlds_warm_up
 
 
 @dataclass(frozen=True)
@@ -148,6 +149,7 @@ STEPS: tuple[Step, ...] = (
     Step("flowfield", _flowfield, ("flowfield",)),
     Step("table", _table, ("table",)),
     Step("validate", _validate, ("validate",)),
+    Step("worlds", worlds_warm_up, ("worlds",)),  # world legs use the steps above
     Step("group", lambda scratch: group_warm_up(), ("group",)),  # POST /group's kernels
 )
 BY_NAME = {step.name: step for step in STEPS}
