@@ -11,7 +11,7 @@ from app.api.path_body import answer_with, query_options
 from app.api.rules import expansion_budget, search_options
 from app.config import Settings
 from app.models import MapInfo, PathQuery, TerrainInfo, ValidateRequest
-from gridpath.errors import InvalidField
+from gridpath.errors import InvalidField, require_revision
 from gridpath.grid import Grid
 from gridpath.grid.model import as_cells
 from gridpath.search import SearchOptions, tiers
@@ -84,6 +84,7 @@ class GridKind:
     """A grid's answers (:class:`app.api.kinds.MapKind`)."""
 
     noun = "a grid map"
+    rival = "polygon"
 
     def info(self, grid: Grid) -> MapInfo:
         return MapInfo(
@@ -106,6 +107,7 @@ class GridKind:
     def path_request(
         self, query: PathQuery, grid: Grid, settings: Settings, expansion_cap: int | None
     ) -> GridPath:
+        require_revision(grid.name, grid.revision, query.revision)
         options = query_options(query, grid, settings, expansion_cap)
         return GridPath(query, options, settings, min(grid.cell_count, options.max_expanded))
 

@@ -23,8 +23,9 @@ from pydantic import BaseModel, ValidationError
 
 from app.api.grid_kind import GridKind
 from app.api.polygon import PolygonKind
+from app.api.world_kind import WorldKind
 from app.config import Settings
-from gridpath.errors import UnsupportedMapKind
+from gridpath.errors import InvalidRequest, UnsupportedMapKind
 from gridpath.grid import Grid, is_valid_map_name
 from gridpath.maps.snapshot import MapSnapshot
 from gridpath.search.scratch import SearchScratch
@@ -37,6 +38,7 @@ class MapKind(Protocol):
     ``cost`` and ``run(snapshot, scratch)`` (``app.state.SearchRequest``)."""
 
     noun: str  # "a grid map", in messages
+    rival: str | None  # the kind whose fields, sent here, are unsupported_map_kind
 
     def info(self, snapshot: Any) -> BaseModel:
         """The answer of ``GET /maps/{name}`` (``MapInfo`` or ``PolygonMapInfo``)."""
@@ -66,7 +68,9 @@ class MapKind(Protocol):
         ...
 
 
-KINDS: dict[str, MapKind] = {"grid": GridKind(), "polygon": PolygonKind()}
+# A world (gridpath.world.WorldMaps, kind "world") is served like a map: its requests take
+# the same road (snapshot, domain request, state.search, answer) with their own models.
+KINDS: dict[str, MapKind] = {"grid": GridKind(), "polygon": PolygonKind(), "world": WorldKind()}
 
 
 def kind_of(snapshot: MapSnapshot) -> MapKind:
@@ -92,7 +96,7 @@ def parse_for_kind(raw: dict, kind: str, models: dict[str, type[M]], name: str) 
     model = models[kind]
     foreign = _foreign_fields(models, kind).intersection(raw)
     if foreign:
-        other = next(k for k in models if k != kind)
+        other = KINDS[kind].rival
         raise UnsupportedMapKind(
             f"{min(foreign)!r} is for {other} maps; map {name!r} is {KINDS[kind].noun}"
         )
@@ -109,11 +113,30 @@ _FOREIGN: dict[tuple[type, str], frozenset[str]] = {}
 
 
 def _foreign_fields(models: dict[str, type[M]], kind: str) -> frozenset[str]:
-    """The fields only the other kind's model has (worked out once per model and kind)."""
+    """The fields only the rival kind's model has (worked out once per model and kind); a
+    world has no rival: a field it does not take is unknown, as any other."""
     model = models[kind]
     found = _FOREIGN.get((model, kind))
     if found is None:
-        other = next(m for k, m in models.items() if k != kind)
-        found = frozenset(other.model_fields) - frozenset(model.model_fields)
+        rival = KINDS[kind].rival
+        other = models[rival].model_fields if rival is not None else model.model_fields
+        found = frozenset(other) - frozenset(model.model_fields)
         _FOREIGN[(model, kind)] = found
     return found
+
+
+def map_or_world(body: Any, on_map: type[M], through_world: type[BaseModel]) -> Any:
+    """A route's body validated as FastAPI validates a body model (``from_attributes``):
+    ``through_world`` when it names ``world``, else ``on_map``, whose errors stay exactly
+    the ones FastAPI gave when the route took ``on_map`` alone. Both ``map`` and ``world``:
+    422 ``invalid_request``."""
+    model: type[BaseModel] = on_map
+    if isinstance(body, dict) and "world" in body:
+        if "map" in body:
+            raise InvalidRequest("give either 'map' or 'world', not both")
+        model = through_world
+    try:
+        return model.model_validate(body, from_attributes=True)
+    except ValidationError as exc:
+        errors = [{**e, "loc": ("body", *e["loc"])} for e in exc.errors(include_url=False)]
+        raise RequestValidationError(errors, body=body) from None

@@ -30,6 +30,7 @@ from fastapi.utils import generate_unique_id
 from app.api.auth import admin_bearer, api_bearer
 from app.api.deps import get_registry
 from app.config import Settings
+from app.models.world_paths import WORLD_ALTERNATIVE_TITLE
 from gridpath.grid.model import MAP_NAME_PATTERN
 
 OPERATION_IDS = {
@@ -98,6 +99,15 @@ REQUEST_EXAMPLES: dict[str, dict[str, dict[str, Any]]] = {
             "summary": "A click inside a hole, moved to the nearest walkable point",
             "value": {"map": "courtyard", "start": [1, 29], "goal": [20, 15], "snap": True},
         },
+        "world": {
+            "summary": "Through a world: across the keep's east wing, by the stairs or not",
+            "value": {
+                "world": "keep",
+                "start": {"map": "keep_1", "cell": [2, 2]},
+                "goal": {"map": "keep_1", "cell": [40, 9]},
+                "links": {"exclude_tags": ["magic"]},
+            },
+        },
     },
     "findPaths": {
         "batch": {
@@ -109,7 +119,24 @@ REQUEST_EXAMPLES: dict[str, dict[str, dict[str, Any]]] = {
                     {"start": [1, 1], "goal": [30, 5], "connectivity": 4},
                 ],
             },
-        }
+        },
+        "world": {
+            "summary": "Two queries through a world",
+            "value": {
+                "world": "keep",
+                "queries": [
+                    {
+                        "start": {"map": "keep_1", "cell": [2, 2]},
+                        "goal": {"map": "keep_2", "cell": [40, 13]},
+                    },
+                    {
+                        "start": {"map": "keep_2", "cell": [2, 2]},
+                        "goal": {"map": "keep_1", "cell": [40, 9]},
+                        "algorithm": "dijkstra",
+                    },
+                ],
+            },
+        },
     },
     "validatePath": {
         "claim": {
@@ -120,6 +147,18 @@ REQUEST_EXAMPLES: dict[str, dict[str, dict[str, Any]]] = {
             "summary": "Check a polyline on a polygon map, and its length",
             "value": {"map": "courtyard", "points": [[1, 1], [30, 4.5], [45, 15]], "max_cost": 50},
         },
+        "world": {
+            "summary": "Check a claimed path through a world: up the west stairs",
+            "value": {
+                "world": "keep",
+                "path": [
+                    {"map": "keep_1", "cell": [2, 2]},
+                    {"map": "keep_1", "cell": [3, 3]},
+                    {"map": "keep_2", "cell": [3, 3]},
+                    {"map": "keep_2", "cell": [4, 4]},
+                ],
+            },
+        },
         "group": {
             "summary": "Check a claimed group move: two units, each cell at every tick",
             "value": {"map": "arena", "plans": [[[2, 2], [3, 2]], [[3, 3], [4, 3]]]},
@@ -129,7 +168,24 @@ REQUEST_EXAMPLES: dict[str, dict[str, dict[str, Any]]] = {
         "field": {
             "summary": "Every cell's way to one goal",
             "value": {"map": "maze", "goal": [127, 127]},
-        }
+        },
+        "world": {
+            "summary": "Every cell of every floor of the keep, to one place",
+            "value": {"world": "keep", "goal": {"map": "keep_2", "cell": [40, 13]}},
+        },
+    },
+    "costTable": {
+        "world": {
+            "summary": "World-optimal costs between places of the keep",
+            "value": {
+                "world": "keep",
+                "sources": [{"map": "keep_1", "cell": [2, 2]}],
+                "targets": [
+                    {"map": "keep_1", "cell": [40, 9]},
+                    {"map": "keep_2", "cell": [40, 13]},
+                ],
+            },
+        },
     },
     "editMap": {
         "wall": {
@@ -296,6 +352,8 @@ def complete(document: dict, app: FastAPI, settings: Settings) -> dict:
                 op["summary"] = _sentence(op["operationId"])
             for status, links in LINKS.get(op["operationId"], {}).items():
                 op["responses"][status]["links"] = links
+            if "requestBody" in op:
+                _one_of(op["requestBody"]["content"]["application/json"]["schema"])
             for name, examples in REQUEST_EXAMPLES.get(op["operationId"], {}).items():
                 content = op["requestBody"]["content"]["application/json"]
                 content.setdefault("examples", {})[name] = examples
@@ -310,6 +368,15 @@ def _schema_routes(routers: list[APIRouter]) -> Iterator[APIRoute]:
         for route in router.routes:
             if isinstance(route, APIRoute) and route.include_in_schema:
                 yield route
+
+
+def _one_of(schema: dict) -> None:
+    """A body on a map or through a world (app.models.world_paths): exactly one of the two
+    (one needs ``map``, the other ``world``, and neither takes the other's), so ``oneOf``;
+    the map's own alternatives (grid or polygon) may overlap and stay ``anyOf``."""
+    options = schema.get("anyOf", ())
+    if any(option.get("title") == WORLD_ALTERNATIVE_TITLE for option in options):
+        schema["oneOf"] = schema.pop("anyOf")
 
 
 def _add_pattern(schema: dict, pattern: str) -> None:

@@ -12,17 +12,21 @@ from fastapi.exceptions import RequestValidationError
 from app.api.deps import wait_for_revision
 from app.api.errors import describe_errors, error_code_for
 from app.api.kinds import kind_of, map_name_of, parse_for_kind
+from app.api.worlds import world_maps
 from app.config import Settings
 from app.models import PathQuery, PathRequest, PolygonPathQuery, PolygonPathRequest
+from app.models.world_paths import WorldPathQuery, WorldPathRequest
 from app.observability import note_map
 from app.state import SearchRequest, ServiceState
-from gridpath.errors import ServiceError, require_revision
+from gridpath.errors import InvalidRequest, ServiceError
 from gridpath.maps.snapshot import MapSnapshot
 from gridpath.search.scratch import SearchScratch
+from gridpath.world import WorldMaps, WorldNotFound
+from gridpath.world.model import NAME as WORLD_NAME
 
 # The models of a /path body and of a /paths query, by kind of map.
-PATH_MODELS = {"grid": PathRequest, "polygon": PolygonPathRequest}
-QUERY_MODELS = {"grid": PathQuery, "polygon": PolygonPathQuery}
+PATH_MODELS = {"grid": PathRequest, "polygon": PolygonPathRequest, "world": WorldPathRequest}
+QUERY_MODELS = {"grid": PathQuery, "polygon": PolygonPathQuery, "world": WorldPathQuery}
 
 
 async def path_snapshot(
@@ -32,6 +36,8 @@ async def path_snapshot(
     body names, looked up once, after waiting
     for the ``revision`` it names (a map created elsewhere may be coming). A map that is
     not loaded: the body is judged as a grid's first (422 before 404), then 404."""
+    if "world" in raw:  # through a world: the same road, its own snapshot
+        return await world_snapshot(state, raw, models)
     store = state.require_ready()
     name, revision = map_name_of(raw), raw.get("revision")
     if name is not None and type(revision) is int:
@@ -42,6 +48,25 @@ async def path_snapshot(
         snapshot = store.get(raw["map"])  # 404 map_not_found
     note_map(snapshot.name, snapshot.revision)
     return snapshot
+
+
+async def world_snapshot(state: ServiceState, raw: dict, models: dict[str, type]) -> WorldMaps:
+    """Step 1 through a world: its view (the world revision, waited for when ``raw`` names
+    ``world_revision``, and its maps' snapshots). A body naming both ``map`` and ``world``,
+    or a world name that is not one, is judged before the lookup (422 before 404)."""
+    state.require_ready()
+    if "map" in raw:
+        raise InvalidRequest("give either 'map' or 'world', not both")
+    name, revision = raw.get("world"), raw.get("world_revision")
+    if not isinstance(name, str) or not WORLD_NAME.match(name):
+        parse_for_kind(raw, "world", models, "")  # raises the name's 422
+    try:
+        maps = await world_maps(state, name, revision if type(revision) is int else None)
+    except WorldNotFound:
+        parse_for_kind(raw, "world", models, name)  # a bad body is 422 first, as with maps
+        raise
+    note_map(maps.name, maps.revision)
+    return maps
 
 
 def path_request(
@@ -55,7 +80,6 @@ def path_request(
     (``expansion_cap``: a batch query's share) and its cost. Raises the answer's 422 or
     409 (a ``revision`` that is not the snapshot's)."""
     query = parse_for_kind(raw, snapshot.kind, models, snapshot.name)
-    require_revision(snapshot.name, snapshot.revision, query.revision)
     return kind_of(snapshot).path_request(query, snapshot, settings, expansion_cap)
 
 

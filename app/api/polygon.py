@@ -209,6 +209,7 @@ class PolygonKind:
     """A polygon map's answers (:class:`app.api.kinds.MapKind`)."""
 
     noun = "a polygon map"
+    rival = "grid"
 
     def info(self, pmap: PolygonMap) -> PolygonMapInfo:
         return polygon_map_info(pmap)
@@ -222,6 +223,7 @@ class PolygonKind:
     def path_request(
         self, query: PolygonPathQuery, pmap: PolygonMap, settings: Settings, cap: int | None
     ) -> PolygonPath:
+        require_revision(pmap.name, pmap.revision, query.revision)
         most = min(settings.max_polygon_expanded, cap or settings.max_polygon_expanded)
         return PolygonPath(query, settings, most, min(query.max_expanded or most, most))
 

@@ -44,7 +44,6 @@ from app.models.maps import (
     ReloadedMap,
 )
 from app.models.paths import (
-    AnyPathRequest,
     BatchQuery,
     BatchRequest,
     BatchResponse,
@@ -60,16 +59,25 @@ from app.models.paths import (
 )
 from app.models.table import TableRequest, TableResponse
 from app.models.validate import (
-    AnyValidateRequest,
     PolygonValidateRequest,
     ValidateRequest,
     ValidateResponse,
     ViolationOut,
 )
+from app.models.world_paths import (
+    AnyBatchRequest,
+    AnyFlowFieldRequest,
+    AnyPathRequest,
+    AnyTableRequest,
+    AnyValidateRequest,
+)
 
 __all__ = [
+    "AnyBatchRequest",
+    "AnyFlowFieldRequest",
     "AnyMapInfo",
     "AnyPathRequest",
+    "AnyTableRequest",
     "AnyValidateRequest",
     "BatchQuery",
     "BatchRequest",

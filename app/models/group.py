@@ -8,19 +8,9 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, StrictBool, StrictInt, Tag
 
 from app.models.common import Cell, CellOut, MapName
+from app.models.places import LinkChoice, WorldName, WorldPlace
 from gridpath.search.options import Diagonal
-from gridpath.world.model import NAME
 
-WorldName = Annotated[
-    str,
-    Field(
-        pattern=NAME.pattern,
-        max_length=128,
-        description="World name: 1-128 characters of [A-Za-z0-9_-].",
-        examples=["keep"],
-    ),
-]
-LinkName = Annotated[str, Field(pattern=NAME.pattern, max_length=128)]
 # A place of a world in a group plan: [x, y, m], m the index of its map in the answer's "maps".
 WorldCell = Annotated[
     tuple[StrictInt, StrictInt, StrictInt],
@@ -63,24 +53,6 @@ class GroupRequest(GroupRules):
     revision: StrictInt | None = Field(
         None, description="Read your writes: at least this revision."
     )
-
-
-class WorldPlace(BaseModel):
-    """A cell of a map of the world."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    map: MapName
-    cell: Cell
-
-
-class LinkChoice(BaseModel):
-    """The links the units may not take (units that cannot climb: ``exclude_tags``)."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    exclude_ids: list[LinkName] = Field(default_factory=list, max_length=100_000)
-    exclude_tags: list[LinkName] = Field(default_factory=list, max_length=1_000)
 
 
 class WorldGroupRules(GroupRules):

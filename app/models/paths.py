@@ -149,8 +149,9 @@ class PolygonPathResponse(BaseModel):
 BatchQuery = Annotated[PathQuery | PolygonPathQuery, WrapValidator(any_object)]
 
 
-# A /path body: validated by the route against the model of the map's kind (grid or polygon).
-AnyPathRequest = Annotated[PathRequest | PolygonPathRequest, WrapValidator(any_object)]
+# A /path body on a map: validated by the route against the model of the map's kind (grid or
+# polygon); app.models.world_paths.AnyPathRequest adds the world's.
+MapPathRequest = Annotated[PathRequest | PolygonPathRequest, WrapValidator(any_object)]
 
 
 class BatchRequest(BaseModel):

@@ -47,9 +47,10 @@ class PolygonValidateRequest(BaseModel):
     goal: Point | None = Field(None, description="Where the polyline must end.")
 
 
-# A /validate body: validated by the route against the model of the map's kind, or as a
-# group move when it has ``plans``.
-AnyValidateRequest = Annotated[
+# A /validate body on a map: validated by the route against the model of the map's kind, or
+# as a group move when it has ``plans`` (on a map or through a world);
+# app.models.world_paths.AnyValidateRequest adds a path through a world.
+MapValidateRequest = Annotated[
     ValidateRequest | PolygonValidateRequest | GroupValidateRequest | WorldGroupValidateRequest,
     WrapValidator(any_object),
 ]

@@ -17,7 +17,8 @@ from collections.abc import Iterator
 
 from gridpath.errors import WarmingUp
 
-# gate (a runner's name, or "flowfield", "table", "validate") -> the warm-up step compiling it
+# gate (a runner's name, or "flowfield", "table", "validate", "worlds") -> the warm-up step
+# compiling it
 _pending: dict[str, str] = {}
 _loaded: set[str] = set()  # steps whose kernels this process holds (never pending again)
 _loading = threading.local()  # set on the thread that loads a step's kernels into the process

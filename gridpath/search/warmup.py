@@ -42,6 +42,7 @@ from gridpath.search.smooth import line_of_sight, smooth, turning_points
 from gridpath.search.table import cost_table
 from gridpath.search.validate import validate_path
 from gridpath.search.warmup_grids import corridor, room, terrain_room
+from gridpath.world.warmup import warm_up as worlds_warm_up
 
 
 @dataclass(frozen=True)
@@ -144,6 +145,7 @@ def steps(algorithms: dict[Algorithm, AlgorithmSpec] = ALGORITHMS) -> tuple[Step
         Step("validate", _validate, ("validate",)),
         # POST /group's kernels, then the machine's work rate (measured once, kept beside them)
         Step("group", lambda scratch: (group_warm_up(), machine_rate()), ("group",)),
+        Step("worlds", worlds_warm_up, ("worlds",)),  # world legs use the steps above
     )
 
 

@@ -381,6 +381,16 @@ class WorldMaps:
     world: World
     grids: Mapping[str, Any]  # map name -> gridpath.grid.model.Grid
 
+    kind = "world"  # what the service does with it: app.api.kinds (not a map's kind)
+
+    @property
+    def name(self) -> str:
+        return self.world.name
+
+    @property
+    def revision(self) -> int:
+        return self.world.revision
+
     def revisions(self) -> dict[str, int]:
         return {name: int(self.grids[name].revision) for name in self.world.maps}
 

@@ -33,6 +33,7 @@ from gridpath.search.find import PathResult, check_cell, find_path
 from gridpath.search.options import Algorithm, CostModel, Diagonal, SearchOptions
 from gridpath.search.plan import plan_for
 from gridpath.search.scratch import SearchScratch, thread_scratch
+from gridpath.search.warming import require as require_warm
 from gridpath.world import bounds
 from gridpath.world.model import Place, WorldMaps
 from gridpath.world.overlay import (
@@ -270,6 +271,7 @@ def find_world_path(query: WorldQuery, scratch: SearchScratch | None = None) -> 
     """The path from ``query.start`` to ``query.goal`` through the world's usable links
     (module docstring). Raises as ``find_path`` does for bad endpoints or options, and
     ``map_not_found`` for a place on a map that is not the world's."""
+    require_warm("worlds")
     began = time.perf_counter_ns()
     maps, options = query.maps, query.options
     walls = blocked_by_map(maps, query.blocked)

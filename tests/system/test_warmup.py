@@ -74,6 +74,29 @@ for grid in [g for g in store.all() if g.kind == "grid"]:  # polygon maps: no ke
     find_path(edited, goal, (int(x2), int(y2)))  # on the new snapshot
     find_path(edited, goal, (int(x2), int(y2)), SearchOptions(algorithm=Algorithm.SUBGOAL))
 assert tables == {True, False}, tables  # maps with and without jump distances were served
+# through the example world: a path (the overlay's bounds), a table, a validation, a flow field
+from pathlib import Path
+from gridpath.world.files import load_world
+from gridpath.world.flowfield import world_flowfield
+from gridpath.world.model import WorldMaps
+from gridpath.world.overlay import LinkFilter
+from gridpath.world.search import WorldQuery, find_world_path
+from gridpath.world.table import world_table
+from gridpath.world.validate import validate_world_path
+
+world = load_world(Path("maps/keep.world.json"), lambda n: ("grid", store.get(n).width,
+                                                             store.get(n).height))
+keep = WorldMaps(world, {name: store.get(name) for name in world.maps})
+ends = [world.links[0].source, world.links[1].target]
+for options in (SearchOptions(), SearchOptions(algorithm=Algorithm.DIJKSTRA)):
+    answer = find_world_path(WorldQuery(keep, *ends, options))
+cells = [(leg.map, tuple(c)) for leg in answer.legs for c in leg.path.tolist()]
+from gridpath.world.model import Place
+validate_world_path(keep, [Place(m, c) for m, c in cells], compare_optimal=True)
+world_table(keep, ends, ends[::-1], SearchOptions())
+world_flowfield(keep, ends[1])
+world_flowfield(keep, ends[0], links=LinkFilter(frozenset(), frozenset({"stairs"})),
+                blocked={world.maps[0]: [(ends[0].cell[0] + 1, ends[0].cell[1])]})
 print(compiled() - before)
 """
 

@@ -11,16 +11,20 @@ from fastapi.responses import Response
 
 from app.api.deps import RegistryDep, StateDep, wait_for_revision
 from app.api.echo import flow_field_options
-from app.api.kinds import require_grid
+from app.api.kinds import map_or_world, require_grid
 from app.api.responses import encode_array
 from app.api.rules import search_options
+from app.api.world_fields import world_flowfield_request
+from app.api.worlds import world_maps
 from app.cache import LRUCache
 from app.models import (
     STALE_REVISION_RESPONSE,
+    AnyFlowFieldRequest,
     ErrorResponse,
     FlowFieldRequest,
     FlowFieldResponse,
 )
+from app.models.world_paths import WorldFlowFieldRequest, WorldFlowFieldResponse
 from app.observability import metrics, note_map, record_search
 from app.state import ServiceState
 from gridpath.errors import InvalidField, require_revision
@@ -35,29 +39,43 @@ router = APIRouter(tags=["paths"])
 
 @router.post(
     "/flowfield",
-    response_model=FlowFieldResponse,
+    response_model=FlowFieldResponse | WorldFlowFieldResponse,
     responses={
         200: {"content": {"image/png": {}}},
-        404: {"model": ErrorResponse},
+        404: {
+            "model": ErrorResponse,
+            "description": "`map_not_found` (also a goal on a map not in the world), "
+            "`world_not_found`.",
+        },
         409: STALE_REVISION_RESPONSE,
         422: {"model": ErrorResponse},
         503: {"model": ErrorResponse, "description": "`not_ready` or `overloaded`."},
     },
 )
 async def post_flowfield(
-    request: FlowFieldRequest, state: StateDep, store: RegistryDep
+    body: AnyFlowFieldRequest, state: StateDep, store: RegistryDep
 ) -> Response:
     """Cost to ``goal`` and the first step towards it for every cell (Dijkstra from the goal).
+    Through a world (``world``, ``goal`` a place): one field per map of the world, with the
+    cost to the goal through its links and the link to take from each cell.
 
     Results are cached per (map revision, goal, options); ``X-Cache`` says hit or miss.
     """
+    request = map_or_world(body, FlowFieldRequest, WorldFlowFieldRequest)
+    if isinstance(request, WorldFlowFieldRequest):
+        maps = await world_maps(state, request.world, request.world_revision)
+        search = world_flowfield_request(request, maps, state.settings, state.flowfields)
+        return _field_answer(*await state.search(maps, search), "application/json")
     await wait_for_revision(state, request.map, request.revision)
     grid = require_grid(store.get(request.map), "POST /flowfield")
     note_map(grid.name, grid.revision)
     field = flow_field_request(request, grid, state)
-    body, hit = await state.search(grid, field)
-    metrics.observe_flowfield_cache(hit)
     media = "image/png" if request.format == "png" else "application/json"
+    return _field_answer(*await state.search(grid, field), media)
+
+
+def _field_answer(body: bytes, hit: bool, media: str) -> Response:
+    metrics.observe_flowfield_cache(hit)
     return Response(body, media_type=media, headers={"X-Cache": "hit" if hit else "miss"})
 
 

@@ -18,10 +18,13 @@ from starlette.routing import Route
 
 from app.api.deps import RegistryDep, StateDep, snapshot_at
 from app.api.json_body import MISSING, json_body
+from app.api.kinds import map_or_world
 from app.api.path_request import batch_requests, path_request, path_snapshot
 from app.api.responses import json_response
+from app.api.world_kind import require_world_revision
+from app.api.worlds import world_maps
 from app.models import (
-    STALE_REVISION_RESPONSE,
+    AnyBatchRequest,
     AnyPathRequest,
     BatchRequest,
     BatchResponse,
@@ -29,6 +32,7 @@ from app.models import (
     PathResponse,
     PolygonPathResponse,
 )
+from app.models.world_paths import WorldBatchRequest, WorldBatchResponse, WorldPathResponse
 from app.state import ServiceState
 from gridpath.errors import BatchTooLarge
 from gridpath.maps import MapRegistry
@@ -36,7 +40,11 @@ from gridpath.maps import MapRegistry
 router = APIRouter(tags=["paths"])
 
 _ERRORS: dict[int | str, dict[str, Any]] = {
-    404: {"model": ErrorResponse, "description": "Unknown map (`map_not_found`)."},
+    404: {
+        "model": ErrorResponse,
+        "description": "Unknown map (`map_not_found`, also a place on a map not in the "
+        "world), unknown world (`world_not_found`).",
+    },
     422: {
         "model": ErrorResponse,
         "description": "`invalid_request`, `invalid_<option>`, `out_of_bounds`, "
@@ -44,7 +52,11 @@ _ERRORS: dict[int | str, dict[str, Any]] = {
         "maps: `target_not_walkable` (a start or goal outside the walkable area, without "
         "`snap`); `unsupported_map_kind` (a field of the other kind of map).",
     },
-    409: STALE_REVISION_RESPONSE,
+    409: {
+        "model": ErrorResponse,
+        "description": "`stale_revision`: the map (or world) is past the `revision` (or "
+        "`world_revision`) named, or this process has not reached it within REVISION_WAIT_MS.",
+    },
     503: {
         "model": ErrorResponse,
         "description": "Still starting (`not_ready`), or every search thread busy and the "
@@ -54,11 +66,17 @@ _ERRORS: dict[int | str, dict[str, Any]] = {
 }
 
 
-@router.post("/path", response_model=PathResponse | PolygonPathResponse, responses=_ERRORS)
+@router.post(
+    "/path",
+    response_model=PathResponse | PolygonPathResponse | WorldPathResponse,
+    responses=_ERRORS,
+)
 async def post_path(request: AnyPathRequest, state: StateDep, store: RegistryDep) -> Response:
     """Path between two cells of a grid (A* by default: optimal, 8-connected, no corner
     cutting), or between two points of a polygon map (the shortest path, or the route over
-    its waypoints with ``mode: waypoints``)."""
+    its waypoints with ``mode: waypoints``), or between two places of a world through its
+    links (``world`` instead of ``map``: the answer lists the legs, one per map visited,
+    and the links taken)."""
     return await find_path_answer(state, request)
 
 
@@ -97,13 +115,38 @@ async def serve_path(request: Request) -> Response:
     return await find_path_answer(state, raw)
 
 
-@router.post("/paths", response_model=BatchResponse, responses=_ERRORS)
-async def post_paths(request: BatchRequest, state: StateDep, store: RegistryDep) -> Response:
-    """Many queries on one map in one call, run in parallel; one result per query, in order.
+@router.post("/paths", response_model=BatchResponse | WorldBatchResponse, responses=_ERRORS)
+async def post_paths(request: AnyBatchRequest, state: StateDep, store: RegistryDep) -> Response:
+    """Many queries on one map (or through one world) in one call, run in parallel; one
+    result per query, in order.
 
     A query that fails gets ``{"error": {...}}`` in its place; the others are answered.
     """
-    return await find_paths_answer(state, store, request)
+    batch = batch_body(request)
+    if isinstance(batch, WorldBatchRequest):
+        return await find_world_paths_answer(state, batch)
+    return await find_paths_answer(state, store, batch)
+
+
+def batch_body(body: Any) -> BatchRequest | WorldBatchRequest:
+    """A ``/paths`` body: a batch through a world when it names ``world``, else a map's
+    batch, validated exactly as before worlds (``map_or_world``)."""
+    return map_or_world(body, BatchRequest, WorldBatchRequest)
+
+
+async def find_world_paths_answer(state: ServiceState, batch: WorldBatchRequest) -> Response:
+    """``POST /paths`` through a world: its view, each query's request, the searches (one
+    by one, in chunks on the search threads), the answer."""
+    if len(batch.queries) > state.settings.max_batch:
+        raise BatchTooLarge(
+            f"{len(batch.queries)} queries, over the limit of {state.settings.max_batch}"
+        )
+    maps = await world_maps(state, batch.world, batch.world_revision)
+    require_world_revision(maps, batch.world_revision)
+    searches = batch_requests(batch.queries, maps, state.settings)
+    answers = await state.search_all(maps, searches)
+    body = {"world": maps.name, "world_revision": maps.revision, "results": [b for b, _ in answers]}
+    return json_response(body, sum(us for _, us in answers))
 
 
 async def find_paths_answer(state: ServiceState, store: MapRegistry, batch: BatchRequest):
@@ -133,11 +176,9 @@ async def serve_paths(request: Request) -> Response:
     if body is MISSING:
         missing = {"type": "missing", "loc": ("body",), "msg": "Field required", "input": None}
         raise RequestValidationError([missing])
-    try:
-        batch = BatchRequest.model_validate(body, from_attributes=True)
-    except ValidationError as exc:
-        errors = [{**e, "loc": ("body", *e["loc"])} for e in exc.errors(include_url=False)]
-        raise RequestValidationError(errors, body=body) from None
+    batch = batch_body(body)
+    if isinstance(batch, WorldBatchRequest):
+        return await find_world_paths_answer(state, batch)
     return await find_paths_answer(state, store, batch)
 
 

@@ -10,11 +10,20 @@ from fastapi.responses import Response
 
 from app.api.deps import RegistryDep, StateDep, snapshot_at
 from app.api.echo import flow_field_options
-from app.api.kinds import require_grid
+from app.api.kinds import map_or_world, require_grid
 from app.api.responses import json_response
 from app.api.rules import search_options, worst_case_expansions
+from app.api.world_fields import world_table_request
+from app.api.worlds import world_maps
 from app.config import Settings
-from app.models import STALE_REVISION_RESPONSE, ErrorResponse, TableRequest, TableResponse
+from app.models import (
+    STALE_REVISION_RESPONSE,
+    AnyTableRequest,
+    ErrorResponse,
+    TableRequest,
+    TableResponse,
+)
+from app.models.world_paths import WorldTableRequest, WorldTableResponse
 from app.observability import record_search
 from gridpath.errors import TableTooLarge
 from gridpath.grid import Grid
@@ -24,7 +33,11 @@ from gridpath.search.table import TableLine, TablePlan, assemble, plan_table, se
 router = APIRouter(tags=["paths"])
 
 _ERRORS: dict[int | str, dict[str, Any]] = {
-    404: {"model": ErrorResponse, "description": "Unknown map (`map_not_found`)."},
+    404: {
+        "model": ErrorResponse,
+        "description": "Unknown map (`map_not_found`, also a place on a map not in the "
+        "world), unknown world (`world_not_found`).",
+    },
     409: STALE_REVISION_RESPONSE,
     422: {
         "model": ErrorResponse,
@@ -82,11 +95,17 @@ class TableAssembly:
         return assemble(plan, self.lines)
 
 
-@router.post("/table", response_model=TableResponse, responses=_ERRORS)
-async def post_table(request: TableRequest, state: StateDep, store: RegistryDep) -> Response:
+@router.post("/table", response_model=TableResponse | WorldTableResponse, responses=_ERRORS)
+async def post_table(body: AnyTableRequest, state: StateDep, store: RegistryDep) -> Response:
     """Optimal cost from every source to every target (`null`: no path): one Dijkstra flood
     per source, or per target when fewer, or one jump point search per pair where it
-    applies (see the README)."""
+    applies (see the README). Through a world (``world``, sources and targets as places):
+    each entry the world-optimal cost through its links."""
+    request = map_or_world(body, TableRequest, WorldTableRequest)
+    if isinstance(request, WorldTableRequest):
+        maps = await world_maps(state, request.world, request.world_revision)
+        table = world_table_request(request, maps, state.settings)
+        return json_response(*await state.search(maps, table))
     cells = len(request.sources) * len(request.targets)
     if cells > state.settings.max_table_cells:
         raise TableTooLarge(

@@ -20,20 +20,32 @@ from app.models import (
     ValidateResponse,
 )
 from app.models.group import GroupValidateResponse, WorldGroupValidateResponse
+from app.models.world_paths import WorldValidateRequest, WorldValidateResponse
 from app.observability import metrics
 from app.state import SearchRequest
 from gridpath.maps.snapshot import MapSnapshot
 
 router = APIRouter(tags=["paths"])
 
-_MODELS = {"grid": ValidateRequest, "polygon": PolygonValidateRequest}
+_MODELS = {
+    "grid": ValidateRequest,
+    "polygon": PolygonValidateRequest,
+    "world": WorldValidateRequest,
+}
 
 
 @router.post(
     "/validate",
-    response_model=ValidateResponse | GroupValidateResponse | WorldGroupValidateResponse,
+    response_model=ValidateResponse
+    | GroupValidateResponse
+    | WorldGroupValidateResponse
+    | WorldValidateResponse,
     responses={
-        404: {"model": ErrorResponse},
+        404: {
+            "model": ErrorResponse,
+            "description": "`map_not_found` (also a place on a map not in the world), "
+            "`world_not_found`.",
+        },
         409: STALE_REVISION_RESPONSE,
         422: {
             "model": ErrorResponse,
@@ -53,9 +65,10 @@ async def post_validate(
     group move, each unit's cell at every tick (docs/group.md): `illegal_step`,
     `blocked_cell`, `vertex_conflict`, `edge_conflict`, `crossing_conflict`; with
     ``"world"``, each plan entry ``[x, y, m]`` and a link traversal one tick: `link_missing`,
-    `link_disabled`, `link_one_way` besides. ``valid`` is
-    false with the violations listed (at least the first of each kind) when anything is
-    wrong."""
+    `link_disabled`, `link_one_way` besides. Through a world (``world``, ``path`` of
+    places): a step is a move on one map or a link traversal (the same three codes), and
+    ``cost`` includes the links'. ``valid`` is false with the violations listed (at least
+    the first of each kind) when anything is wrong."""
     if isinstance(request, dict) and "plans" in request:  # a group move (docs/group.md)
         return await validate_group(request, state, store)
     snapshot = await path_snapshot(state, request, _MODELS)  # judged for its map's kind

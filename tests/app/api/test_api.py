@@ -220,6 +220,7 @@ def test_openapi_declares_models(client):
     assert [a["$ref"].rsplit("/", 1)[1] for a in answers] == [
         "PathResponse",  # a grid's
         "PolygonPathResponse",
+        "WorldPathResponse",  # through a world (docs/worlds.md)
     ]
     for status in ("404", "422"):
         assert post["responses"][status]["content"]["application/json"]["schema"]["$ref"].endswith(

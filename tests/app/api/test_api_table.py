@@ -215,6 +215,10 @@ def test_openapi_declares_table(server):
     for status in ("404", "409", "422", "503"):
         schema = responses[status]["content"]["application/json"]["schema"]
         assert schema["$ref"].endswith("/ErrorResponse")
-    assert responses["200"]["content"]["application/json"]["schema"]["$ref"].endswith(
-        "/TableResponse"
-    )
+    answers = responses["200"]["content"]["application/json"]["schema"]["anyOf"]
+    assert [a["$ref"].rsplit("/", 1)[1] for a in answers] == ["TableResponse", "WorldTableResponse"]
+    body = spec["paths"]["/table"]["post"]["requestBody"]["content"]["application/json"]["schema"]
+    assert [b["$ref"].rsplit("/", 1)[1] for b in body["oneOf"]] == [
+        "TableRequest",
+        "WorldTableRequest",
+    ]  # a map's table, or a world's

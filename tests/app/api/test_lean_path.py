@@ -68,6 +68,17 @@ def _both(pair, content: bytes | None, headers: dict[str, str], path: str = "/pa
 
 
 JSON = {"content-type": "application/json"}
+# Through the example world (maps/keep.world.json): good, and each kind of mistake.
+PLACES = {"start": {"map": "keep_1", "cell": [2, 2]}, "goal": {"map": "keep_2", "cell": [40, 13]}}
+WORLD_BODIES = [
+    {"world": "keep", **PLACES},
+    {"world": "keep", **PLACES, "algorithm": "dijkstra", "links": {"exclude_tags": ["stairs"]}},
+    {"world": "nowhere", **PLACES},
+    {"world": "keep", "map": "keep_1", **PLACES},
+    {"world": "keep", "start": [2, 2], "goal": [40, 13]},
+    {"world": "keep", **PLACES, "world_revision": 99},
+    {"world": "keep", **PLACES, "snap": True},
+]
 BODIES = [
     GOOD,
     {**GOOD, "include": ["path", "waypoints"]},  # not timing: search_us varies
@@ -98,6 +109,7 @@ BODIES = [
     "arena",
     None,
     {},
+    *WORLD_BODIES,
 ]
 
 
@@ -119,6 +131,10 @@ BATCHES = [
     {"map": "nope", "queries": []},
     {"map": "arena", "queries": [], "extra": 1},
     {"map": "courtyard", "queries": [{"start": [1.25, 2.5], "goal": [45, 15]}, QUERY]},
+    {"world": "keep", "queries": [PLACES, QUERY, {**PLACES, "algorithm": "bfs"}]},
+    {"world": "keep", "map": "keep_1", "queries": [PLACES]},
+    {"world": "nowhere", "queries": [PLACES]},
+    {"world": "keep", "queries": "x"},
     [1, 2, 3],
     "arena",
     None,

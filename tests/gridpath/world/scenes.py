@@ -120,8 +120,9 @@ def usable(world: World, walkable: dict[str, np.ndarray], links: LinkFilter):
     return out
 
 
-def reference_cost(scene: Scene, bfs: bool = False) -> float:
-    """The world-optimal cost from start to goal (inf: none); ``bfs``: fewest steps."""
+def _world_graph(scene: Scene, bfs: bool = False):
+    """``(graph, node)``: the stacked move graph joined by the usable links (None: no edge),
+    and the node of a place."""
     opts = scene.options.resolved()
     diagonal = opts.diagonal.value
     weights = (1.0, 1.0) if bfs else opts.step_weights
@@ -154,11 +155,36 @@ def reference_cost(scene: Scene, bfs: bool = False) -> float:
     for a, b, c, _ in usable(scene.maps.world, scene.walkable, scene.links):
         add(node(a), node(b), 1.0 if bfs else c)
     if not edges:
-        return 0.0 if scene.start == scene.goal else math.inf
+        return None, node
     keys = list(edges)
     # csgraph drops explicit zeros: a zero-cost link weighs the least positive float.
     values = [edges[k] or 5e-324 for k in keys]
     rows, cols = zip(*keys, strict=True)
-    graph = csr_matrix((values, (rows, cols)), shape=(total, total))
+    return csr_matrix((values, (rows, cols)), shape=(total, total)), node
+
+
+def reference_cost(scene: Scene, bfs: bool = False) -> float:
+    """The world-optimal cost from start to goal (inf: none); ``bfs``: fewest steps."""
+    graph, node = _world_graph(scene, bfs)
+    if graph is None:
+        return 0.0 if scene.start == scene.goal else math.inf
     dist = dijkstra(graph, directed=True, indices=node(scene.start))
     return float(dist[node(scene.goal)])
+
+
+def reference_costs_to_goal(scene: Scene) -> dict[str, np.ndarray]:
+    """Every cell's world-optimal cost to the goal, per map (inf: none): a Dijkstra from
+    the goal over the reversed graph (a link is followed only in its direction)."""
+    graph, node = _world_graph(scene)
+    goal = node(scene.goal)
+    total = sum(open_.size for open_ in scene.walkable.values())
+    if graph is None:
+        dist = np.full(total, math.inf)
+        dist[goal] = 0.0
+    else:
+        dist = dijkstra(graph.T.tocsr(), directed=True, indices=goal)
+    out, first = {}, 0
+    for name, open_ in scene.walkable.items():
+        out[name] = dist[first : first + open_.size].reshape(open_.shape)
+        first += open_.size
+    return out
