@@ -243,6 +243,8 @@ window.GridpathWorlds = (page) => {
         links: data.links,
         mapLinks: data.map_links || [],
       });
+      const option = [...$("world-select").options].find((o) => o.value === data.name);
+      if (option) option.textContent = `${data.name} (${data.maps.length} maps, ${data.links.length} links)`;
     } catch (err) {
       report(err, () => fetchWorld(name, revision));
       return false;
