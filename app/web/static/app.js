@@ -35,6 +35,10 @@
     storage_error: "The server could not write the map file; nothing was changed.",
     batch_too_large: "Too many queries in one batch.",
     not_found: "The server has no such endpoint.",
+    world_not_found: "That world is not on the server.",
+    link_not_found: "The world has no such link (someone may have removed it).",
+    invalid_world: "The server refused the world or the link.",
+    unsupported_map_kind: "A world joins grid maps only.",
     method_not_allowed: "The server does not allow this request here.",
   };
 
@@ -139,6 +143,7 @@
   let baseCtx = base.getContext("2d");
   let overlayCtx = overlay.getContext("2d");
   let baseImage = null;
+  let worlds = null; // worlds.js's hooks (a world's maps, links and paths), installed last
   let overlayKind = null;
 
   // ---- messages ----------------------------------------------------------------------------
@@ -404,6 +409,7 @@
     else if (S.tool === "validate") drawValidation();
     else if (S.tool !== "flow") drawPaths();
     if (S.tool === "flow" && S.flowGoal) drawMarker(S.flowGoal, "#d62828", "G");
+    if (worlds) worlds.draw();
     if (rectDrag) drawRectPreview();
     if (S.loadStarted !== null) {
       ctx.getImageData(0, 0, 1, 1); // wait for the pixels, so the time is the real draw
@@ -720,6 +726,7 @@
       sel.value = pick.name;
       if (pick.name !== S.name || select) await loadMap(pick.name);
     } else status("The server has no maps loaded: make a new one.");
+    if (worlds) worlds.init(); // the worlds once the maps are listed (and the token accepted)
   }
 
   async function loadMap(name) {
@@ -759,6 +766,7 @@
     if (!sameMap) fitView();
     if (sameMap && S.start && S.goal) runPath();
     else rebuildOverlay();
+    if (worlds) worlds.mapShown();
     requestDraw();
   }
 
@@ -1086,7 +1094,12 @@
   const EXPLORES = new Set(["astar", "dijkstra", "bfs", "greedy"]);
 
   function pathRequest(algorithm) {
-    const body = { map: S.name, start: S.start, goal: S.goal, algorithm, ...movementRules() };
+    return { map: S.name, start: S.start, goal: S.goal, ...searchOptions(algorithm) };
+  }
+
+  // Every option of the Search options panel, as /path takes them (a world's path too).
+  function searchOptions(algorithm) {
+    const body = { algorithm, ...movementRules() };
     const heuristic = $("opt-heuristic").value;
     if (heuristic) body.heuristic = heuristic;
     body.heuristic_weight = Number($("opt-heuristic_weight").value);
@@ -1422,6 +1435,10 @@
   }
 
   function clickCell(cell) {
+    if (worlds && worlds.click(cell)) {
+      requestDraw();
+      return;
+    }
     if (S.tool === "path") {
       if (!S.start || S.goal) {
         S.start = cell;
@@ -1474,6 +1491,7 @@
         if (S.tool === "flow") runFlow();
       }
       if (S.validation) runValidate();
+      if (worlds) worlds.optionsChanged();
     }, 120);
   }
 
@@ -1499,12 +1517,14 @@
       return;
     }
     if (S.isNew) S.isNew = false;
+    if (worlds) worlds.mapPicked(e.target.value); // a map outside the world leaves it
     loadMap(e.target.value);
   });
   $("reload").addEventListener("click", () => {
     if (S.undo.length && !confirm("Discard your unsaved edits?")) return;
     hideError();
     loadMapList(S.isNew ? undefined : S.name);
+    if (worlds) worlds.reload();
   });
   $("save").addEventListener("click", save);
   $("undo").addEventListener("click", undo);
@@ -1620,8 +1640,14 @@
       return Array.from(ctx.getImageData(Math.floor(sx * dpr), Math.floor(sy * dpr), 1, 1).data);
     },
     get idle() {
-      return busy === 0 && !drawPending && optionTimer === null;
+      return busy === 0 && !drawPending && optionTimer === null && !(worlds && worlds.busy);
     },
+    // The chosen world (worlds.js): its links, what was drawn of them, its path's legs.
+    get world() {
+      return worlds ? worlds.state : null;
+    },
+    loadWorld: (name) => worlds && worlds.choose(name),
+    showMap: (name) => (worlds ? worlds.showMap(name) : loadMap(name)),
     loadMap,
     setTool,
     fitView,
@@ -1631,6 +1657,14 @@
       requestDraw();
     },
   };
+  // worlds.js (loaded first) draws a world's links and paths with the page's own helpers
+  if (window.GridpathWorlds) {
+    worlds = window.GridpathWorlds({
+      S, $, api, ApiError, PLAIN, report, showError, hideError, status, askTokens, ensureAdmin,
+      requestDraw, centre, ctx, canvas, polyline, dots, drawMarker, loadMap, searchOptions,
+      setTool, rebuildOverlay, renderFigures, TOKEN_KEYS,
+    });
+  }
   setTool("path");
   renderFigures();
   showPending();
