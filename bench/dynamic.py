@@ -613,10 +613,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if min(args.batches) < 1 or args.changes < 1:
         parser.error("--batches and --changes must be >= 1")
     common.exit_on_signals()  # stop the servers on the way out
-    started = common.begin(args)
-    if started is None:
-        return 2
-    maps, info = started
+    maps, info = common.begin(args)  # exit status 2: no maps
     plan = Plan(tuple(args.batches), args.changes + args.changes % 2, args.seed,
                 time.perf_counter() + args.time_limit)  # fmt: skip
     runs: list[MapRun] = []

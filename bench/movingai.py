@@ -142,10 +142,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
-    started = common.begin(args)
-    if started is None:
-        return 2
-    maps, info = started
+    maps, info = common.begin(args)  # exit status 2: no maps
     print(f"Algorithm: {args.algorithm}\n", flush=True)
     progress = common.Progress(len(maps))
     try:

@@ -50,11 +50,6 @@ class Solver:
     prepare: Callable[[Grid], tuple[Solve, ToPath]]
 
 
-def walkable_of(grid: Grid) -> np.ndarray:
-    """The unpadded walkability grid, bool ``[y, x]``."""
-    return grid.passable[1:-1, 1:-1] > 0
-
-
 def prepare_ours(algorithm: Algorithm) -> Callable[[Grid], tuple[Solve, ToPath]]:
     options = SearchOptions(algorithm=algorithm)
 
@@ -102,7 +97,7 @@ def prepare_pyastar2d(grid: Grid) -> tuple[Solve, ToPath]:
     """``pyastar2d.astar_path``: walls are infinite weights; diagonals cost 1 and cut corners."""
     import pyastar2d
 
-    weights = np.where(walkable_of(grid), np.float32(1.0), np.float32(np.inf)).astype(np.float32)
+    weights = np.where(grid.walkable > 0, np.float32(1.0), np.float32(np.inf)).astype(np.float32)
 
     def solve(start: Cell, goal: Cell) -> Any:
         return pyastar2d.astar_path(
@@ -118,7 +113,7 @@ def prepare_pathfinding(grid: Grid) -> tuple[Solve, ToPath]:
     from pathfinding.core.grid import Grid as PFGrid
     from pathfinding.finder.a_star import AStarFinder
 
-    pf_grid = PFGrid(matrix=walkable_of(grid).astype(np.int8).tolist())
+    pf_grid = PFGrid(matrix=(grid.walkable > 0).astype(np.int8).tolist())
     finder = AStarFinder(diagonal_movement=DiagonalMovement.only_when_no_obstacle)
 
     def solve(start: Cell, goal: Cell) -> Any:
@@ -190,7 +185,7 @@ def prepare_networkx(grid: Grid) -> tuple[Solve, ToPath]:
     neighbours: weights 1 and sqrt 2)."""
     import networkx as nx
 
-    walk = walkable_of(grid)
+    walk = grid.walkable > 0
     tutorial = TutorialGrid(walk.tolist())
     graph = nx.Graph()
     cells = [(int(x), int(y)) for y, x in zip(*np.nonzero(walk))]
@@ -204,7 +199,7 @@ def prepare_networkx(grid: Grid) -> tuple[Solve, ToPath]:
 
 
 def prepare_heapq(grid: Grid) -> tuple[Solve, ToPath]:
-    tutorial = TutorialGrid(walkable_of(grid).tolist())
+    tutorial = TutorialGrid((grid.walkable > 0).tolist())
     return (
         lambda start, goal: tutorial_a_star(tutorial, start, goal),
         lambda path: None if path is None else np.array(path),
@@ -449,10 +444,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
-    started = common.begin(args)
-    if started is None:
-        return 2
-    maps, info = started
+    maps, info = common.begin(args)  # exit status 2: no maps
     print(flush=True)
     progress = common.Progress(len(maps))
     try:

@@ -22,10 +22,9 @@ from app.api.path_body import answer
 from app.api.rules import search_options
 from app.config import Settings
 from app.models import MovementRules, PathQuery
-from bench.common import DEFAULT_DATA, MAX_BYTES, MAX_CELLS, log, machine_info, machine_line
+from bench.common import DEFAULT_DATA, load_grid, log, machine_info, machine_line
 from bench.server import ServerSpec, running_server
 from gridpath.grid import Grid
-from gridpath.grid.loader import load_map
 from gridpath.search import SearchScratch
 from gridpath.search.table import assemble, plan_table, search_line
 
@@ -133,7 +132,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not path.is_file():
         log(f"no map {path}")
         return 2
-    grid = load_map(path, max_cells=MAX_CELLS, max_bytes=MAX_BYTES)
+    grid = load_grid(path)
     rng = np.random.default_rng(SEED)
     cells = {n: pick_cells(grid, 2 * n, rng) for n in args.sizes}
     rows = []
