@@ -30,9 +30,6 @@ EDITED_MAP = "arena"
 PROPAGATION_TIMEOUT_S = 5.0  # a change not seen everywhere by then counts as lost
 
 
-# --- experiments -------------------------------------------------------------------------
-
-
 @dataclass
 class Plan:
     data: Path
@@ -196,9 +193,6 @@ def bench_scale(plan: Plan, bodies: Path, pids: PidFile, redis: bool) -> dict[st
     return {"store": store, "runs": runs, "ratio": ratio(runs, "2 processes", "1 process")}
 
 
-# --- report ------------------------------------------------------------------------------
-
-
 def propagation_table(rows: Sequence[dict[str, Any]]) -> str:
     columns = (
         "processes", "changes", "acknowledged", "PATCH answer p50 ms", "propagation p50 ms",
@@ -249,9 +243,6 @@ def print_report(results: dict[str, Any]) -> None:
         print(f"\n2 processes / 1 process: **{scale['ratio']:.2f}x** requests/s.\n")
     print(results["machine_line"])
     print(f"\nRun time {results['elapsed_s']:.0f} s.")
-
-
-# --- main --------------------------------------------------------------------------------
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:

@@ -53,6 +53,12 @@ def cpu_model() -> str:
     return platform.processor() or "unknown CPU"
 
 
+def rss_bytes(pid: int | str = "self") -> int:
+    """A process's resident set size (VmRSS), in bytes."""
+    status = Path(f"/proc/{pid}/status").read_text().splitlines()
+    return int(next(x for x in status if x.startswith("VmRSS:")).split()[1]) * 1024
+
+
 def core_count() -> int:
     """CPUs this process may run on (``os.cpu_count()`` where affinity is unknown)."""
     try:

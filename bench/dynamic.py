@@ -258,11 +258,9 @@ def kernel_tiers(cells: int) -> list[KernelTier]:
     def subgoal(grid: Grid) -> bool:
         return _online(grid) and subgoal_graph(grid, max(cells, 1)) is not None
 
-    return [
-        KernelTier("A*", False, lambda grid: True, Algorithm.ASTAR),
-        KernelTier("JPS", False, _online, Algorithm.JPS),
-        KernelTier("subgoal", True, subgoal, Algorithm.SUBGOAL),
-    ]
+    return [KernelTier("A*", False, lambda grid: True, Algorithm.ASTAR),
+            KernelTier("JPS", False, _online, Algorithm.JPS),
+            KernelTier("subgoal", True, subgoal, Algorithm.SUBGOAL)]  # fmt: skip
 
 
 # --- HTTP tiers ------------------------------------------------------------------------------
@@ -540,10 +538,6 @@ HTTP_TIERS = (("A*", False, "astar", "online"), ("JPS", False, "jps", "online"),
               ("subgoal", True, "subgoal", "subgoal"))  # fmt: skip
 
 
-def http_map_name(stem: str, algorithm: str) -> str:
-    return f"{stem}-{algorithm}"
-
-
 @contextlib.contextmanager
 def http_servers(
     maps: Sequence[Path], state_dir: Path | None, pid_file: Path | None, timeout: float
@@ -563,7 +557,7 @@ def http_servers(
             for map_path in maps:
                 for _, _, algorithm, where in HTTP_TIERS:
                     if where == server:
-                        link = folder / f"{http_map_name(map_path.stem, algorithm)}.map"
+                        link = folder / f"{map_path.stem}-{algorithm}.map"
                         link.symlink_to(map_path.resolve())
             specs[server] = ServerSpec(env={
                 "MAPS_DIR": str(folder), "MAP_STATE_DIR": str(Path(state) / server),
@@ -583,7 +577,7 @@ def http_mode(maps: Sequence[Path], plan: Plan, args: argparse.Namespace) -> lis
             grid, scenarios = common.load_scenarios(map_path, None)
             tiers = [
                 HttpTier(name, pre, algorithm, servers[where],
-                         http_map_name(map_path.stem, algorithm))
+                         f"{map_path.stem}-{algorithm}")
                 for name, pre, algorithm, where in HTTP_TIERS
             ]  # fmt: skip
             try:

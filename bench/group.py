@@ -1,12 +1,7 @@
-"""``make bench-group``: POST /group on the real server, the issue's figures (docs/group.md).
-
-Instances as the MAPF benchmark makes its "random" scenarios: distinct random starts and
-goals in the map's largest 4-connected component, seeded. Each request asks
-``time_budget_ms`` = 80 % of the limit and is timed as a whole HTTP call; every plan goes
-through the independent checker of the tests (tests/gridpath/group/checker.py). Maps: random 32x32
-grids with 20 % walls (like random-32-32-20), ``den312d`` from ../shared/benchmarks/movingai
-and the bundled ``field`` (256x256), linked into a temporary maps folder (not copied).
-The peer: ``cbs-mapf`` (PyPI, MIT; conflict-based search) on 10-30-unit instances.
+"""``make bench-group``: POST /group on the real server, the issue's figures (docs/group.md),
+every plan through the independent checker of the tests (tests/gridpath/group/checker.py);
+the peer, ``cbs-mapf``, in :mod:`bench.group_peer`. Instances, maps and the latest tables:
+bench/README.md, "bench-group".
 """
 
 from __future__ import annotations
@@ -106,6 +101,8 @@ def cases(maps: Path, quick: bool) -> list[tuple]:
 
 
 def main() -> None:
+    from bench.group_peer import compare_cbs  # the peer, on small instances
+
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--quick", action="store_true", help="fewer instances")
     args = parser.parse_args()
@@ -114,26 +111,27 @@ def main() -> None:
         todo = cases(maps, args.quick)
         results: dict[tuple, list] = {}
         env = {"MAPS_DIR": str(maps), "SEARCH_THREADS": "1", "MAX_GROUP_UNITS": "2000"}
-        with running_server(ServerSpec(env=env), timeout=900) as server:
-            with httpx.Client(base_url=server.url) as client:
-                for name in sorted({case[1] for case in todo}):  # untimed: first use of a map
-                    free = free_of(next(maps.glob(f"{name}.*")))
-                    starts, goals = instance(free, 10, 999)
-                    run(client, server, name, free, starts, goals)
-                for label, name, n, seed in todo:
-                    free = free_of(next(maps.glob(f"{name}.*")))
-                    starts, goals = instance(free, n, seed)
-                    got = run(client, server, name, free, starts, goals)
-                    results.setdefault((label, n), []).append(got)
-        print(f"time_budget_ms {BUDGET_MS} per request, limit {LIMIT_S:.0f} s; every plan checked")
-        columns = ("map", "units", "instances", "solved", "solved within 5 s wall",
-                   "worst wall s", "median wall s", "solved within 5 s CPU", "worst CPU s",
-                   "median SoC / lower bound", "work per CPU ms")  # fmt: skip
-        print(table(columns, [row(label, n, runs) for (label, n), runs in results.items()], 11))
-        print(f"Published: {PUBLISHED}")
-        from bench.group_peer import compare_cbs  # the peer, on small instances
-
-        compare_cbs(maps)
+        with (
+            running_server(ServerSpec(env=env), timeout=900) as server,
+            httpx.Client(base_url=server.url) as client,
+        ):
+            for name in sorted({case[1] for case in todo}):  # untimed: first use of a map
+                free = free_of(next(maps.glob(f"{name}.*")))
+                starts, goals = instance(free, 10, 999)
+                run(client, server, name, free, starts, goals)
+            for label, name, n, seed in todo:
+                free = free_of(next(maps.glob(f"{name}.*")))
+                starts, goals = instance(free, n, seed)
+                got = run(client, server, name, free, starts, goals)
+                results.setdefault((label, n), []).append(got)
+            limits = f"time_budget_ms {BUDGET_MS} per request, limit {LIMIT_S:.0f} s"
+            print(f"{limits}; every plan checked")
+            columns = ("map", "units", "instances", "solved", "solved within 5 s wall",
+                       "worst wall s", "median wall s", "solved within 5 s CPU", "worst CPU s",
+                       "median SoC / lower bound", "work per CPU ms")  # fmt: skip
+            rows = [row(label, n, runs) for (label, n), runs in results.items()]
+            print(table(columns, rows, 11), f"Published: {PUBLISHED}", sep="\n")
+            compare_cbs(maps, client, server)
 
 
 if __name__ == "__main__":

@@ -27,7 +27,7 @@ from pathlib import Path
 import httpx
 
 from bench.common import table
-from bench.server import ServerSpec, running_server
+from bench.server import Server
 from tests.gridpath.group.checker import check_plans, sum_of_costs
 
 PEER_LIMIT_S = 20
@@ -58,14 +58,9 @@ def _cbs(free, starts, goals) -> dict:
     job = json.dumps({"width": w, "height": h, "walls": walls, "starts": starts, "goals": goals})
     began = time.perf_counter()
     # a session of its own: cbs-mapf's worker and manager processes go with it
-    proc = subprocess.Popen(
-        [sys.executable, "-c", _CBS],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-        start_new_session=True,
-    )
+    proc = subprocess.Popen([sys.executable, "-c", _CBS], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+                            start_new_session=True)  # fmt: skip
     try:
         stdout, _ = proc.communicate(job, timeout=PEER_LIMIT_S)
     except subprocess.TimeoutExpired:
@@ -87,27 +82,22 @@ def _cbs(free, starts, goals) -> dict:
     return {"s": seconds, "found": ok, "soc": sum_of_costs(plans, goals) if ok else None}
 
 
-def compare_cbs(maps: Path, budget_ms: int = 1000) -> None:
+def compare_cbs(maps: Path, client: httpx.Client, server: Server, budget_ms: int = 1000) -> None:
+    """Both on the same instances (ours through ``server``, the one of ``make bench-group``)."""
     from bench.group import free_of, instance, run
 
     if importlib.util.find_spec("cbs_mapf") is None:  # else every peer run "fails"
         raise SystemExit("cbs-mapf is missing: `make bench-group` installs the bench extra")
     rows = []
-    with (
-        running_server(
-            ServerSpec(env={"MAPS_DIR": str(maps), "SEARCH_THREADS": "1"}), timeout=900
-        ) as server,
-        httpx.Client(base_url=server.url) as client,
-    ):
-        for n in SIZES:
-            ours, peer = [], []
-            for k in range(INSTANCES):
-                name = f"random32_{k}"
-                free = free_of(maps / f"{name}.map")
-                starts, goals = instance(free, n, 1000 + k)
-                ours.append(run(client, server, name, free, starts, goals, budget_ms, 8, "always"))
-                peer.append(_cbs(free, starts, goals))
-            rows.append((n, ours, peer))
+    for n in SIZES:
+        ours, peer = [], []
+        for k in range(INSTANCES):
+            name = f"random32_{k}"
+            free = free_of(maps / f"{name}.map")
+            starts, goals = instance(free, n, 1000 + k)
+            ours.append(run(client, server, name, free, starts, goals, budget_ms, 8, "always"))
+            peer.append(_cbs(free, starts, goals))
+        rows.append((n, ours, peer))
     print(
         f"\ncbs-mapf (CBS) vs POST /group (time_budget_ms {budget_ms}, 8 moves, diagonal always), "
         "random 32x32 20 % walls, "

@@ -228,9 +228,6 @@ def run_open_loop(
     return json_of_child(command, timeout=duration + 4 * timeout + 60)
 
 
-# --- wrk ---------------------------------------------------------------------------------
-
-
 def run_wrk(
     url: str, bodies: Path, duration: float, max_requests: int, connections: int,
     threads: int = 1, timeout: float = 10.0, route: str = "/path",

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from app.state import release_large_frees
-from bench.common import json_of_child, log, machine_info, machine_line, table
+from bench.common import json_of_child, log, machine_info, machine_line, rss_bytes, table
 from gridpath.grid import Grid
 from gridpath.search import Algorithm, SearchOptions, SearchScratch, find_path, jump_distances
 from gridpath.search import _frontier as _kernels
@@ -35,17 +35,6 @@ BLOCKED_SHARE = 0.2
 MB = 1e6
 SMALL_PAGE = 4096  # bytes in a base page (x86-64, arm64 Linux defaults)
 Cell = tuple[int, int]
-
-
-# --- measuring memory ------------------------------------------------------------------------
-
-
-def rss_bytes() -> int:
-    """This process's resident set size (VmRSS), in bytes."""
-    for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) * 1024
-    raise OSError("no VmRSS line in /proc/self/status")
 
 
 def huge_page_bytes() -> int:
@@ -180,9 +169,6 @@ def in_child(**spec: Any) -> dict[str, Any]:
     return json_of_child([sys.executable, "-c", code, json.dumps(spec)])
 
 
-# --- (a) and (b) tables ----------------------------------------------------------------------
-
-
 def mb(n: float) -> str:
     return f"{n / MB:,.2f}"
 
@@ -213,9 +199,6 @@ def scratch_table(r: dict[str, Any]) -> str:
         mb(r["huge_pages"]), mb(r["resident_nodes"]), mb(r["resident_frontier"]),
         mb(r["seen_pages_bytes"]),
     ]], 0)  # fmt: skip
-
-
-# --- entry point -------------------------------------------------------------------------
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:

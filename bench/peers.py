@@ -37,9 +37,6 @@ Solve = Callable[[Cell, Cell], Any]  # (start, goal) as (x, y) -> the solver's r
 ToPath = Callable[[Any], np.ndarray | None]  # raw answer -> (n, 2) [x, y] array (untimed)
 
 
-# --- the solvers -------------------------------------------------------------------------
-
-
 @dataclass(frozen=True)
 class Solver:
     """A path finder: ``prepare(grid)`` (untimed) gives the timed call and its decoder."""
@@ -220,9 +217,6 @@ SOLVERS = (
 OURS_ASTAR, OURS_JPS, OURS_SUBGOAL = (s.name for s in SOLVERS[:3])
 
 
-# --- running -----------------------------------------------------------------------------
-
-
 @dataclass
 class Answer:
     """One solver on one query: time, and how its path scored (problem None: optimal)."""
@@ -331,9 +325,6 @@ def run_map(
     return run
 
 
-# --- statistics --------------------------------------------------------------------------
-
-
 @dataclass
 class Row:
     """One solver's figures over some queries (times in µs; ratios: peer / ours)."""
@@ -406,11 +397,7 @@ def kernel_row(name: str, runs: Sequence[MapRun]) -> list[str]:
     a_ex, j_ex = (common.median([q[k].expanded for q in answers]) for k in range(2))
     by_call = common.median([q[0].ns / q[1].ns for q in answers])
     us = [f"{common.median(ns) / 1e3:,.1f}" for ns in (a, j, sg)]
-    ratios = [
-        common.times(common.median(a / j)),
-        common.times(by_call),
-        common.times(common.median(a / sg)),
-    ]
+    ratios = [common.times(r) for r in (common.median(a / j), by_call, common.median(a / sg))]
     return [name, *us, f"{a_ex:,.0f}", f"{j_ex:,.0f}", *ratios]
 
 
@@ -419,9 +406,6 @@ def kernel_table(runs: Sequence[MapRun]) -> str:
     around each ``find_path`` call (the same queries as the tables above)."""
     rows = [kernel_row(run.name, [run]) for run in runs]
     return common.table(KERNEL_COLUMNS, rows + [kernel_row("all maps", runs)] * (len(runs) > 1))
-
-
-# --- entry point -------------------------------------------------------------------------
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:

@@ -64,11 +64,9 @@ def variants(directory: Path, before: bool, seed: int) -> list[Variant]:
     queries = short_queries(BATCH, seed)
     single = common.write_bodies(directory / "path.jsonl", [{"map": MAP, **q} for q in queries])
     batch = common.write_bodies(directory / "paths.jsonl", [{"map": MAP, "queries": queries}])
-    ours = [
-        Variant("bare FastAPI /path", 0, "/path", single, 1),
-        Variant("/path", 1, "/path", single, 1),
-        Variant(f"/paths x{BATCH}", 1, "/paths", batch, BATCH),
-    ]
+    ours = [Variant("bare FastAPI /path", 0, "/path", single, 1),
+            Variant("/path", 1, "/path", single, 1),
+            Variant(f"/paths x{BATCH}", 1, "/paths", batch, BATCH)]  # fmt: skip
     older = [Variant(f"before {v.name}", 2, v.route, v.bodies, v.queries) for v in ours[1:]]
     return ours + (older if before else [])
 

@@ -47,11 +47,6 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def http_get_status(port: int, path: str, timeout: float) -> int | None:
-    """Status of ``GET path`` on a new connection; None if the connection failed."""
-    return http_probe(port, path, timeout)[0]
-
-
 def http_probe(port: int, path: str, timeout: float) -> tuple[int | None, str]:
     """``GET path`` on a new connection: its status (None if the connection failed) and
     which worker answered (the per-process prefix of its ``X-Request-ID``, '' if none)."""
@@ -272,10 +267,10 @@ class Server:
 
     def rss_bytes(self) -> int:
         """Resident memory of the main process."""
+        from bench.common import rss_bytes
+
         assert self.process is not None
-        status = Path(f"/proc/{self.process.pid}/status").read_text()
-        line = next(x for x in status.splitlines() if x.startswith("VmRSS:"))
-        return int(line.split()[1]) * 1024
+        return rss_bytes(self.process.pid)
 
     def cpu_seconds(self) -> float:
         """CPU time used so far by the live processes of the server's group (the uvicorn

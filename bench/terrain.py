@@ -50,9 +50,6 @@ def terrain_grid(grid: Grid, terrain: np.ndarray, costs: Sequence[float], name: 
     )
 
 
-# --- waypoints ---------------------------------------------------------------------------
-
-
 def waypoints_cost(grid: Grid, options: SearchOptions, waypoints: np.ndarray) -> float:
     """The continuous cost of walking ``waypoints`` (independent of the answer's fields)."""
     class_cost, uniform, _min = terrain_prices(grid, options.resolved())
@@ -108,9 +105,6 @@ def waypoints_main(args: argparse.Namespace) -> int:
         ratios += waypoint_ratios(grid, random_queries(rng, grid, args.queries))
     print(ratios_row(f"{args.maps} random terrain maps x {args.queries}", ratios), flush=True)
     return 0
-
-
-# --- theta -------------------------------------------------------------------------------
 
 
 def swamps(grid: Grid, rng: np.random.Generator) -> Grid:
@@ -204,8 +198,6 @@ def theta_main(args: argparse.Namespace) -> int:
         print(f"{failures} checks failed", file=sys.stderr)
     return 1 if failures else 0
 
-
-# --- anyangle: uniform Moving AI maps -----------------------------------------------------
 
 ANYANGLE_COLUMNS = ("map", "queries", "pulled / A*", "theta / A*", "theta < pulled %",
                     "= %", "> %", "theta > A* %", "A* ms", "theta ms")  # fmt: skip
