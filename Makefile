@@ -80,10 +80,14 @@ bench-dynamic: $(VENV)/.installed
 	$(BIN)/python -m bench.dynamic --pid-file "$$pids" $(BENCH_DYNAMIC_ARGS)
 
 ## bench-worlds: paths through a world of two 512x512 Moving AI maps joined by links
-## (expansions against dijkstra, 1,000 links against 10, a world query against its legs)
+## (expansions against dijkstra, 1,000 links against 10, a world query against its legs),
+## then a link toggle (PATCH) on two 1M-cell maps with the subgoal tier, folder store and Redis
 .PHONY: bench-worlds
 bench-worlds: $(VENV)/.installed
 	$(BIN)/python -m bench.worlds $(BENCH_WORLDS_ARGS)
+	@pids=$$(mktemp); \
+	trap 'for g in $$(cat "$$pids" 2>/dev/null); do kill -KILL "-$$g" 2>/dev/null; done; rm -f "$$pids"' EXIT INT TERM; \
+	$(BIN)/python -m bench.worlds --toggle --pid-file "$$pids" $(BENCH_WORLDS_TOGGLE_ARGS)
 
 ## fuzz: schemathesis against the OpenAPI document, longer than in `make test`
 ## (FUZZ_EXAMPLES examples per operation and phase, a random seed unless FUZZ_SEED is set)

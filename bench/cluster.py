@@ -8,17 +8,13 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import os
 import shutil
-import signal
-import socket
 import statistics
-import subprocess
 import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -26,64 +22,12 @@ from typing import Any
 from bench import common, load
 from bench.http_load import build_queries
 from bench.http_report import LATENCY_KEYS, LATENCY_MS, errors_text, latency_text
-from bench.server import HOST, JsonClient, PidFile, Server, ServerSpec, free_port, running
+from bench.server import JsonClient, PidFile, Server, ServerSpec, redis_server, running
 
 EXPERIMENTS = ("propagation", "store", "scale")
 ADMIN_TOKEN = "bench-cluster-admin"
 EDITED_MAP = "arena"
 PROPAGATION_TIMEOUT_S = 5.0  # a change not seen everywhere by then counts as lost
-
-
-# --- Redis -------------------------------------------------------------------------------
-
-
-def redis_ping(port: int, timeout: float = 1.0) -> bool:
-    """Whether a Redis server answers PING on ``port`` of 127.0.0.1."""
-    try:
-        with socket.create_connection((HOST, port), timeout=timeout) as s:
-            s.sendall(b"PING\r\n")
-            return s.recv(16).startswith(b"+PONG")
-    except OSError:
-        return False
-
-
-@contextlib.contextmanager
-def redis_server(pids: PidFile, timeout: float = 10.0) -> Iterator[str]:
-    """A fresh, empty, non-persistent ``redis-server`` on a free loopback port, in its own
-    process group and temporary folder; yields its ``redis://`` URL and stops it after."""
-    with tempfile.TemporaryDirectory(prefix="gridpath-redis-") as folder:
-        port = free_port()
-        command = [
-            "redis-server", "--port", str(port), "--bind", HOST, "--save", "",
-            "--appendonly", "no", "--dir", folder,
-        ]  # fmt: skip
-        quiet = subprocess.DEVNULL
-        process = subprocess.Popen(
-            command, stdin=quiet, stdout=quiet, stderr=quiet, start_new_session=True
-        )
-        pids.add(process.pid)
-        try:
-            deadline = time.monotonic() + timeout
-            while not redis_ping(port):
-                if process.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError(f"redis-server did not start on port {port}")
-                time.sleep(0.02)
-            yield f"redis://{HOST}:{port}/0"
-        finally:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(process.pid, signal.SIGTERM)
-            try:
-                process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                os.killpg(process.pid, signal.SIGKILL)
-                process.wait(timeout=5)
-            pids.remove(process.pid)
-
-
-# --- HTTP --------------------------------------------------------------------------------
-
-
-# --- experiments -------------------------------------------------------------------------
 
 
 @dataclass
@@ -113,9 +57,7 @@ class Plan:
 
 def toggled_cell(data: Path) -> list[int]:
     """A walkable cell of the edited map, away from its border."""
-    from gridpath.grid import load_map
-
-    grid = load_map(data / f"{EDITED_MAP}.map", max_cells=10**7, max_bytes=10**8)
+    grid = common.load_grid(data / f"{EDITED_MAP}.map")
     h, w = grid.walkable.shape
     for y in range(h // 2, h):
         for x in range(w // 2, w):
@@ -251,9 +193,6 @@ def bench_scale(plan: Plan, bodies: Path, pids: PidFile, redis: bool) -> dict[st
     return {"store": store, "runs": runs, "ratio": ratio(runs, "2 processes", "1 process")}
 
 
-# --- report ------------------------------------------------------------------------------
-
-
 def propagation_table(rows: Sequence[dict[str, Any]]) -> str:
     columns = (
         "processes", "changes", "acknowledged", "PATCH answer p50 ms", "propagation p50 ms",
@@ -304,9 +243,6 @@ def print_report(results: dict[str, Any]) -> None:
         print(f"\n2 processes / 1 process: **{scale['ratio']:.2f}x** requests/s.\n")
     print(results["machine_line"])
     print(f"\nRun time {results['elapsed_s']:.0f} s.")
-
-
-# --- main --------------------------------------------------------------------------------
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:

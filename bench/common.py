@@ -53,6 +53,12 @@ def cpu_model() -> str:
     return platform.processor() or "unknown CPU"
 
 
+def rss_bytes(pid: int | str = "self") -> int:
+    """A process's resident set size (VmRSS), in bytes."""
+    status = Path(f"/proc/{pid}/status").read_text().splitlines()
+    return int(next(x for x in status if x.startswith("VmRSS:")).split()[1]) * 1024
+
+
 def core_count() -> int:
     """CPUs this process may run on (``os.cpu_count()`` where affinity is unknown)."""
     try:
@@ -142,9 +148,9 @@ def subsample(items: list, limit: int | None) -> list:
     return [items[i * n // limit] for i in range(limit)]
 
 
-def select_maps(data: Path, names: Sequence[str] | None) -> list[Path] | None:
+def select_maps(data: Path, names: Sequence[str] | None) -> list[Path]:
     """The ``.map`` files to run: all in ``data`` (by name), or the ones named, in order;
-    None after saying on stderr why there are none."""
+    exit status 2 after saying on stderr why there are none."""
     if names:
         maps = [data / (name if name.endswith(".map") else f"{name}.map") for name in names]
         missing = [p.name for p in maps if not p.is_file()]
@@ -153,28 +159,28 @@ def select_maps(data: Path, names: Sequence[str] | None) -> list[Path] | None:
     why = f"no such map in {data}: {', '.join(missing)}" if missing else f"no .map files in {data}"
     if missing or not maps:
         log(f"error: {why}")
-        return None
+        raise SystemExit(2)
     return maps
 
 
-def check_map_matches(grid: Grid, scenarios: Sequence[Scenario], map_path: Path) -> None:
-    """Refuse a scenario file written for another map (name or size differs)."""
+def load_grid(path: Path) -> Grid:
+    """A map file loaded as the service loads it (its default size limits)."""
+    from gridpath.grid import load_map
+
+    return load_map(path, max_cells=MAX_CELLS, max_bytes=MAX_BYTES)
+
+
+def load_scenarios(map_path: Path, limit: int | None) -> tuple[Grid, list[Scenario]]:
+    """A map (:func:`load_grid`) and its scenarios, at most ``limit`` spread evenly over the
+    file, refusing a scenario file for another map (name or size differs)."""
+    grid = load_grid(map_path)
+    scenarios = subsample(parse_scenarios(map_path.with_name(map_path.name + ".scen")), limit)
     for s in scenarios:
         if s.map_file != map_path.name or (s.width, s.height) != (grid.width, grid.height):
             raise ValueError(
                 f"{map_path.name}.scen:{s.line} is for {s.map_file} "
                 f"{s.width}x{s.height}, map is {grid.width}x{grid.height}"
             )
-
-
-def load_scenarios(map_path: Path, limit: int | None) -> tuple[Grid, list[Scenario]]:
-    """A map (loaded as the service loads it) and its scenarios, at most ``limit`` spread
-    evenly over the file, refusing a scenario file for another map."""
-    from gridpath.grid import load_map
-
-    grid = load_map(map_path, max_cells=MAX_CELLS, max_bytes=MAX_BYTES)
-    scenarios = subsample(parse_scenarios(map_path.with_name(map_path.name + ".scen")), limit)
-    check_map_matches(grid, scenarios, map_path)
     return grid, scenarios
 
 
@@ -298,16 +304,13 @@ def exit_on_signals() -> None:
         signal.signal(sig, lambda signum, _frame: sys.exit(128 + signum))
 
 
-def begin(args: argparse.Namespace) -> tuple[list[Path], dict] | None:
-    """The maps to run (None after saying why there are none) and the machine line's facts,
-    taken before the kernels are warmed up (the code version is the one that gets loaded);
-    prints the warm-up time."""
+def begin(args: argparse.Namespace) -> tuple[list[Path], dict]:
+    """The maps to run (:func:`select_maps`) and the machine line's facts, taken before the
+    kernels are warmed up (the code version is the one that gets loaded); prints the warm-up
+    time."""
     from gridpath.search.warmup import warm_up
 
-    maps = select_maps(args.data, args.maps)
-    if maps is None:
-        return None
-    info = machine_info()
+    maps, info = select_maps(args.data, args.maps), machine_info()
     print(f"Kernel warm-up (numba compile or cache load): {warm_up():.2f} s", flush=True)
     return maps, info
 

@@ -258,11 +258,9 @@ def kernel_tiers(cells: int) -> list[KernelTier]:
     def subgoal(grid: Grid) -> bool:
         return _online(grid) and subgoal_graph(grid, max(cells, 1)) is not None
 
-    return [
-        KernelTier("A*", False, lambda grid: True, Algorithm.ASTAR),
-        KernelTier("JPS", False, _online, Algorithm.JPS),
-        KernelTier("subgoal", True, subgoal, Algorithm.SUBGOAL),
-    ]
+    return [KernelTier("A*", False, lambda grid: True, Algorithm.ASTAR),
+            KernelTier("JPS", False, _online, Algorithm.JPS),
+            KernelTier("subgoal", True, subgoal, Algorithm.SUBGOAL)]  # fmt: skip
 
 
 # --- HTTP tiers ------------------------------------------------------------------------------
@@ -540,10 +538,6 @@ HTTP_TIERS = (("A*", False, "astar", "online"), ("JPS", False, "jps", "online"),
               ("subgoal", True, "subgoal", "subgoal"))  # fmt: skip
 
 
-def http_map_name(stem: str, algorithm: str) -> str:
-    return f"{stem}-{algorithm}"
-
-
 @contextlib.contextmanager
 def http_servers(
     maps: Sequence[Path], state_dir: Path | None, pid_file: Path | None, timeout: float
@@ -563,7 +557,7 @@ def http_servers(
             for map_path in maps:
                 for _, _, algorithm, where in HTTP_TIERS:
                     if where == server:
-                        link = folder / f"{http_map_name(map_path.stem, algorithm)}.map"
+                        link = folder / f"{map_path.stem}-{algorithm}.map"
                         link.symlink_to(map_path.resolve())
             specs[server] = ServerSpec(env={
                 "MAPS_DIR": str(folder), "MAP_STATE_DIR": str(Path(state) / server),
@@ -583,7 +577,7 @@ def http_mode(maps: Sequence[Path], plan: Plan, args: argparse.Namespace) -> lis
             grid, scenarios = common.load_scenarios(map_path, None)
             tiers = [
                 HttpTier(name, pre, algorithm, servers[where],
-                         http_map_name(map_path.stem, algorithm))
+                         f"{map_path.stem}-{algorithm}")
                 for name, pre, algorithm, where in HTTP_TIERS
             ]  # fmt: skip
             try:
@@ -613,10 +607,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if min(args.batches) < 1 or args.changes < 1:
         parser.error("--batches and --changes must be >= 1")
     common.exit_on_signals()  # stop the servers on the way out
-    started = common.begin(args)
-    if started is None:
-        return 2
-    maps, info = started
+    maps, info = common.begin(args)  # exit status 2: no maps
     plan = Plan(tuple(args.batches), args.changes + args.changes % 2, args.seed,
                 time.perf_counter() + args.time_limit)  # fmt: skip
     runs: list[MapRun] = []

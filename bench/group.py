@@ -1,18 +1,12 @@
-"""``make bench-group``: POST /group on the real server, the issue's figures (docs/group.md).
-
-Instances as the MAPF benchmark makes its "random" scenarios: distinct random starts and
-goals in the map's largest 4-connected component, seeded. Each request asks
-``time_budget_ms`` = 80 % of the limit and is timed as a whole HTTP call; every plan goes
-through the independent checker of the tests (tests/gridpath/group/checker.py). Maps: random 32x32
-grids with 20 % walls (like random-32-32-20), ``den312d`` from ../shared/benchmarks/movingai
-and the bundled ``field`` (256x256), linked into a temporary maps folder (not copied).
-The peer: ``cbs-mapf`` (PyPI, MIT; conflict-based search) on 10-30-unit instances.
+"""``make bench-group``: POST /group on the real server, the issue's figures (docs/group.md),
+every plan through the independent checker of the tests (tests/gridpath/group/checker.py);
+the peer, ``cbs-mapf``, in :mod:`bench.group_peer`. Instances, maps and the latest tables:
+bench/README.md, "bench-group".
 """
 
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
 import tempfile
 import time
@@ -21,12 +15,11 @@ from pathlib import Path
 import httpx
 import numpy as np
 
-from bench.server import REPO_ROOT, ServerSpec, running_server
-from gridpath.grid.loader import load_map
+from bench.common import DEFAULT_DATA, REPO_ROOT, load_grid, table
+from bench.server import Server, ServerSpec, running_server
 from gridpath.group.graph import build_graph, free_cells
 from tests.gridpath.group.checker import check_plans
 
-MOVINGAI = REPO_ROOT.parent / "shared" / "benchmarks" / "movingai"
 LIMIT_S = 5.0
 BUDGET_MS = int(LIMIT_S * 1000 * 0.8)
 # Published LaCAM figures (C++, one core): Okumura, "LaCAM: Search-Based Algorithm for Quick
@@ -44,8 +37,7 @@ def random_map(path: Path, seed: int) -> None:
 
 
 def free_of(path: Path) -> np.ndarray:
-    grid = load_map(path, max_cells=1 << 26, max_bytes=1 << 30)
-    return free_cells(grid.passable, 1)
+    return free_cells(load_grid(path).passable, 1)
 
 
 def instance(free: np.ndarray, n: int, seed: int) -> tuple[list, list]:
@@ -58,36 +50,30 @@ def instance(free: np.ndarray, n: int, seed: int) -> tuple[list, list]:
     return as_xy[0], as_xy[1]
 
 
-def cpu_seconds(pid: int) -> float:
-    """The server process's CPU time so far (user + system, every thread): on a shared
-    machine the wall time of a call also counts other jobs' turns on the cores."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
-def run(client: httpx.Client, pid: int, name: str, free, starts, goals) -> dict:
-    body = {
-        "map": name,
-        "units": [{"start": s, "goal": g} for s, g in zip(starts, goals)],
-        "time_budget_ms": BUDGET_MS,
-    }
-    cpu = cpu_seconds(pid)
-    began = time.perf_counter()
+def run(
+    client: httpx.Client, server: Server, name: str, free, starts, goals, budget_ms=BUDGET_MS,
+    connectivity=4, diagonal="no_corner_cut",
+) -> dict:  # fmt: skip
+    """One ``POST /group``, its plans checked; its wall and CPU seconds (the server's CPU time,
+    every thread: on a shared machine the wall time also counts other jobs' turns)."""
+    units = [{"start": s, "goal": g} for s, g in zip(starts, goals)]
+    rules = {"connectivity": connectivity, "diagonal": diagonal}
+    body = {"map": name, "units": units, "time_budget_ms": budget_ms, **rules}
+    cpu, began = server.cpu_seconds(), time.perf_counter()
     r = client.post("/group", json=body, timeout=120)
-    seconds = time.perf_counter() - began
-    cpu = cpu_seconds(pid) - cpu
+    seconds, cpu = time.perf_counter() - began, server.cpu_seconds() - cpu
     r.raise_for_status()
     out = r.json()
     if out["found"]:
-        problems = check_plans(free, out["plans"], starts, goals)
+        problems = check_plans(free, out["plans"], starts, goals, connectivity, diagonal)
         assert not problems, problems[:3]
-    ratio = (
-        out["sum_of_costs"] / out["lower_bound"] if out["found"] and out["lower_bound"] else None
-    )
-    return {"s": seconds, "cpu": cpu, "found": out["found"], "ratio": ratio, "work": out["work"]}
+    found, soc, bound = out["found"], out.get("sum_of_costs"), out.get("lower_bound")
+    ratio = soc / bound if found and bound else None
+    return {"s": seconds, "cpu": cpu, "found": found, "ratio": ratio, "work": out["work"],
+            "soc": soc if found else None}  # fmt: skip
 
 
-def row(label: str, n: int, runs: list[dict]) -> str:
+def row(label: str, n: int, runs: list[dict]) -> list:
     solved = sum(r["found"] for r in runs)
     worst = max(r["s"] for r in runs)
     within = sum(r["found"] and r["s"] <= LIMIT_S for r in runs)
@@ -96,11 +82,9 @@ def row(label: str, n: int, runs: list[dict]) -> str:
     cpu_within = sum(r["found"] and r["cpu"] <= LIMIT_S for r in runs)
     worst_cpu = max(r["cpu"] for r in runs)
     rate = statistics.median(r["work"] / max(r["cpu"], 1e-3) / 1000 for r in runs)
-    return (
-        f"| {label} | {n} | {len(runs)} | {solved} | {within} | {worst:.2f} | "
-        f"{statistics.median(r['s'] for r in runs):.2f} | {cpu_within} | {worst_cpu:.2f} | "
-        f"{med} | {rate:.0f} |"
-    )
+    wall = f"{statistics.median(r['s'] for r in runs):.2f}"
+    return [label, n, len(runs), solved, within, f"{worst:.2f}", wall, cpu_within,
+            f"{worst_cpu:.2f}", med, f"{rate:.0f}"]  # fmt: skip
 
 
 def cases(maps: Path, quick: bool) -> list[tuple]:
@@ -108,7 +92,7 @@ def cases(maps: Path, quick: bool) -> list[tuple]:
     for seed in range(5 if quick else 25):
         random_map(maps / f"random32_{seed}.map", seed)
         out.append(("random-32-32-20", f"random32_{seed}", 400, seed))
-    (maps / "den312d.map").symlink_to(MOVINGAI / "den312d.map")
+    (maps / "den312d.map").symlink_to(DEFAULT_DATA / "den312d.map")
     (maps / "field.png").symlink_to(REPO_ROOT / "maps" / "field.png")
     out += [("den312d", "den312d", 1000, s) for s in range(3 if quick else 10)]
     out += [("den312d (quality)", "den312d", 500, 100 + s) for s in range(3 if quick else 10)]
@@ -117,6 +101,8 @@ def cases(maps: Path, quick: bool) -> list[tuple]:
 
 
 def main() -> None:
+    from bench.group_peer import compare_cbs  # the peer, on small instances
+
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--quick", action="store_true", help="fewer instances")
     args = parser.parse_args()
@@ -125,30 +111,27 @@ def main() -> None:
         todo = cases(maps, args.quick)
         results: dict[tuple, list] = {}
         env = {"MAPS_DIR": str(maps), "SEARCH_THREADS": "1", "MAX_GROUP_UNITS": "2000"}
-        with running_server(ServerSpec(env=env), timeout=900) as server:
-            with httpx.Client(base_url=server.url) as client:
-                for name in sorted({case[1] for case in todo}):  # untimed: first use of a map
-                    free = free_of(next(maps.glob(f"{name}.*")))
-                    starts, goals = instance(free, 10, 999)
-                    run(client, server.process.pid, name, free, starts, goals)
-                for label, name, n, seed in todo:
-                    free = free_of(next(maps.glob(f"{name}.*")))
-                    starts, goals = instance(free, n, seed)
-                    got = run(client, server.process.pid, name, free, starts, goals)
-                    results.setdefault((label, n), []).append(got)
-        print(f"time_budget_ms {BUDGET_MS} per request, limit {LIMIT_S:.0f} s; every plan checked")
-        print(
-            "| map | units | instances | solved | solved within 5 s wall | worst wall s | "
-            "median wall s | solved within 5 s CPU | worst CPU s | median SoC / lower bound "
-            "| work per CPU ms |"
-        )
-        print("|---|---|---|---|---|---|---|---|---|---|---|")
-        for (label, n), runs in results.items():
-            print(row(label, n, runs))
-        print(f"Published: {PUBLISHED}")
-        from bench.group_peer import compare_cbs  # the peer, on small instances
-
-        compare_cbs(maps)
+        with (
+            running_server(ServerSpec(env=env), timeout=900) as server,
+            httpx.Client(base_url=server.url) as client,
+        ):
+            for name in sorted({case[1] for case in todo}):  # untimed: first use of a map
+                free = free_of(next(maps.glob(f"{name}.*")))
+                starts, goals = instance(free, 10, 999)
+                run(client, server, name, free, starts, goals)
+            for label, name, n, seed in todo:
+                free = free_of(next(maps.glob(f"{name}.*")))
+                starts, goals = instance(free, n, seed)
+                got = run(client, server, name, free, starts, goals)
+                results.setdefault((label, n), []).append(got)
+            limits = f"time_budget_ms {BUDGET_MS} per request, limit {LIMIT_S:.0f} s"
+            print(f"{limits}; every plan checked")
+            columns = ("map", "units", "instances", "solved", "solved within 5 s wall",
+                       "worst wall s", "median wall s", "solved within 5 s CPU", "worst CPU s",
+                       "median SoC / lower bound", "work per CPU ms")  # fmt: skip
+            rows = [row(label, n, runs) for (label, n), runs in results.items()]
+            print(table(columns, rows, 11), f"Published: {PUBLISHED}", sep="\n")
+            compare_cbs(maps, client, server)
 
 
 if __name__ == "__main__":

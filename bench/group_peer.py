@@ -26,7 +26,8 @@ from pathlib import Path
 
 import httpx
 
-from bench.server import ServerSpec, running_server
+from bench.common import table
+from bench.server import Server
 from tests.gridpath.group.checker import check_plans, sum_of_costs
 
 PEER_LIMIT_S = 20
@@ -57,14 +58,9 @@ def _cbs(free, starts, goals) -> dict:
     job = json.dumps({"width": w, "height": h, "walls": walls, "starts": starts, "goals": goals})
     began = time.perf_counter()
     # a session of its own: cbs-mapf's worker and manager processes go with it
-    proc = subprocess.Popen(
-        [sys.executable, "-c", _CBS],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-        start_new_session=True,
-    )
+    proc = subprocess.Popen([sys.executable, "-c", _CBS], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+                            start_new_session=True)  # fmt: skip
     try:
         stdout, _ = proc.communicate(job, timeout=PEER_LIMIT_S)
     except subprocess.TimeoutExpired:
@@ -86,62 +82,40 @@ def _cbs(free, starts, goals) -> dict:
     return {"s": seconds, "found": ok, "soc": sum_of_costs(plans, goals) if ok else None}
 
 
-def _ours(client, name, free, starts, goals, budget_ms) -> dict:
-    body = {
-        "map": name,
-        "units": [{"start": s, "goal": g} for s, g in zip(starts, goals)],
-        "time_budget_ms": budget_ms,
-        "connectivity": 8,
-        "diagonal": "always",
-    }
-    began = time.perf_counter()
-    out = client.post("/group", json=body, timeout=120).json()
-    seconds = time.perf_counter() - began
-    if out["found"]:
-        assert not check_plans(free, out["plans"], starts, goals, 8, "always")
-    return {
-        "s": seconds,
-        "found": out["found"],
-        "soc": out["sum_of_costs"] if out["found"] else None,
-    }
-
-
-def compare_cbs(maps: Path, budget_ms: int = 1000) -> None:
-    from bench.group import free_of, instance
+def compare_cbs(maps: Path, client: httpx.Client, server: Server, budget_ms: int = 1000) -> None:
+    """Both on the same instances (ours through ``server``, the one of ``make bench-group``)."""
+    from bench.group import free_of, instance, run
 
     if importlib.util.find_spec("cbs_mapf") is None:  # else every peer run "fails"
         raise SystemExit("cbs-mapf is missing: `make bench-group` installs the bench extra")
     rows = []
-    with (
-        running_server(
-            ServerSpec(env={"MAPS_DIR": str(maps), "SEARCH_THREADS": "1"}), timeout=900
-        ) as server,
-        httpx.Client(base_url=server.url) as client,
-    ):
-        for n in SIZES:
-            ours, peer = [], []
-            for k in range(INSTANCES):
-                name = f"random32_{k}"
-                free = free_of(maps / f"{name}.map")
-                starts, goals = instance(free, n, 1000 + k)
-                ours.append(_ours(client, name, free, starts, goals, budget_ms))
-                peer.append(_cbs(free, starts, goals))
-            rows.append((n, ours, peer))
+    for n in SIZES:
+        ours, peer = [], []
+        for k in range(INSTANCES):
+            name = f"random32_{k}"
+            free = free_of(maps / f"{name}.map")
+            starts, goals = instance(free, n, 1000 + k)
+            ours.append(run(client, server, name, free, starts, goals, budget_ms, 8, "always"))
+            peer.append(_cbs(free, starts, goals))
+        rows.append((n, ours, peer))
     print(
         f"\ncbs-mapf (CBS) vs POST /group (time_budget_ms {budget_ms}, 8 moves, diagonal always), "
         "random 32x32 20 % walls, "
         f"{INSTANCES} instances each; SoC summed over the instances both solved"
     )
-    print(
-        "| units | ours solved | ours median s | cbs-mapf solved | cbs-mapf median s | "
-        "SoC ours / cbs-mapf |"
-    )
-    print("|---|---|---|---|---|---|")
+    cells = []
     for n, ours, peer in rows:
         both = [(o["soc"], p["soc"]) for o, p in zip(ours, peer) if o["found"] and p["found"]]
         ratio = f"{sum(a for a, _ in both) / sum(b for _, b in both):.3f}" if both else "-"
-        print(
-            f"| {n} | {sum(o['found'] for o in ours)} | "
-            f"{statistics.median(o['s'] for o in ours):.2f} | {sum(p['found'] for p in peer)} | "
-            f"{statistics.median(p['s'] for p in peer):.2f} | {ratio} |"
-        )
+        cells.append([n, *(f(side) for side in (ours, peer) for f in (solved, median_s)), ratio])
+    columns = ("units", "ours solved", "ours median s", "cbs-mapf solved", "cbs-mapf median s",
+               "SoC ours / cbs-mapf")  # fmt: skip
+    print(table(columns, cells, 6))
+
+
+def solved(runs: list[dict]) -> int:
+    return sum(r["found"] for r in runs)
+
+
+def median_s(runs: list[dict]) -> str:
+    return f"{statistics.median(r['s'] for r in runs):.2f}"

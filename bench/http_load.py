@@ -1,10 +1,8 @@
-"""HTTP benchmark: the real server (uvicorn) under load on loopback, from separate processes
-(``make bench-http`` installs wrk, then runs this; ``--quick``: short runs, a smoke test;
-``--only``: some experiments). Servers come from :mod:`bench.server`, load from
-:mod:`bench.load`, tables from :mod:`bench.http_report`. Experiments: ``closed`` (wrk per
-configuration and workload) and ``open`` (fixed offered rates, latency from each request's
-due time); the HTTP floor and the batch ratio are in :mod:`bench.ratios`. Method and latest
-tables: bench/README.md, "bench-http".
+"""HTTP benchmark: the real server (uvicorn) under load on loopback (``make bench-http``
+installs wrk, then runs this): ``closed`` (wrk per configuration and workload) and ``open``
+(fixed offered rates, latency from each request's due time). Servers come from
+:mod:`bench.server`, load from :mod:`bench.load`, tables from :mod:`bench.http_report`.
+Method and latest tables: bench/README.md, "bench-http".
 """
 
 from __future__ import annotations
@@ -26,10 +24,8 @@ from bench.server import PidFile, Server, ServerSpec, running_server
 
 # Query classes by published optimal length (Moving AI bucket = floor(length / 4)).
 CLASSES: dict[str, tuple[float, float]] = {
-    "short": (0.0, 32.0),
-    "medium": (64.0, 256.0),
-    "long": (512.0, math.inf),
-}
+    "short": (0.0, 32.0), "medium": (64.0, 256.0), "long": (512.0, math.inf),
+}  # fmt: skip
 # Workloads of the closed-loop runs: a class, and options added to every body. "long A*"
 # runs the long queries with plain A* (several times JPS's kernel time per query), so the
 # kernel's share of a request is larger: what GIL release can scale.
@@ -40,9 +36,6 @@ WORKLOADS: dict[str, tuple[str, dict[str, Any]]] = {
 # Server configurations of the closed-loop runs: (workers, SEARCH_THREADS per worker).
 CONFIGS: tuple[tuple[int, int], ...] = ((1, 1), (1, 2), (2, 1), (2, 2))
 EXPERIMENTS = ("closed", "open")
-
-
-# --- queries -----------------------------------------------------------------------------
 
 
 def build_queries(data: Path, per_map: int, seed: int) -> dict[str, list[dict[str, Any]]]:
@@ -88,9 +81,6 @@ def code_stamp() -> float:
         p.stat().st_mtime
         for p in (p for d in ("gridpath", "app") for p in (common.REPO_ROOT / d).rglob("*.py"))
     )
-
-
-# --- experiments -------------------------------------------------------------------------
 
 
 @dataclass
@@ -157,9 +147,6 @@ def bench_open(plan: Plan, files: dict[str, Path], pids: PidFile) -> list[dict[s
                     row = {"config": name, "workers": workers, "threads": threads}
                     rows.append(row | {"queries": query_class} | result)
     return rows
-
-
-# --- main --------------------------------------------------------------------------------
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:

@@ -52,22 +52,19 @@ def table_closed(rows: Sequence[dict[str, Any]], connections: int, tool: str) ->
 
 
 def table_open(rows: Sequence[dict[str, Any]], connections: int) -> str:
+    columns = ("configuration", "queries", "offered req/s", "achieved req/s", "requests",
+               *LATENCY_MS, "errors", "p99 < 10 ms", "client late ms")  # fmt: skip
     out = [
         "Open loop (`python -m bench.load`, a separate process: requests due at fixed "
-        f"times, {connections} keep-alive connections, latency from the due time):",
-        "",
-        "| configuration | queries | offered req/s | achieved req/s | requests | p50 ms "
-        "| p90 ms | p99 ms | max ms | errors | p99 < 10 ms | client late ms |",
-        "|---|---|---:|---:|---:|---:|---:|---:|---:|---|---|---:|",
+        f"times, {connections} keep-alive connections, latency from the due time):\n",
+        header(columns, 2),
     ]
     for r in rows:
         lat = r["latency_us"]
         met = "yes" if lat["p99"] < P99_TARGET_MS * 1000 and not r["error_count"] else "**no**"
-        out.append(
-            f"| {r['config']} | {r['queries']} | {r['offered_rps']:,.0f} | {r['rps']:,.0f} | "
-            f"{r['requests']:,} | {latency_text(lat)} | {errors_text(r)} | {met} | "
-            f"{r['max_send_lag_ms']:.1f} |"
-        )
+        out.append(row([r["config"], r["queries"], f"{r['offered_rps']:,.0f}", f"{r['rps']:,.0f}",
+                        f"{r['requests']:,}", latency_text(lat), errors_text(r), met,
+                        f"{r['max_send_lag_ms']:.1f}"]))  # fmt: skip
     return "\n".join(out)
 
 

@@ -1,17 +1,10 @@
-"""Load for the HTTP benchmarks, each in a process of its own so that it has its own GIL and
-its CPU use can be told apart from the server's:
-
-* ``run_wrk``: wrk (closed loop) with ``bench/wrk/path.lua``, which POSTs the JSON bodies
-  of a file (one a line) to ``/path`` (or another route: ``/paths``) and counts a 200
-  without ``"found":true`` as a bad answer. wrk is required (the Debian package ``wrk``;
-  ``make bench-http`` installs it);
-* ``run_open_loop``: ``python -m bench.load``, the **open loop** wrk cannot do (Debian has
-  no wrk2): requests due at fixed times whatever happened to the earlier ones, latency from
-  the due time (no coordinated omission), on a minimal HTTP/1.1 client on asyncio (uvloop
-  when installed) so that 1,000 requests/s cost the client little CPU.
-
-Every run is bounded in time and in requests. Results are dicts of one form (``mode``,
-``rps``, ``requests``, ``errors``, ``latency_us`` percentiles, ...), whatever the tool.
+"""Load for the HTTP benchmarks, each in a process of its own (its own GIL, its CPU told
+apart from the server's): ``run_wrk``, wrk's closed loop with ``bench/wrk/path.lua`` (JSON
+bodies of a file, one a line; a 200 without ``"found":true`` is a bad answer), and
+``run_open_loop``, ``python -m bench.load``: the **open loop** wrk cannot do (Debian has no
+wrk2), on a minimal HTTP/1.1 client on asyncio (uvloop when installed) so that 1,000
+requests/s cost the client little CPU. Every run is bounded in time and in requests; its
+result is a dict of one form (:func:`load_figures`) whatever the tool.
 """
 
 from __future__ import annotations
@@ -35,22 +28,6 @@ from bench.server import HOST
 WRK_SCRIPT = REPO_ROOT / "bench" / "wrk" / "path.lua"
 PERCENTILES = (50, 90, 99)
 T = TypeVar("T")
-
-
-def latency_summary(latencies_us: Sequence[float]) -> dict[str, float]:
-    """p50/p90/p99/max and mean of latencies in µs."""
-    values = sorted(latencies_us)
-    summary = {f"p{p}": percentile(values, p) for p in PERCENTILES}
-    summary["max"] = float(values[-1]) if values else 0.0
-    summary["mean"] = sum(values) / len(values) if values else 0.0
-    return summary
-
-
-def read_bodies(path: Path) -> list[bytes]:
-    bodies = [line.encode() for line in path.read_text(encoding="utf-8").splitlines() if line]
-    if not bodies:
-        raise ValueError(f"no request bodies in {path}")
-    return bodies
 
 
 def load_figures(
@@ -129,8 +106,13 @@ class LoadResult:
         self.errors[kind] = self.errors.get(kind, 0) + 1
 
     def as_dict(self) -> dict[str, Any]:
-        done, latency = len(self.latencies_us), latency_summary(self.latencies_us)
-        figures = load_figures(self.duration_s, done, self.errors, latency, self.offered_rps)
+        """The figures, latencies as p50/p90/p99/max and mean (µs)."""
+        values = sorted(self.latencies_us)
+        latency = {f"p{p}": percentile(values, p) for p in PERCENTILES}
+        latency |= {"max": float(values[-1]) if values else 0.0,
+                    "mean": sum(values) / len(values) if values else 0.0}  # fmt: skip
+        figures = load_figures(self.duration_s, len(values), self.errors, latency,
+                               self.offered_rps)  # fmt: skip
         return figures | {"sent": self.sent, "max_send_lag_ms": self.max_send_lag_ms}
 
 
@@ -246,9 +228,6 @@ def run_open_loop(
     return json_of_child(command, timeout=duration + 4 * timeout + 60)
 
 
-# --- wrk ---------------------------------------------------------------------------------
-
-
 def run_wrk(
     url: str, bodies: Path, duration: float, max_requests: int, connections: int,
     threads: int = 1, timeout: float = 10.0, route: str = "/path",
@@ -302,11 +281,12 @@ def require_wrk() -> None:
 
 
 def add_run_options(parser: argparse.ArgumentParser, experiments: Sequence[str]) -> None:
-    """The options every HTTP benchmark shares: which experiments, request cap, closed-loop
-    connections, readiness timeout and the pid file."""
+    """The options every HTTP benchmark shares: which experiments (if several), request cap,
+    closed-loop connections, readiness timeout and the pid file."""
     add = parser.add_argument
-    add("--only", nargs="+", choices=experiments, default=list(experiments),
-        help="run only these experiments (default: all)")  # fmt: skip
+    if experiments:
+        add("--only", nargs="+", choices=experiments, default=list(experiments),
+            help="run only these experiments (default: all)")  # fmt: skip
     add("--max-requests", type=int, default=100_000, help="request cap of every run (100,000)")
     add("--connections", type=int, default=8, help="closed-loop connections (default 8)")
     add("--ready-timeout", type=float, default=300.0, help="seconds to wait for /health 200 (300)")
@@ -328,7 +308,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     add("--connections", type=int, default=32, help="keep-alive connections")
     add("--timeout", type=float, default=10.0, help="seconds per request")
     args = parser.parse_args(argv)
-    bodies = read_bodies(args.bodies)
+    bodies = [line.encode() for line in args.bodies.read_text(encoding="utf-8").splitlines()]
+    bodies = [body for body in bodies if body]
     coroutine = open_loop(args.port, bodies, args.rate, args.duration, args.max_requests,
                           args.connections, args.timeout)  # fmt: skip
     print(json.dumps(run_async(coroutine).as_dict()))

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from app.state import release_large_frees
-from bench.common import json_of_child, log, machine_info, machine_line
+from bench.common import json_of_child, log, machine_info, machine_line, rss_bytes, table
 from gridpath.grid import Grid
 from gridpath.search import Algorithm, SearchOptions, SearchScratch, find_path, jump_distances
 from gridpath.search import _frontier as _kernels
@@ -35,17 +35,6 @@ BLOCKED_SHARE = 0.2
 MB = 1e6
 SMALL_PAGE = 4096  # bytes in a base page (x86-64, arm64 Linux defaults)
 Cell = tuple[int, int]
-
-
-# --- measuring memory ------------------------------------------------------------------------
-
-
-def rss_bytes() -> int:
-    """This process's resident set size (VmRSS), in bytes."""
-    for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) * 1024
-    raise OSError("no VmRSS line in /proc/self/status")
 
 
 def huge_page_bytes() -> int:
@@ -180,9 +169,6 @@ def in_child(**spec: Any) -> dict[str, Any]:
     return json_of_child([sys.executable, "-c", code, json.dumps(spec)])
 
 
-# --- (a) and (b) tables ----------------------------------------------------------------------
-
-
 def mb(n: float) -> str:
     return f"{n / MB:,.2f}"
 
@@ -192,33 +178,27 @@ def grid_table(r: dict[str, Any]) -> str:
     nbytes, resident = r["nbytes"], r["resident"]
     terrain = resident["terrain"]
     resident_word = "yes" if terrain > nbytes["terrain"] // 100 else "no"
-    return "\n".join([
-        "| RSS growth MB | RSS B/cell | passable MB | labels MB | jump distances MB "
-        "| terrain resident | resident arrays MB |",
-        "|---:|---:|---:|---:|---:|---|---:|",
-        f"| {mb(growth)} | {growth / r['cells']:.2f} | {mb(nbytes['passable'])} "
-        f"| {mb(nbytes['labels'])} | {mb(nbytes['jump_table'])} "
-        f"| {resident_word} ({mb(terrain)} of {mb(nbytes['terrain'])} MB) "
-        f"| {mb(sum(resident.values()))} |",
-    ])  # fmt: skip
+    columns = ("RSS growth MB", "RSS B/cell", "passable MB", "labels MB", "jump distances MB",
+               "terrain resident", "resident arrays MB")  # fmt: skip
+    return table(columns, [[
+        mb(growth), f"{growth / r['cells']:.2f}", mb(nbytes["passable"]), mb(nbytes["labels"]),
+        mb(nbytes["jump_table"]), f"{resident_word} ({mb(terrain)} of {mb(nbytes['terrain'])} MB)",
+        mb(sum(resident.values())),
+    ]], 0)  # fmt: skip
 
 
 def scratch_table(r: dict[str, Any]) -> str:
-    return "\n".join([
-            "| padded cells | SearchScratch nbytes MB | B/cell | RSS after allocation MB "
-            "| A* query | expanded | cells seen | search s | RSS after search MB "
-            "| of it in huge pages MB | nodes resident MB | frontier resident MB "
-            "| nodes 4 KiB pages seen MB |",
-            "|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|",
-            f"| {r['cells']:,} | {mb(r['nbytes'])} | {r['nbytes'] / r['cells']:.0f} "
-            f"| {mb(r['rss_allocated'])} | {r['start']} -> {r['goal']} | {r['expanded']:,} "
-            f"| {r['seen_cells']:,} | {r['search_s']:.2f} | {mb(r['rss_searched'])} "
-            f"| {mb(r['huge_pages'])} | {mb(r['resident_nodes'])} "
-            f"| {mb(r['resident_frontier'])} | {mb(r['seen_pages_bytes'])} |",
-    ])  # fmt: skip
-
-
-# --- entry point -------------------------------------------------------------------------
+    columns = ("padded cells", "SearchScratch nbytes MB", "B/cell", "RSS after allocation MB",
+               "A* query", "expanded", "cells seen", "search s", "RSS after search MB",
+               "of it in huge pages MB", "nodes resident MB", "frontier resident MB",
+               "nodes 4 KiB pages seen MB")  # fmt: skip
+    return table(columns, [[
+        f"{r['cells']:,}", mb(r["nbytes"]), f"{r['nbytes'] / r['cells']:.0f}",
+        mb(r["rss_allocated"]), f"{r['start']} -> {r['goal']}", f"{r['expanded']:,}",
+        f"{r['seen_cells']:,}", f"{r['search_s']:.2f}", mb(r["rss_searched"]),
+        mb(r["huge_pages"]), mb(r["resident_nodes"]), mb(r["resident_frontier"]),
+        mb(r["seen_pages_bytes"]),
+    ]], 0)  # fmt: skip
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:

@@ -100,31 +100,18 @@ def run_map(
     return result
 
 
-# --- output ------------------------------------------------------------------------------
-
 COLUMNS = ("map", "size", "scenarios", "% optimal", "median µs", "p95 µs", "median expanded",
            "expansions/s", "median smooth µs")  # fmt: skip
 
 
 def table_row(row: dict[str, float | int | str], bold: bool = False) -> str:
     """One Markdown row from a :func:`summarise` dict."""
-    cells = [
-        str(row["map"]),
-        str(row["size"]),
-        f"{row['scenarios']:,}",
-        f"{row['optimal_pct']:.2f}" if row["failures"] else "100",
-        f"{row['median_us']:,.1f}",
-        f"{row['p95_us']:,.1f}",
-        f"{row['median_expanded']:,.0f}",
-        f"{row['expansions_per_s'] / 1e6:.2f} M",
-        f"{row['median_smooth_us']:,.1f}",
-    ]
-    if bold:
-        cells = [f"**{c}**" for c in cells]
-    return f"| {' | '.join(cells)} |"
-
-
-# --- entry point -------------------------------------------------------------------------
+    cells = [str(row["map"]), str(row["size"]), f"{row['scenarios']:,}",
+             f"{row['optimal_pct']:.2f}" if row["failures"] else "100", f"{row['median_us']:,.1f}",
+             f"{row['p95_us']:,.1f}", f"{row['median_expanded']:,.0f}",
+             f"{row['expansions_per_s'] / 1e6:.2f} M",
+             f"{row['median_smooth_us']:,.1f}"]  # fmt: skip
+    return common.row([f"**{c}**" for c in cells] if bold else cells)
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
@@ -142,10 +129,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
-    started = common.begin(args)
-    if started is None:
-        return 2
-    maps, info = started
+    maps, info = common.begin(args)  # exit status 2: no maps
     print(f"Algorithm: {args.algorithm}\n", flush=True)
     progress = common.Progress(len(maps))
     try:

@@ -37,9 +37,6 @@ Solve = Callable[[Cell, Cell], Any]  # (start, goal) as (x, y) -> the solver's r
 ToPath = Callable[[Any], np.ndarray | None]  # raw answer -> (n, 2) [x, y] array (untimed)
 
 
-# --- the solvers -------------------------------------------------------------------------
-
-
 @dataclass(frozen=True)
 class Solver:
     """A path finder: ``prepare(grid)`` (untimed) gives the timed call and its decoder."""
@@ -48,11 +45,6 @@ class Solver:
     slow: bool  # pure Python: runs only on the --peer-limit subset
     ours: bool
     prepare: Callable[[Grid], tuple[Solve, ToPath]]
-
-
-def walkable_of(grid: Grid) -> np.ndarray:
-    """The unpadded walkability grid, bool ``[y, x]``."""
-    return grid.passable[1:-1, 1:-1] > 0
 
 
 def prepare_ours(algorithm: Algorithm) -> Callable[[Grid], tuple[Solve, ToPath]]:
@@ -102,7 +94,7 @@ def prepare_pyastar2d(grid: Grid) -> tuple[Solve, ToPath]:
     """``pyastar2d.astar_path``: walls are infinite weights; diagonals cost 1 and cut corners."""
     import pyastar2d
 
-    weights = np.where(walkable_of(grid), np.float32(1.0), np.float32(np.inf)).astype(np.float32)
+    weights = np.where(grid.walkable > 0, np.float32(1.0), np.float32(np.inf)).astype(np.float32)
 
     def solve(start: Cell, goal: Cell) -> Any:
         return pyastar2d.astar_path(
@@ -118,7 +110,7 @@ def prepare_pathfinding(grid: Grid) -> tuple[Solve, ToPath]:
     from pathfinding.core.grid import Grid as PFGrid
     from pathfinding.finder.a_star import AStarFinder
 
-    pf_grid = PFGrid(matrix=walkable_of(grid).astype(np.int8).tolist())
+    pf_grid = PFGrid(matrix=(grid.walkable > 0).astype(np.int8).tolist())
     finder = AStarFinder(diagonal_movement=DiagonalMovement.only_when_no_obstacle)
 
     def solve(start: Cell, goal: Cell) -> Any:
@@ -190,7 +182,7 @@ def prepare_networkx(grid: Grid) -> tuple[Solve, ToPath]:
     neighbours: weights 1 and sqrt 2)."""
     import networkx as nx
 
-    walk = walkable_of(grid)
+    walk = grid.walkable > 0
     tutorial = TutorialGrid(walk.tolist())
     graph = nx.Graph()
     cells = [(int(x), int(y)) for y, x in zip(*np.nonzero(walk))]
@@ -204,7 +196,7 @@ def prepare_networkx(grid: Grid) -> tuple[Solve, ToPath]:
 
 
 def prepare_heapq(grid: Grid) -> tuple[Solve, ToPath]:
-    tutorial = TutorialGrid(walkable_of(grid).tolist())
+    tutorial = TutorialGrid((grid.walkable > 0).tolist())
     return (
         lambda start, goal: tutorial_a_star(tutorial, start, goal),
         lambda path: None if path is None else np.array(path),
@@ -223,9 +215,6 @@ SOLVERS = (
     Solver("heapq A*", True, False, prepare_heapq),
 )
 OURS_ASTAR, OURS_JPS, OURS_SUBGOAL = (s.name for s in SOLVERS[:3])
-
-
-# --- running -----------------------------------------------------------------------------
 
 
 @dataclass
@@ -336,9 +325,6 @@ def run_map(
     return run
 
 
-# --- statistics --------------------------------------------------------------------------
-
-
 @dataclass
 class Row:
     """One solver's figures over some queries (times in µs; ratios: peer / ours)."""
@@ -411,11 +397,7 @@ def kernel_row(name: str, runs: Sequence[MapRun]) -> list[str]:
     a_ex, j_ex = (common.median([q[k].expanded for q in answers]) for k in range(2))
     by_call = common.median([q[0].ns / q[1].ns for q in answers])
     us = [f"{common.median(ns) / 1e3:,.1f}" for ns in (a, j, sg)]
-    ratios = [
-        common.times(common.median(a / j)),
-        common.times(by_call),
-        common.times(common.median(a / sg)),
-    ]
+    ratios = [common.times(r) for r in (common.median(a / j), by_call, common.median(a / sg))]
     return [name, *us, f"{a_ex:,.0f}", f"{j_ex:,.0f}", *ratios]
 
 
@@ -424,9 +406,6 @@ def kernel_table(runs: Sequence[MapRun]) -> str:
     around each ``find_path`` call (the same queries as the tables above)."""
     rows = [kernel_row(run.name, [run]) for run in runs]
     return common.table(KERNEL_COLUMNS, rows + [kernel_row("all maps", runs)] * (len(runs) > 1))
-
-
-# --- entry point -------------------------------------------------------------------------
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
@@ -449,10 +428,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
-    started = common.begin(args)
-    if started is None:
-        return 2
-    maps, info = started
+    maps, info = common.begin(args)  # exit status 2: no maps
     print(flush=True)
     progress = common.Progress(len(maps))
     try:

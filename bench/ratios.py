@@ -44,10 +44,9 @@ class Variant:
 
 def short_queries(count: int, seed: int) -> list[dict[str, Any]]:
     """``count`` seeded start/goal pairs on the bundled map, each found, 4 <= cost < 32."""
-    from gridpath.grid import load_map
     from gridpath.search import SearchOptions, find_path
 
-    grid = load_map(MAPS / f"{MAP}.png", max_cells=common.MAX_CELLS, max_bytes=common.MAX_BYTES)
+    grid = common.load_grid(MAPS / f"{MAP}.png")
     rng, options, queries = random.Random(seed), SearchOptions(), []
     while len(queries) < count:
         start = (rng.randrange(grid.width), rng.randrange(grid.height))
@@ -65,11 +64,9 @@ def variants(directory: Path, before: bool, seed: int) -> list[Variant]:
     queries = short_queries(BATCH, seed)
     single = common.write_bodies(directory / "path.jsonl", [{"map": MAP, **q} for q in queries])
     batch = common.write_bodies(directory / "paths.jsonl", [{"map": MAP, "queries": queries}])
-    ours = [
-        Variant("bare FastAPI /path", 0, "/path", single, 1),
-        Variant("/path", 1, "/path", single, 1),
-        Variant(f"/paths x{BATCH}", 1, "/paths", batch, BATCH),
-    ]
+    ours = [Variant("bare FastAPI /path", 0, "/path", single, 1),
+            Variant("/path", 1, "/path", single, 1),
+            Variant(f"/paths x{BATCH}", 1, "/paths", batch, BATCH)]  # fmt: skip
     older = [Variant(f"before {v.name}", 2, v.route, v.bodies, v.queries) for v in ours[1:]]
     return ours + (older if before else [])
 
@@ -159,10 +156,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     add("--before", type=Path, help="an older checkout with its .venv, served and loaded too")
     add("--seed", type=int, default=21, help="seed of the short queries (default 21)")
     add("--quick", action="store_true", help="1 round of 1 s, 1 s warm-up: a smoke test")
-    add("--max-requests", type=int, default=100_000, help="request cap of every run (100,000)")
-    add("--connections", type=int, default=8, help="wrk connections (default 8)")
-    add("--ready-timeout", type=float, default=300.0, help="seconds to wait for /health 200")
-    add("--pid-file", type=Path, help="running servers' process groups, for a shell trap")
+    load.add_run_options(parser, ())
     args = parser.parse_args(argv)
     if args.quick:
         args.rounds, args.duration, args.warmup = 1, 1.0, 1.0

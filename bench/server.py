@@ -1,21 +1,15 @@
-"""Real gridpath server processes, for the benchmarks and the system tests alike: uvicorn on a
-loopback port, started from the source tree (every process shares numba's on-disk kernel
-cache), in a process group of its own (``--workers N`` children go with it).
+"""Real processes for the benchmarks and the system tests alike: gridpath servers (uvicorn,
+or ``python -m app``) on a loopback port, started from the source tree (every process shares
+numba's on-disk kernel cache), each in a process group of its own (``--workers N`` children
+go with it); and a throwaway ``redis-server`` (:func:`redis_server`).
 
-(``with running([ServerSpec(...), ...]) as servers``, or ``start_all`` on :class:`Server`
-objects that a test may kill and start again on the same port).
-
-A process runs ``python -m uvicorn APP`` (or ``python -m app``, which exits 0 after SIGTERM)
-with ``--host 127.0.0.1 --port P --workers N`` and the spec's extra options, the caller's
-environment without ``PROMETHEUS_MULTIPROC_DIR`` plus ``LOG_LEVEL=warning`` and the spec's
-variables (``None`` removes one). Its output goes to a file (a pipe nobody reads would fill
-up and block the server's logging), quoted when it fails to start. Ready is ``/health`` (or
-the spec's ``ready_path``) answering 200; with several workers, on 10 new connections per
-worker in a row, because each worker answers 503 until it is ready itself and the kernel
-picks which one accepts. ``stop`` sends SIGTERM to the whole group, SIGKILL after a grace
-period, and always leaves nothing behind; ``running`` stops every server it started whatever
-happens. A :class:`PidFile` lists the running groups, so a shell trap can kill them even if
-the Python process itself is killed (``make bench-http`` does).
+``with running([ServerSpec(...), ...]) as servers``, or ``start_all`` on :class:`Server`
+objects a test may kill and start again on the same port. A server's output goes to a file
+(a pipe nobody reads would fill up and block its logging), quoted when it fails to start;
+ready is its ``ready_path`` answering 200 (:meth:`Server.wait_ready`, with several workers
+each one); ``running`` stops every server it started whatever happens (SIGTERM to the group,
+SIGKILL after a grace period), and a :class:`PidFile` lists the running groups so a shell
+trap can kill them even if the Python process itself is killed (``make bench-http`` does).
 """
 
 from __future__ import annotations
@@ -53,11 +47,6 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def http_get_status(port: int, path: str, timeout: float) -> int | None:
-    """Status of ``GET path`` on a new connection; None if the connection failed."""
-    return http_probe(port, path, timeout)[0]
-
-
 def http_probe(port: int, path: str, timeout: float) -> tuple[int | None, str]:
     """``GET path`` on a new connection: its status (None if the connection failed) and
     which worker answered (the per-process prefix of its ``X-Request-ID``, '' if none)."""
@@ -78,6 +67,22 @@ def http_probe(port: int, path: str, timeout: float) -> tuple[int | None, str]:
         return None, ""
     found = re.search(rb"(?im)^x-request-id: *([0-9a-f]{16})", head)
     return status, found.group(1).decode() if found else ""
+
+
+def signal_group(process: subprocess.Popen, sig: int) -> None:
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(process.pid, sig)
+
+
+def stop_group(process: subprocess.Popen, grace: float) -> None:
+    """SIGTERM to the process group, SIGKILL after ``grace`` seconds and then to whatever is
+    left (workers of a dead parent)."""
+    for sig, wait in ((signal.SIGTERM, grace), (signal.SIGKILL, 5.0)):
+        signal_group(process, sig)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            process.wait(timeout=wait)
+            break
+    signal_group(process, signal.SIGKILL)
 
 
 class PidFile:
@@ -190,7 +195,6 @@ class Server:
             # With several workers, ready once each has answered 200 (a streak from one
             # worker says nothing of the others, still loading maps).
             if streak >= needed and len(workers) >= self.spec.workers and self._kernels_ready():
-                self.ready_s = now
                 return now
             time.sleep(poll if streak == 0 else 0.0)
         raise TimeoutError(f"{self.url}{path} not 200 after {timeout:.0f} s: {self.log()}")
@@ -201,15 +205,10 @@ class Server:
             return ""
         return self.log_path.read_text(errors="replace")[-tail:]
 
-    def _signal_group(self, sig: int) -> None:
-        if self.process is not None:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(self.process.pid, sig)
-
     def kill(self) -> None:
         """SIGKILL to the process group, as a crash would: no shutdown handler runs."""
-        self._signal_group(signal.SIGKILL)
         if self.process is not None:
+            signal_group(self.process, signal.SIGKILL)
             self.process.wait(10)
 
     def stop(self, grace: float = 15.0) -> None:
@@ -217,14 +216,7 @@ class Server:
         nothing behind."""
         if self.process is None:
             return
-        for sig, wait in ((signal.SIGTERM, grace), (signal.SIGKILL, 5.0)):
-            self._signal_group(sig)
-            try:
-                self.process.wait(timeout=wait)
-                break
-            except subprocess.TimeoutExpired:
-                continue
-        self._signal_group(signal.SIGKILL)  # workers left behind by a dead parent
+        stop_group(self.process, grace)
         self.pids.remove(self.process.pid)
         self.process = None
         if not self.keep_log and self.log_path is not None:
@@ -275,10 +267,10 @@ class Server:
 
     def rss_bytes(self) -> int:
         """Resident memory of the main process."""
+        from bench.common import rss_bytes
+
         assert self.process is not None
-        status = Path(f"/proc/{self.process.pid}/status").read_text()
-        line = next(x for x in status.splitlines() if x.startswith("VmRSS:"))
-        return int(line.split()[1]) * 1024
+        return rss_bytes(self.process.pid)
 
     def cpu_seconds(self) -> float:
         """CPU time used so far by the live processes of the server's group (the uvicorn
@@ -354,3 +346,39 @@ def running_server(
     """One ready server (see :func:`running`)."""
     with running([spec], timeout, pids) as servers:
         yield servers[0]
+
+
+def redis_ping(port: int, timeout: float = 1.0) -> bool:
+    """Whether a Redis server answers PING on ``port`` of 127.0.0.1."""
+    try:
+        with socket.create_connection((HOST, port), timeout=timeout) as s:
+            s.sendall(b"PING\r\n")
+            return s.recv(16).startswith(b"+PONG")
+    except OSError:
+        return False
+
+
+@contextlib.contextmanager
+def redis_server(pids: PidFile | None = None, timeout: float = 10.0) -> Iterator[str]:
+    """A fresh, empty, non-persistent ``redis-server`` (no snapshots, no append-only file) on
+    a free loopback port, in its own process group and temporary folder; yields its
+    ``redis://`` URL and stops it after."""
+    pids = pids if pids is not None else PidFile()
+    with tempfile.TemporaryDirectory(prefix="gridpath-redis-") as folder:
+        port, quiet = free_port(), subprocess.DEVNULL
+        command = ["redis-server", "--port", str(port), "--bind", HOST, "--save", "",
+                   "--appendonly", "no", "--dir", folder]  # fmt: skip
+        process = subprocess.Popen(
+            command, stdin=quiet, stdout=quiet, stderr=quiet, start_new_session=True
+        )
+        pids.add(process.pid)
+        try:
+            deadline = time.monotonic() + timeout
+            while not redis_ping(port):
+                if process.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError(f"redis-server did not start on port {port}")
+                time.sleep(0.02)
+            yield f"redis://{HOST}:{port}/0"
+        finally:
+            stop_group(process, 10.0)
+            pids.remove(process.pid)

@@ -22,10 +22,9 @@ from app.api.path_body import answer
 from app.api.rules import search_options
 from app.config import Settings
 from app.models import MovementRules, PathQuery
-from bench.common import DEFAULT_DATA, MAX_BYTES, MAX_CELLS, log, machine_info, machine_line
+from bench.common import DEFAULT_DATA, load_grid, log, machine_info, machine_line, table
 from bench.server import ServerSpec, running_server
 from gridpath.grid import Grid
-from gridpath.grid.loader import load_map
 from gridpath.search import SearchScratch
 from gridpath.search.table import assemble, plan_table, search_line
 
@@ -133,7 +132,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not path.is_file():
         log(f"no map {path}")
         return 2
-    grid = load_map(path, max_cells=MAX_CELLS, max_bytes=MAX_BYTES)
+    grid = load_grid(path)
     rng = np.random.default_rng(SEED)
     cells = {n: pick_cells(grid, 2 * n, rng) for n in args.sizes}
     rows = []
@@ -155,12 +154,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                         times = over_http(url, grid.name, sources, targets, rules, args.repeat)
                         rows.append((label, f"{n}×{n}", "HTTP", *times))
     print(f"`{args.map}` ({grid.width}×{grid.height}), best of {args.repeat}, ms:\n")
-    print("| rules | size | where | /table | /path per pair | /paths | /path ÷ /table |")
-    print("|---|---|---|---:|---:|---:|---:|")
-    for label, size, where, t_ms, p_ms, b_ms in rows:
-        batch = "–" if b_ms is None else f"{b_ms:,.1f}"
-        cells = f"{t_ms:,.1f} | {p_ms:,.1f} | {batch} | {p_ms / t_ms:.1f}x"
-        print(f"| {label} | {size} | {where} | {cells} |")
+    columns = ("rules", "size", "where", "/table", "/path per pair", "/paths", "/path ÷ /table")
+    print(table(columns, ([*text, f"{t:,.1f}", f"{p:,.1f}", "–" if b is None else f"{b:,.1f}",
+                           f"{p / t:.1f}x"] for *text, t, p, b in rows), 3))  # fmt: skip
     print(f"\n{machine_line(machine_info())}")
     return 0
 

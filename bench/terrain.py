@@ -1,27 +1,10 @@
-"""Any-angle and smoothed paths against A*, three commands sharing the searches
-(``python -m bench.terrain waypoints|theta|anyangle --help``; method and latest tables:
-bench/README.md, "bench.terrain" and "bench.terrain anyangle"):
-
-* ``waypoints``: what walking A*'s ``smooth`` waypoints costs against the ``cost`` the
-  server quotes, on the bundled ``village`` (400 random pairs, and the issue's example)
-  and random terrain maps (random walls; 3 to 5 terrain classes of random costs laid in
-  patches). It prices the waypoints itself, with the library's continuous polyline cost
-  (:mod:`gridpath.search.cost`), so it runs on any version of the code. Printed: the
-  share of answers whose waypoints cost more than ``cost`` by over 1e-9 (relative), 1 %
-  and 10 %, and the largest ratio. Exit status 0 always (a measurement: the tests check
-  the guarantee).
-* ``theta``: Lazy Theta* (``algorithm: "theta"``) against A*'s ``cost`` and its smooth
-  waypoints' cost, on ``village`` (200 random pairs) and Moving AI maps (their scenarios)
-  given terrain of our own: ``swamps`` (discs of cost 4 over ground 1) and ``grey``
-  (smooth noise cut into five grey levels of cost 1, 1.5, 2, 3 and 5). Every Theta*
-  answer is checked (its waypoints validate in ``waypoints`` mode at exactly its cost; A*'s
-  waypoints never cost more than A*'s cost). Exit status 1 if a check failed.
-* ``anyangle``: Theta* against A* and string-pulled A* (its smooth waypoints' length) on
-  the Moving AI maps as they are (``--limit`` scenarios each): lengths and times; every
-  Theta* answer must validate in both ``/validate`` modes (exit status 1 if not, 2 if the
-  data cannot be read).
-
-Every random choice comes from one generator seeded with :data:`SEED`.
+"""Any-angle and smoothed paths against A*, three commands sharing the searches:
+``waypoints`` (what walking A*'s smooth waypoints costs against the ``cost`` quoted; exit
+status 0 always, the tests check the guarantee), ``theta`` (Lazy Theta* on terrain maps) and
+``anyangle`` (Theta* against A* and string-pulled A* on the Moving AI maps).
+``python -m bench.terrain COMMAND --help`` lists the options; the method, the checks and the
+latest tables: bench/README.md, "bench.terrain" and "bench.terrain anyangle". Every random
+choice comes from one generator seeded with :data:`SEED`.
 """
 
 from __future__ import annotations
@@ -36,8 +19,6 @@ from pathlib import Path
 import numpy as np
 
 from bench import common
-from bench.common import DEFAULT_DATA, MAX_BYTES, MAX_CELLS, load_scenarios
-from gridpath.grid import load_map
 from gridpath.grid.model import Grid
 from gridpath.grid.terrain import TerrainClass
 from gridpath.search import Algorithm, PathResult, SearchOptions, SearchScratch, find_path
@@ -61,19 +42,12 @@ def random_queries(rng: np.random.Generator, grid: Grid, count: int) -> list[Que
     return [((int(s[1]), int(s[0])), (int(g[1]), int(g[0]))) for s, g in pairs]
 
 
-def village() -> Grid:
-    return load_map(VILLAGE, max_cells=MAX_CELLS, max_bytes=MAX_BYTES)
-
-
 def terrain_grid(grid: Grid, terrain: np.ndarray, costs: Sequence[float], name: str) -> Grid:
     """``grid``'s walls with ``terrain`` (class index per cell) of classes costing ``costs``."""
     classes = tuple(TerrainClass(f"{name}{k}", c) for k, c in enumerate(costs))
     return Grid.from_walkable(
         grid.name, grid.walkable, terrain=terrain.astype(np.uint8), terrain_classes=classes
     )
-
-
-# --- waypoints ---------------------------------------------------------------------------
 
 
 def waypoints_cost(grid: Grid, options: SearchOptions, waypoints: np.ndarray) -> float:
@@ -116,7 +90,7 @@ def ratios_row(label: str, ratios: list[float]) -> str:
 
 def waypoints_main(args: argparse.Namespace) -> int:
     rng = np.random.default_rng(SEED)
-    grid = village()
+    grid = common.load_grid(VILLAGE)
     result = find_path(grid, (0, 0), (23, 15), SMOOTH_ASTAR, waypoints=True)
     walked = waypoints_cost(grid, SMOOTH_ASTAR, result.waypoints)
     print(f"village [0, 0] -> [23, 15], astar, smooth: cost {result.cost:.2f}, "
@@ -131,9 +105,6 @@ def waypoints_main(args: argparse.Namespace) -> int:
         ratios += waypoint_ratios(grid, random_queries(rng, grid, args.queries))
     print(ratios_row(f"{args.maps} random terrain maps x {args.queries}", ratios), flush=True)
     return 0
-
-
-# --- theta -------------------------------------------------------------------------------
 
 
 def swamps(grid: Grid, rng: np.random.Generator) -> Grid:
@@ -213,11 +184,11 @@ def theta_main(args: argparse.Namespace) -> int:
     print("| map | terrain | queries | mean A* cost | smooth waypoints / A* | theta / A* |", end="")
     print(" theta / A* max | theta cheaper than waypoints |")
     print("| --- | --- | --- | --- | --- | --- | --- | --- |")
-    grid = village()
+    grid = common.load_grid(VILLAGE)
     rows, failures = compare(grid, random_queries(rng, grid, 200))
     print(theta_row("village | road 1, grass 1.5, mud 4", rows), flush=True)
     for name in args.maps:
-        base, scenarios = load_scenarios(args.data / f"{name}.map", args.limit)
+        base, scenarios = common.load_scenarios(args.data / f"{name}.map", args.limit)
         queries = [(s.start, s.goal) for s in scenarios]
         for label, make in (("swamps (4)", swamps), ("grey (1-5)", grey)):
             rows, failed = compare(make(base, rng), queries)
@@ -227,8 +198,6 @@ def theta_main(args: argparse.Namespace) -> int:
         print(f"{failures} checks failed", file=sys.stderr)
     return 1 if failures else 0
 
-
-# --- anyangle: uniform Moving AI maps -----------------------------------------------------
 
 ANYANGLE_COLUMNS = ("map", "queries", "pulled / A*", "theta / A*", "theta < pulled %",
                     "= %", "> %", "theta > A* %", "A* ms", "theta ms")  # fmt: skip
@@ -270,10 +239,7 @@ def anyangle_row(name: str, figures: list) -> str:
 
 
 def anyangle_main(args: argparse.Namespace) -> int:
-    started = common.begin(args)
-    if started is None:
-        return 2
-    maps, info = started
+    maps, info = common.begin(args)  # exit status 2: no maps
     scratch = SearchScratch()
     every, problems, lines = [], [], []
     for path in maps:
@@ -304,7 +270,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     theta = commands.add_parser("theta", help="Theta* on terrain against A*")
     theta.add_argument("--maps", nargs="*", default=list(DEFAULT_MAPS), help="Moving AI maps")
     theta.add_argument("--limit", type=int, default=40, help="scenarios per Moving AI map")
-    theta.add_argument("--data", type=Path, default=DEFAULT_DATA, help="Moving AI folder")
+    theta.add_argument("--data", type=Path, default=common.DEFAULT_DATA, help="Moving AI folder")
     anyangle = commands.add_parser("anyangle", help="Theta* against A* on Moving AI maps")
     anyangle.add_argument("--data", type=Path, default=common.DEFAULT_DATA, help="Moving AI folder")
     anyangle.add_argument("--maps", nargs="+", metavar="NAME", help="only these maps (stems)")

@@ -95,14 +95,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     common.add_limit(parser, None, "with --check: scenarios per map (default: all)")
     parser.add_argument("--check", action="store_true", help="run the scenarios too")
     args = parser.parse_args(argv)
-    try:
-        started = common.begin(args)
-    except (OSError, ValueError) as exc:
-        common.log(f"cannot read the data: {exc}")
-        return 2
-    if started is None:
-        return 2
-    maps, info = started
+    maps, info = common.begin(args)  # exit status 2: no maps
     rows, failures = run(maps, args.limit, args.check)
     print(common.header(COLUMNS + (CHECK_COLUMNS if args.check else [])))
     print("\n".join(rows))

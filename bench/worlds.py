@@ -114,5 +114,102 @@ def main(argv=None) -> int:
     return run(parser.parse_args(argv))
 
 
+# --- the link toggle over HTTP (``--toggle``) ------------------------------------------------
+
+TOKEN = "bench-worlds"
+
+
+def tiled(source: common.Path, target: common.Path) -> tuple[list[int], str]:
+    """``source`` (a Moving AI map) tiled 2x2 into ``target``; a walkable cell, the size."""
+    lines = source.read_text().splitlines()
+    rows = [r * 2 for r in lines[lines.index("map") + 1 :] if r] * 2
+    target.write_text(f"type octile\nheight {len(rows)}\nwidth {len(rows[0])}\nmap\n"
+                      + "\n".join(rows) + "\n")  # fmt: skip
+    y = next(y for y in range(len(rows) // 2, len(rows)) if "." in rows[y])
+    return [rows[y].index("."), y], f"{len(rows[0])}x{len(rows)}"
+
+
+def served_maps(client) -> dict[str, tuple]:
+    """Per map of the server, its revision and its tiers' bytes (``GET /maps``)."""
+    status, body = client.call("GET", "/maps")
+    assert status == 200, body
+    return {m["name"]: (m["revision"], m.get("tiers", {})) for m in body["maps"]}
+
+
+def toggles(spec, cell: list[int], count: int, pids) -> dict:
+    """On a world of ``a`` and ``b`` (a teleporter, and the ``gate`` between them): ``count``
+    ``PATCH`` toggles of the gate, each timed from sending to the answer, after two untimed;
+    whether the maps' revisions and tiers stayed as they were."""
+    from bench.server import JsonClient, running_server
+
+    with running_server(spec, pids=pids) as server:
+        client = JsonClient(server.port, TOKEN)
+        deadline = time.monotonic() + 600  # the subgoal tiers may be built after the start
+        while not all("subgoal" in tiers for _, tiers in served_maps(client).values()):
+            assert time.monotonic() < deadline, f"no subgoal tier: {served_maps(client)}"
+            time.sleep(0.2)
+        before = served_maps(client)
+        ends = [{"map": m, "cell": cell} for m in "ab"]
+        links = [
+            {"id": "tele", "from": ends[0], "to": ends[1], "cost": 0},
+            {"id": "gate", "from": ends[1], "to": ends[0], "bidirectional": True},
+        ]
+        status, body = client.call("PUT", "/worlds/w", {"maps": ["a", "b"], "links": links}, True)
+        assert status in (200, 201), body
+        seconds = []
+        for i in range(count + 2):
+            patch = {"set": [{"id": "gate", "enabled": i % 2 == 1}]}
+            began = time.perf_counter()
+            status, body = client.call("PATCH", "/worlds/w", patch, admin=True)
+            seconds.append(time.perf_counter() - began)
+            assert status == 200 and body["revision"] == i + 2, body
+        after = served_maps(client)
+        client.close()
+    ms = sorted(s * 1e3 for s in seconds[2:])
+    return {"median": common.median(ms), "max": ms[-1], "kept": after == before,
+            "tiers": {m: t["subgoal"] for m, (_, t) in before.items()}}  # fmt: skip
+
+
+def toggle_main(argv=None) -> int:
+    import contextlib
+    import tempfile
+
+    from bench.server import PidFile, ServerSpec, redis_server
+
+    parser = argparse.ArgumentParser(description="make bench-worlds: the link toggle figure")
+    parser.add_argument("--toggle", action="store_true", help="this figure (else main())")
+    parser.add_argument("--data", type=common.Path, default=DEFAULT_DATA)
+    parser.add_argument("--map", default="32room_000", help="tiled 2x2 into a and b")
+    parser.add_argument("--toggles", type=int, default=30)
+    parser.add_argument("--pid-file", type=common.Path, help="server process groups")
+    parser.add_argument("--state-dir", type=common.Path, help="the folder store's records")
+    args = parser.parse_args(argv)
+    pids = PidFile(args.pid_file)
+    common.exit_on_signals()
+    rows, kept = [], True
+    with tempfile.TemporaryDirectory(prefix="gridpath-worlds-") as tmp:
+        maps = common.Path(tmp, "maps")
+        maps.mkdir()
+        cell, size = [tiled(args.data / f"{args.map}.map", maps / f"{m}.map") for m in "ab"][0]
+        env = {"MAPS_DIR": str(maps), "ADMIN_TOKEN": TOKEN, "MAPS_RELOAD": "off",
+               "SUBGOAL_MAX_CELLS": str(4 << 20)}  # fmt: skip
+        for store in ("folder", "Redis"):
+            with contextlib.ExitStack() as stack:
+                url = stack.enter_context(redis_server(pids)) if store == "Redis" else None
+                state = stack.enter_context(tempfile.TemporaryDirectory(dir=args.state_dir))
+                state = {"MAP_STATE_DIR": state, "MAP_STORE": url}
+                got = toggles(ServerSpec(env=env | state), cell, args.toggles, pids)
+            kept &= got["kept"]
+            rows.append([store, args.toggles, f"{got['median']:.2f}", f"{got['max']:.2f}",
+                         "no" if got["kept"] else "**yes**", "< 5 ms median"])  # fmt: skip
+    tiers = ", ".join(f"{m} {b / 1e6:.2f} MB" for m, b in got["tiers"].items())
+    print(f"bench.worlds --toggle: two {size} maps ({args.map} tiled 2x2), subgoal tiers "
+          f"{tiers}; PATCH of a link's `enabled`, timed from sending to the answer")  # fmt: skip
+    columns = ["store", "toggles", "median ms", "max ms", "maps or tiers rebuilt", "target"]
+    print(common.table(columns, rows))
+    print(f"\n{common.machine_line(common.machine_info())}")
+    return 0 if kept else 1
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(toggle_main() if "--toggle" in sys.argv[1:] else main())

@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from bench.server import ServerSpec, http_get_status, running
+from bench.server import ServerSpec, http_probe, running
 from tests.conftest import MOVINGAI_DIR, MOVINGAI_MISSING, ROOT
 from tests.packages import require
 
@@ -70,7 +70,7 @@ def test_server_runner_starts_waits_and_stops_every_process():
     spec = ServerSpec(env={"MAPS_DIR": str(ROOT / "maps")})
     with running([spec, spec], timeout=120) as servers:
         assert len({s.port for s in servers}) == 2
-        assert all(http_get_status(s.port, "/health", timeout=5) == 200 for s in servers)
+        assert all(http_probe(s.port, "/health", timeout=5)[0] == 200 for s in servers)
         groups = [s.pid for s in servers]
     for group in groups:  # the whole process group is gone, workers included
         with pytest.raises(ProcessLookupError):
