@@ -113,6 +113,7 @@ STAGED = """
 import os, pathlib, sys
 import numpy as np
 from numba.core.registry import CPUDispatcher
+from scipy import ndimage
 from gridpath.errors import WarmingUp
 from gridpath.grid import Grid
 from gridpath.maps import MapRegistry
@@ -148,7 +149,10 @@ for tier in (False, True):  # today's default (no tier) and the subgoal tier bui
         prepare_jps(grid)  # at load, as the service does (before it is ready)
         if tier:
             subgoal_graph(grid)  # auto answers from the tier on the maps that have one
-        cells = np.argwhere(grid.clearance >= 1)
+        # the ends of the first region (4-connected cells reach each other; a map of a
+        # world may be split into regions that only its links join)
+        regions, _ = ndimage.label(grid.clearance >= 1)
+        cells = np.argwhere(regions == regions[tuple(np.argwhere(regions > 0)[0])])
         (y0, x0), (y1, x1) = cells[0], cells[-1]
         start, goal = (int(x0), int(y0)), (int(x1), int(y1))
         result = find_path(grid, start, goal, waypoints=True)  # auto, the default options
