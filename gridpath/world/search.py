@@ -33,7 +33,8 @@ from gridpath.search.find import PathResult, check_cell, find_path
 from gridpath.search.options import Algorithm, CostModel, Diagonal, SearchOptions
 from gridpath.search.plan import plan_for
 from gridpath.search.scratch import SearchScratch, thread_scratch
-from gridpath.world import bounds
+from gridpath.world.flood import FLOOD_AFTER, MIN_RADIUS_STEPS, Flood, flood, floods
+from gridpath.world.graph import heuristics, link_graph, with_ends
 from gridpath.world.model import Place, WorldMaps
 from gridpath.world.overlay import (
     NO_CELLS,
@@ -42,10 +43,8 @@ from gridpath.world.overlay import (
     blocked_by_map,
     check_terrain_names,
     grid_of,
-    leg_bound,
     leg_options,
     metric,
-    usable_ways,
 )
 
 Cell = tuple[int, int]
@@ -100,57 +99,26 @@ class _Overlay:
 
     def __init__(self, query: WorldQuery, walls: dict[str, frozenset[Cell]], scratch) -> None:
         self.query, self.walls, self.scratch = query, walls, scratch
-        maps, options = query.maps, query.options
+        options = query.options
         self.bfs = options.algorithm == Algorithm.BFS
-        self.ways = usable_ways(maps, query.links, walls, options.clearance)
-        self.index: dict[Place, int] = {}
-        for place in (query.start, query.goal):
-            self.index.setdefault(place, len(self.index))
-        for way in self.ways:
-            self.index.setdefault(way.entrance, len(self.index))
-            self.index.setdefault(way.exit, len(self.index))
+        graph = link_graph(query.maps, query.links, walls, options)
+        self.ways, self.out, self.weight = graph.ways, graph.out, graph.weight.tolist()
+        self.bound, self.scale = graph.bound, graph.scale
+        self.index, self.rows = with_ends(graph, query.start, query.goal)
         self.places = list(self.index)
-        map_no = {name: m for m, name in enumerate(maps.world.maps)}
-        self.rows = np.array([(map_no[p.map], *p.cell) for p in self.places], dtype=np.int64)
-        self.out: dict[int, list[int]] = {}
-        for w, way in enumerate(self.ways):
-            self.out.setdefault(self.index[way.entrance], []).append(w)
-        self.weight = [1.0 if self.bfs else way.cost for way in self.ways]
-        self.bound = leg_bound(maps, options)
-        self.scale = np.array([self.bound.scale[name] for name in maps.world.maps])
-        self.h = self._heuristic(map_no)
-        goal = self.index[query.goal]
-        targets = sorted({goal, *self.out})
+        self.start, goal = self.index[query.start], self.index[query.goal]
+        dijkstra = options.algorithm == Algorithm.DIJKSTRA
+        self.h, self.h_leg = heuristics(graph, self.rows, goal, dijkstra)
         self.targets = {}
-        for m in range(len(maps.world.maps)):
-            nodes = np.array([t for t in targets if self.rows[t, 0] == m], dtype=np.int64)
-            self.targets[m] = (nodes, self.h[nodes])
+        for m, entrances in enumerate(graph.entrances):
+            nodes = entrances
+            if self.rows[goal, 0] == m and goal not in graph.out:
+                nodes = np.sort(np.append(entrances, goal))
+            self.targets[m] = (nodes, self.h_leg[nodes])
         self.legs: dict[tuple[int, int], PathResult] = {}
+        self.floods = floods(options)
         self.expanded = 0
         self.budget = options.max_expanded
-
-    def _heuristic(self, map_no: dict[str, int]) -> np.ndarray:
-        if self.query.options.algorithm == Algorithm.DIJKSTRA:
-            return np.zeros(len(self.places))
-        b = self.bound
-        goal = self.rows[self.index[self.query.goal]]
-        measure = np.array([b.kind, b.orth, b.diag], dtype=np.float64)
-        if not self.ways:
-            box_map, box_lo, box_hi = np.empty(0, np.int64), np.empty((0, 2)), np.empty((0, 2))
-            value = np.empty(0)
-        else:
-            entrances = np.array([self.rows[self.index[w.entrance]] for w in self.ways])
-            box_map, box_lo, box_hi, box_of = bounds.boxes(
-                entrances[:, 0], entrances[:, 1:].astype(np.float64), len(map_no)
-            )
-            exits = np.array(
-                [(*self.rows[self.index[w.exit]], c) for w, c in zip(self.ways, self.weight)],
-                dtype=np.float64,
-            )
-            value = bounds.box_values(measure, self.scale, goal.astype(np.float64), exits,
-                                      box_map, box_lo, box_hi, box_of)  # fmt: skip
-        return bounds.place_bounds(measure, self.scale, goal, self.rows, box_map, box_lo,
-                                   box_hi, value)  # fmt: skip
 
     def lower(self, u: int, nodes: np.ndarray) -> np.ndarray:
         """``lb`` of the legs from node ``u`` to ``nodes`` (on its map)."""
@@ -179,6 +147,21 @@ class _Overlay:
         self.legs[key] = result
         return result
 
+    def flood(self, u: int, nodes: np.ndarray, radius: float) -> Flood:
+        """The exact legs from node ``u`` to ``nodes`` within ``radius`` (one flood)."""
+        place = self.places[u]
+        grid = self.query.maps.grids[place.map]
+        left = grid.cell_count + 1 if self.budget is None else self.budget - self.expanded
+        if left <= 0:
+            raise _Limit
+        options = leg_options(self.query.options, grid).resolved()
+        answer = flood(grid, options, self.walls.get(place.map, NO_CELLS), place.cell,
+                       self.rows[nodes, 1:], radius, left, self.scratch)  # fmt: skip
+        self.expanded += answer.expanded
+        if answer.budget_spent:
+            raise _Limit
+        return answer
+
 
 def _capped(options: SearchOptions, left: int) -> SearchOptions:
     return replace(options, max_expanded=left)
@@ -193,24 +176,33 @@ class _Search:
         self.heap: list[tuple] = []
         self.seq = 0
         self.settled: dict[int, tuple[float, float, int, tuple]] = {}  # state: (g, cost, src, how)
-        self.pending: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+        # A settled state's targets: (keys, nodes, version); an estimate of an older version
+        # is stale (a flood re-ranked them). Per state: legs searched one by one, last radius.
+        self.pending: dict[int, tuple[np.ndarray, np.ndarray, int]] = {}
+        self.paired: dict[int, int] = {}
+        self.radius: dict[int, float] = {}
+        self.goal = -1
+        self.best = math.inf  # the least exact key of a goal arrival queued: an upper bound
         max_cost = overlay.query.options.max_cost
         self.max_cost = math.inf if max_cost is None else max_cost * (1 + 1e-12) + 1e-12
 
     def push(self, f: float, exact: int, state: int, src: int, payload: tuple) -> None:
         self.seq += 1
-        h = float(self.o.h[state >> 1])
+        h = float((self.o.h_leg if state & 1 else self.o.h)[state >> 1])
+        if exact == 0 and state >> 1 == self.goal:
+            self.best = min(self.best, f)
         heapq.heappush(self.heap, (f, exact, h, state, src, self.seq, payload))
 
     def run(self, goal: int) -> int | None:
         """The settled goal state, or None when the goal is out of reach."""
-        self.push(float(self.o.h[0]), 0, 0, -1, (0.0, 0.0, ("start",)))
+        start, self.goal = self.o.start, goal
+        self.push(float(self.o.h[start]), 0, 2 * start, -1, (0.0, 0.0, ("start",)))
         while self.heap:
             f, kind, _, state, src, _, payload = heapq.heappop(self.heap)
             if not self.o.bfs and f > self.max_cost:
                 return None  # every way on costs more than max_cost
             if kind == 1:
-                self._estimate(state, src, payload)
+                self._estimate(f, state, src, payload)
                 continue
             if state in self.settled:
                 continue
@@ -238,32 +230,74 @@ class _Search:
         nodes, h = o.targets[int(o.rows[u, 0])]
         keep = (nodes != u) & np.isfinite(h)
         nodes, h = nodes[keep], h[keep]
+        self._rank(state, g + o.lower(u, nodes) + h, nodes, h, 0)
+
+    def _rank(self, state: int, keys, nodes, h, version: int) -> None:
         if nodes.size == 0:
             return
-        keys = g + o.lower(u, nodes) + h
         order = np.lexsort((nodes, h, keys))
-        self.pending[state] = (keys[order], nodes[order])
+        self.pending[state] = (keys[order], nodes[order], version)
         self._next(state, 0)
 
     def _next(self, state: int, k: int) -> None:
-        keys, nodes = self.pending[state]
+        keys, nodes, version = self.pending[state]
         if k < keys.size:
-            self.push(float(keys[k]), 1, 2 * int(nodes[k]) + 1, state, (k,))
+            self.push(float(keys[k]), 1, 2 * int(nodes[k]) + 1, state, (k, version))
 
-    def _estimate(self, target: int, state: int, payload: tuple) -> None:
-        self._next(state, payload[0] + 1)
-        if target in self.settled:
+    def _estimate(self, f: float, target: int, state: int, payload: tuple) -> None:
+        k, version = payload
+        if version != self.pending[state][2]:
             return
         o = self.o
-        result = o.leg(state >> 1, target >> 1)
-        if not result.found:
+        key = (state >> 1, target >> 1)
+        if o.floods and key not in o.legs and self.paired.get(state, 0) >= FLOOD_AFTER:
+            self._flood(f, state, k)
             return
-        g, cost = self.settled[state][:2]
-        step = float(result.path.shape[0] - 1) if o.bfs else float(result.cost)
-        if cost + result.cost <= self.max_cost:
-            g2 = g + step
-            self.push(g2 + o.h[target >> 1], 0, target, state,
-                      (g2, cost + result.cost, ("leg", (state >> 1, target >> 1))))  # fmt: skip
+        self._next(state, k + 1)
+        if target in self.settled:
+            return
+        self.paired[state] = self.paired.get(state, 0) + 1
+        result = o.leg(*key)
+        if result.found:
+            self._arrive(state, target, result.cost, float(result.path.shape[0] - 1))
+
+    def _arrive(self, state: int, target: int, cost: float | int, steps: float) -> None:
+        """Queue the exact arrival at ``target`` by a leg of ``cost`` from ``state``."""
+        o = self.o
+        g, so_far = self.settled[state][:2]
+        if so_far + cost <= self.max_cost:
+            g2 = g + (steps if o.bfs else float(cost))
+            self.push(g2 + o.h_leg[target >> 1], 0, target, state,
+                      (g2, so_far + cost, ("leg", (state >> 1, target >> 1))))  # fmt: skip
+
+    def _flood(self, f: float, state: int, k: int) -> None:
+        """Cost the targets of ``state`` from the ``k``-th on by one flood: the exact ones
+        are queued as arrivals, the others re-ranked at ``g + max(lb, radius) + H``. The
+        radius doubles from flood to flood, and stops where no target beyond it could
+        improve on the best goal arrival queued."""
+        o, u = self.o, state >> 1
+        g = self.settled[state][0]
+        keys, nodes, version = self.pending[state]
+        todo = np.array([2 * v + 1 not in self.settled for v in nodes[k:].tolist()], dtype=bool)
+        keys, nodes = keys[k:][todo], nodes[k:][todo]
+        if nodes.size == 0:
+            return
+        h = o.h_leg[nodes]
+        low = o.lower(u, nodes)
+        first = float(keys[0] - g - h[0])  # the nearest target's bound (raised by floods)
+        least = MIN_RADIUS_STEPS * o.bound.orth * o.scale[o.rows[u, 0]]
+        radius = 2 * max(first, least, self.radius.get(state, 0.0))
+        radius = max(first, min(radius, self.best - g - float(h.min())))
+        if not radius > self.radius.get(state, -1.0):  # no progress (a zero bound): flood all
+            radius = math.inf
+        self.radius[state] = radius
+        answer = o.flood(u, nodes, radius)
+        exact = np.isfinite(answer.costs)
+        for v, c in zip(nodes[exact].tolist(), answer.costs[exact].tolist(), strict=True):
+            self._arrive(state, 2 * v + 1, c, 0.0)
+        rest = ~exact if not answer.exhausted else np.zeros(nodes.size, dtype=bool)
+        low = np.maximum(low[rest], radius)
+        self._rank(state, g + low + h[rest], nodes[rest], h[rest], version + 1)
 
 
 def find_world_path(query: WorldQuery, scratch: SearchScratch | None = None) -> WorldPath:
@@ -284,16 +318,13 @@ def find_world_path(query: WorldQuery, scratch: SearchScratch | None = None) -> 
     reason = "unreachable"
     try:
         goal_state = search.run(overlay.index[query.goal])
+        if goal_state is not None:
+            return _answer(overlay, _steps(search, goal_state), True, None, planned, began)
+        if options.closest:
+            return _closest(overlay, search, planned, began)
     except _Limit:
-        goal_state, reason = None, "limit_reached"
-    if goal_state is not None:
-        steps = _steps(search, goal_state)
-        answer = _answer(overlay, steps, True, None, planned, began)
-    elif reason == "unreachable" and options.closest:
-        answer = _closest(overlay, search, planned, began)
-    else:
-        answer = _answer(overlay, [], False, reason, planned, began)
-    return answer
+        reason = "limit_reached"
+    return _answer(overlay, [], False, reason, planned, began)
 
 
 def _steps(search: _Search, state: int) -> list[tuple[int, tuple]]:
@@ -326,10 +357,10 @@ def _answer(o: _Overlay, steps, found: bool, reason, planned: Algorithm, began: 
     legs: list[Leg] = []
     results: list[PathResult] = []
     walk: PathResult | None = None
-    node = 0
+    node = o.start
     for state, how in steps:
         if how[0] == "leg":
-            walk = o.legs[how[1]]
+            walk = o.leg(*how[1])  # searched again when a flood costed it
             results.append(walk)
         elif how[0] == "link":
             way = o.ways[how[1]]
