@@ -1,19 +1,33 @@
 """``find_world_path``: a path through a world, by a lazy A* over the link overlay.
 
 The overlay's nodes are the query's start and goal and the ends of every usable link way
-(:func:`gridpath.world.overlay.usable_ways`); a node is one place, and each has two states:
-*arrived by a link* (or the start), which may walk a leg on its map or take a link, and
-*arrived by a leg*, which may only take a link (a leg after a leg is one leg: the two would
-reset the heading, which only a link does). A leg is the map's own single-map search
+(:func:`gridpath.world.overlay.usable_ways`, kept per world revision, maps, filter, blocked
+cells and options in :mod:`gridpath.world.graph`); a node is one place, and each has two
+states: *arrived by a link* (or the start), which may walk a leg on its map or take a link,
+and *arrived by a leg*, which may only take a link (a leg after a leg is one leg: the two
+would reset the heading, which only a link does). A leg is the map's own single-map search
 (``find_path`` with the request's algorithm and options and the map's blocked cells), run
 only when the overlay needs it: from a state settled by a link, each target on its map (the
-entrances of ways, and the goal) is queued at ``g + lb + H`` (an estimate), and its leg is
-searched when that estimate is popped; the exact arrival is then queued at ``g + leg + H``.
-A state is settled on an exact pop; the search ends when the goal is settled. ``lb`` is an
-admissible bound of a leg (:func:`gridpath.world.overlay.leg_bound`), ``H`` a consistent
-bound to the goal through the links (:mod:`gridpath.world.bounds`; zero for Dijkstra), so
-with optimal legs the world cost is optimal. Ties break by (exact first, lower ``H``, state
-index, queue order): the node order follows the world's link order, so answers are
+entrances of ways, and the goal) is queued at ``g + lb + H_leg`` (an estimate), and its leg
+is searched when that estimate is popped; the exact arrival is then queued at
+``g + leg + H_leg``. A state is settled on an exact pop; the search ends when the goal is
+settled. ``lb`` is an admissible bound of a leg (:func:`gridpath.world.overlay.leg_bound`),
+``H`` a consistent bound to the goal through the links (:mod:`gridpath.world.bounds`) and
+``H_leg`` the bound of a place reached by a leg, which may only take a link (zero for
+Dijkstra), so with optimal legs the world cost is optimal.
+
+Many legs at once: with optimal legs (no turn penalty), once a state has searched
+:data:`~gridpath.world.flood.FLOOD_AFTER` legs one by one, its remaining targets are costed
+by one bounded Dijkstra flood from it (:mod:`gridpath.world.flood`); those within the radius
+get their exact arrival, the others an estimate raised to the radius, and the next flood
+from that state doubles it, never beyond what could still beat the best goal arrival
+queued. Legs to the goal are costed likewise by backward floods from the goal (movement is
+symmetric). A flooded leg on the final path is searched again with the request's algorithm
+for its cells, so answers are that algorithm's paths; every flood's and search's
+expansions count against ``max_expanded``.
+
+Ties break by (exact first, lower bound to the goal, state index, queue order): the nodes
+are the ways' ends in the world's link order, then the start and the goal, so answers are
 deterministic. A settled state's targets are ordered once and queued one at a time (the
 next when the previous is popped), so the queue holds few entries whatever the link count.
 """
@@ -33,8 +47,8 @@ from gridpath.search.find import PathResult, check_cell, find_path
 from gridpath.search.options import Algorithm, CostModel, Diagonal, SearchOptions
 from gridpath.search.plan import plan_for
 from gridpath.search.scratch import SearchScratch, thread_scratch
-from gridpath.world.flood import FLOOD_AFTER, MIN_RADIUS_STEPS, Flood, flood, floods
-from gridpath.world.graph import heuristics, link_graph, with_ends
+from gridpath.world.flood import FLOOD_AFTER, MIN_RADIUS_STEPS
+from gridpath.world.legs import Limit, Overlay
 from gridpath.world.model import Place, WorldMaps
 from gridpath.world.overlay import (
     NO_CELLS,
@@ -90,88 +104,11 @@ class WorldPath:
     partial: bool = False
 
 
-class _Limit(Exception):
-    """The legs' expansions reached ``max_expanded``."""
-
-
-class _Overlay:
-    """The overlay of one query: its places, usable ways, bounds and leg searches."""
-
-    def __init__(self, query: WorldQuery, walls: dict[str, frozenset[Cell]], scratch) -> None:
-        self.query, self.walls, self.scratch = query, walls, scratch
-        options = query.options
-        self.bfs = options.algorithm == Algorithm.BFS
-        graph = link_graph(query.maps, query.links, walls, options)
-        self.ways, self.out, self.weight = graph.ways, graph.out, graph.weight.tolist()
-        self.bound, self.scale = graph.bound, graph.scale
-        self.index, self.rows = with_ends(graph, query.start, query.goal)
-        self.places = list(self.index)
-        self.start, goal = self.index[query.start], self.index[query.goal]
-        dijkstra = options.algorithm == Algorithm.DIJKSTRA
-        self.h, self.h_leg = heuristics(graph, self.rows, goal, dijkstra)
-        self.targets = {}
-        for m, entrances in enumerate(graph.entrances):
-            nodes = entrances
-            if self.rows[goal, 0] == m and goal not in graph.out:
-                nodes = np.sort(np.append(entrances, goal))
-            self.targets[m] = (nodes, self.h_leg[nodes])
-        self.legs: dict[tuple[int, int], PathResult] = {}
-        self.floods = floods(options)
-        self.expanded = 0
-        self.budget = options.max_expanded
-
-    def lower(self, u: int, nodes: np.ndarray) -> np.ndarray:
-        """``lb`` of the legs from node ``u`` to ``nodes`` (on its map)."""
-        d = self.rows[nodes, 1:] - self.rows[u, 1:]
-        b = self.bound
-        return metric(b.kind, b.orth, b.diag, d[:, 0], d[:, 1]) * self.scale[self.rows[u, 0]]
-
-    def leg(self, u: int, v: int) -> PathResult:
-        """The leg from node ``u`` to node ``v`` (same map), searched once per query."""
-        key = (u, v)
-        if key in self.legs:
-            return self.legs[key]
-        a, b = self.places[u], self.places[v]
-        grid = self.query.maps.grids[a.map]
-        options = leg_options(self.query.options, grid)
-        if self.budget is not None:
-            left = self.budget - self.expanded
-            if left <= 0:
-                raise _Limit
-            options = _capped(options, left)
-        result = find_path(grid, a.cell, b.cell, options, blocked=self.walls.get(a.map, NO_CELLS),
-                           waypoints=self.query.waypoints, scratch=self.scratch)  # fmt: skip
-        self.expanded += result.expanded
-        if result.reason == "limit_reached":
-            raise _Limit
-        self.legs[key] = result
-        return result
-
-    def flood(self, u: int, nodes: np.ndarray, radius: float) -> Flood:
-        """The exact legs from node ``u`` to ``nodes`` within ``radius`` (one flood)."""
-        place = self.places[u]
-        grid = self.query.maps.grids[place.map]
-        left = grid.cell_count + 1 if self.budget is None else self.budget - self.expanded
-        if left <= 0:
-            raise _Limit
-        options = leg_options(self.query.options, grid).resolved()
-        answer = flood(grid, options, self.walls.get(place.map, NO_CELLS), place.cell,
-                       self.rows[nodes, 1:], radius, left, self.scratch)  # fmt: skip
-        self.expanded += answer.expanded
-        if answer.budget_spent:
-            raise _Limit
-        return answer
-
-
-def _capped(options: SearchOptions, left: int) -> SearchOptions:
-    return replace(options, max_expanded=left)
-
-
 class _Search:
     """The lazy A* (module docstring). States: ``2 * node`` arrived by a link (or the
     start), ``2 * node + 1`` arrived by a leg."""
 
-    def __init__(self, overlay: _Overlay) -> None:
+    def __init__(self, overlay: Overlay) -> None:
         self.o = overlay
         self.heap: list[tuple] = []
         self.seq = 0
@@ -182,6 +119,8 @@ class _Search:
         self.paired: dict[int, int] = {}
         self.radius: dict[int, float] = {}
         self.goal = -1
+        self.to_goal: dict[int, float] = {}  # node: its leg's cost to the goal (inf: none)
+        self.goal_paired, self.goal_radius = 0, 0.0
         self.best = math.inf  # the least exact key of a goal arrival queued: an upper bound
         max_cost = overlay.query.options.max_cost
         self.max_cost = math.inf if max_cost is None else max_cost * (1 + 1e-12) + 1e-12
@@ -245,11 +184,18 @@ class _Search:
             self.push(float(keys[k]), 1, 2 * int(nodes[k]) + 1, state, (k, version))
 
     def _estimate(self, f: float, target: int, state: int, payload: tuple) -> None:
+        if payload[0] == "goal":  # a leg to the goal whose bound a goal flood raised
+            self._to_goal(f, state, raised=True)
+            return
         k, version = payload
         if version != self.pending[state][2]:
             return
         o = self.o
         key = (state >> 1, target >> 1)
+        if o.floods and key not in o.legs and target >> 1 == self.goal:
+            self._next(state, k + 1)
+            self._to_goal(f, state, raised=False)
+            return
         if o.floods and key not in o.legs and self.paired.get(state, 0) >= FLOOD_AFTER:
             self._flood(f, state, k)
             return
@@ -260,6 +206,35 @@ class _Search:
         result = o.leg(*key)
         if result.found:
             self._arrive(state, target, result.cost, float(result.path.shape[0] - 1))
+
+    def _to_goal(self, f: float, state: int, raised: bool) -> None:
+        """The leg from ``state`` to the goal: searched, while few are; then costed by
+        backward floods from the goal (movement is symmetric), each reaching the link
+        exits and the start on the goal's map within a radius that doubles."""
+        o, u, goal = self.o, state >> 1, self.goal
+        g = self.settled[state][0]
+        if u not in self.to_goal and self.goal_paired < FLOOD_AFTER:
+            self.goal_paired += 1
+            self.to_goal[u] = o.leg(u, goal).cost if o.leg(u, goal).found else math.inf
+        elif u not in self.to_goal and (raised or f - g >= self.goal_radius):
+            least = MIN_RADIUS_STEPS * o.bound.orth * o.scale[o.rows[goal, 0]]
+            radius = max(f - g, min(2 * max(f - g, least, self.goal_radius), self.best - g))
+            if self.goal_radius > 0:  # states of other g ask again: grow by half at least
+                radius = max(radius, 1.5 * self.goal_radius)
+            if not radius > self.goal_radius:
+                radius = math.inf
+            fresh = [v not in self.to_goal for v in o.goal_sources.tolist()]
+            nodes = np.unique(np.append(o.goal_sources[fresh], u))
+            answer = o.flood(goal, nodes, radius)
+            self.goal_radius = radius
+            for v, c in zip(nodes.tolist(), answer.costs.tolist(), strict=True):
+                if math.isfinite(c) or answer.exhausted:
+                    self.to_goal[v] = c
+        if u in self.to_goal:
+            if math.isfinite(self.to_goal[u]):
+                self._arrive(state, 2 * goal + 1, self.to_goal[u], 0.0)
+        else:  # beyond the radius: its bound is the radius
+            self.push(g + max(f - g, self.goal_radius), 1, 2 * goal + 1, state, ("goal",))
 
     def _arrive(self, state: int, target: int, cost: float | int, steps: float) -> None:
         """Queue the exact arrival at ``target`` by a leg of ``cost`` from ``state``."""
@@ -313,7 +288,7 @@ def find_world_path(query: WorldQuery, scratch: SearchScratch | None = None) -> 
         check_cell(grid, place.cell, role, walls.get(place.map, NO_CELLS), options.clearance)
     start_grid = maps.grids[query.start.map]
     planned = plan_for(start_grid, leg_options(options, start_grid), 0).options.algorithm
-    overlay = _Overlay(query, walls, scratch or thread_scratch())
+    overlay = Overlay(query, walls, scratch or thread_scratch())
     search = _Search(overlay)
     reason = "unreachable"
     try:
@@ -322,7 +297,7 @@ def find_world_path(query: WorldQuery, scratch: SearchScratch | None = None) -> 
             return _answer(overlay, _steps(search, goal_state), True, None, planned, began)
         if options.closest:
             return _closest(overlay, search, planned, began)
-    except _Limit:
+    except Limit:
         reason = "limit_reached"
     return _answer(overlay, [], False, reason, planned, began)
 
@@ -337,7 +312,7 @@ def _steps(search: _Search, state: int) -> list[tuple[int, tuple]]:
     return chain[::-1]
 
 
-def _leg(o: _Overlay, result: PathResult | None, node: int, link: str | None) -> Leg:
+def _leg(o: Overlay, result: PathResult | None, node: int, link: str | None) -> Leg:
     place = o.places[node]
     grid = o.query.maps.grids[place.map]
     if result is None:  # a single cell: arrived on a link's exit, leaving by another
@@ -351,7 +326,7 @@ def _leg(o: _Overlay, result: PathResult | None, node: int, link: str | None) ->
                result.waypoints_cost, link)  # fmt: skip
 
 
-def _answer(o: _Overlay, steps, found: bool, reason, planned: Algorithm, began: int,
+def _answer(o: Overlay, steps, found: bool, reason, planned: Algorithm, began: int,
             tail: PathResult | None = None) -> WorldPath:  # fmt: skip
     """The answer from the settled chain (``tail``: a partial last leg)."""
     legs: list[Leg] = []
@@ -385,7 +360,7 @@ def _answer(o: _Overlay, steps, found: bool, reason, planned: Algorithm, began: 
                      (time.perf_counter_ns() - began) / 1000, tail is not None)  # fmt: skip
 
 
-def _optimal(o: _Overlay, results: list[PathResult]) -> bool:
+def _optimal(o: Overlay, results: list[PathResult]) -> bool:
     options = o.query.options.resolved()
     if not is_optimal(options):
         return False
@@ -397,7 +372,7 @@ def _optimal(o: _Overlay, results: list[PathResult]) -> bool:
     return True
 
 
-def _closest(o: _Overlay, search: _Search, planned: Algorithm, began: int) -> WorldPath:
+def _closest(o: Overlay, search: _Search, planned: Algorithm, began: int) -> WorldPath:
     """The goal out of reach with ``closest``: the answer ends at the cell nearest the goal
     on the goal's map among the cells reachable there (one search per connected component
     reached), or is empty when no state on the goal's map was reached."""
