@@ -6,8 +6,10 @@ their ends numbered in the world's link order, the leg bound and the entrances' 
 (:func:`gridpath.world.bounds.boxes`). It depends only on the world revision, the maps'
 snapshots, the link filter, the request's blocked cells and the options that shape a leg,
 so it is keyed by those. Worlds and map snapshots are immutable: the key holds their
-identities, and the cached graph holds the objects themselves, so an identity is never
-reused while its entry lives and a new revision (a new object) is a new entry. The cache is
+identities, and the entry holds weak references to the objects, so an entry serves only
+while the very objects it was built from are alive (an identity reused by a later object
+finds a dead reference: a miss) and the cache never keeps an old revision's maps in memory
+(a big map's revisions would stay alive as long as their entries). The cache is
 a small LRU behind a lock; a graph is built outside the lock (two threads may build the same
 one; both are equal, one is kept).
 
@@ -20,6 +22,7 @@ never below ``H`` at that place and keeps the overlay's heuristic consistent.
 from __future__ import annotations
 
 import threading
+import weakref
 from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
@@ -38,7 +41,6 @@ _NO_ROWS = np.empty((0, 3), dtype=np.int64)
 
 @dataclass(frozen=True, eq=False)
 class LinkGraph:
-    maps: WorldMaps  # held so that the identities in the key stay unique
     ways: tuple[Way, ...]
     places: tuple[Place, ...]  # the ways' ends, in the world's link order
     index: Mapping[Place, int]
@@ -55,8 +57,17 @@ class LinkGraph:
     boxes: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
 
 
-_cache: OrderedDict[tuple, LinkGraph] = OrderedDict()
+# key -> (weak references to the world and its maps' snapshots, the graph)
+_cache: OrderedDict[tuple, tuple[tuple[weakref.ref, ...], LinkGraph]] = OrderedDict()
 _lock = threading.Lock()
+
+
+def _sources(maps: WorldMaps) -> tuple:
+    return (maps.world, *(maps.grids.get(name) for name in maps.world.maps))
+
+
+def _alive(refs: tuple[weakref.ref, ...], sources: tuple) -> bool:
+    return all(ref() is source for ref, source in zip(refs, sources))
 
 
 def link_graph(
@@ -67,21 +78,22 @@ def link_graph(
 ) -> LinkGraph:
     """The link graph of ``maps`` for this filter, these blocked cells and options (cached)."""
     shape = replace(options, max_expanded=None, max_cost=None, closest=False, smooth=False)
+    sources = _sources(maps)
     key = (
-        id(maps.world),
-        tuple(id(maps.grids.get(name)) for name in maps.world.maps),
+        tuple(map(id, sources)),
         links,
         tuple(sorted((name, cells) for name, cells in walls.items() if cells)),
         shape,
     )
     with _lock:
-        graph = _cache.get(key)
-        if graph is not None:
+        entry = _cache.get(key)
+        if entry is not None and _alive(entry[0], sources):
             _cache.move_to_end(key)
-            return graph
+            return entry[1]
     graph = _build(maps, links, walls, options)
+    refs = tuple(weakref.ref(source) for source in sources)
     with _lock:
-        _cache[key] = graph
+        _cache[key] = (refs, graph)
         _cache.move_to_end(key)
         while len(_cache) > CACHE_SIZE:
             _cache.popitem(last=False)
@@ -115,7 +127,7 @@ def _build(maps: WorldMaps, links: LinkFilter, walls, options: SearchOptions) ->
     else:
         boxes = (np.empty(0, np.int64), np.empty((0, 2)), np.empty((0, 2)), np.empty(0, np.int64))
     return LinkGraph(
-        maps, ways, places, index, rows, map_no,
+        ways, places, index, rows, map_no,
         {k: tuple(v) for k, v in out.items()}, entrance, exit_, weight, entrances, bound,
         scale, measure, boxes,
     )  # fmt: skip

@@ -90,3 +90,22 @@ def test_cold_warm_and_threaded_answers_are_equal():
     with ThreadPoolExecutor(4) as pool:
         threaded = list(pool.map(lambda q: key(find_world_path(q)), queries * 4))
     assert cold == warm and threaded == cold * 4
+
+
+def test_the_cache_keeps_no_revision_alive():
+    """An entry holds weak references: a revision nobody reads any more is freed (a big map's
+    old revisions would otherwise stay in memory as long as their entries), and a later
+    object that reuses a freed identity finds a miss, never the old graph."""
+    import gc
+    import weakref
+
+    maps, grids = two_floors()
+    link_graph(maps, NO_FILTER, {}, OPTIONS)
+    alive = weakref.ref(grids["f1"]), weakref.ref(maps.world)
+    del maps, grids
+    gc.collect()
+    assert alive[0]() is None and alive[1]() is None
+    again, _ = two_floors()
+    assert [w.link.id for w in link_graph(again, NO_FILTER, {}, OPTIONS).ways] == [
+        "stairs", "stairs", "tele"
+    ]  # fmt: skip
