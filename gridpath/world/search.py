@@ -1,19 +1,33 @@
 """``find_world_path``: a path through a world, by a lazy A* over the link overlay.
 
 The overlay's nodes are the query's start and goal and the ends of every usable link way
-(:func:`gridpath.world.overlay.usable_ways`); a node is one place, and each has two states:
-*arrived by a link* (or the start), which may walk a leg on its map or take a link, and
-*arrived by a leg*, which may only take a link (a leg after a leg is one leg: the two would
-reset the heading, which only a link does). A leg is the map's own single-map search
+(:func:`gridpath.world.overlay.usable_ways`, kept per world revision, maps, filter, blocked
+cells and options in :mod:`gridpath.world.graph`); a node is one place, and each has two
+states: *arrived by a link* (or the start), which may walk a leg on its map or take a link,
+and *arrived by a leg*, which may only take a link (a leg after a leg is one leg: the two
+would reset the heading, which only a link does). A leg is the map's own single-map search
 (``find_path`` with the request's algorithm and options and the map's blocked cells), run
 only when the overlay needs it: from a state settled by a link, each target on its map (the
-entrances of ways, and the goal) is queued at ``g + lb + H`` (an estimate), and its leg is
-searched when that estimate is popped; the exact arrival is then queued at ``g + leg + H``.
-A state is settled on an exact pop; the search ends when the goal is settled. ``lb`` is an
-admissible bound of a leg (:func:`gridpath.world.overlay.leg_bound`), ``H`` a consistent
-bound to the goal through the links (:mod:`gridpath.world.bounds`; zero for Dijkstra), so
-with optimal legs the world cost is optimal. Ties break by (exact first, lower ``H``, state
-index, queue order): the node order follows the world's link order, so answers are
+entrances of ways, and the goal) is queued at ``g + lb + H_leg`` (an estimate), and its leg
+is searched when that estimate is popped; the exact arrival is then queued at
+``g + leg + H_leg``. A state is settled on an exact pop; the search ends when the goal is
+settled. ``lb`` is an admissible bound of a leg (:func:`gridpath.world.overlay.leg_bound`),
+``H`` a consistent bound to the goal through the links (:mod:`gridpath.world.bounds`) and
+``H_leg`` the bound of a place reached by a leg, which may only take a link (zero for
+Dijkstra), so with optimal legs the world cost is optimal.
+
+Many legs at once: with optimal legs (no turn penalty), once a state has searched
+:data:`~gridpath.world.flood.FLOOD_AFTER` legs one by one, its remaining targets are costed
+by one bounded Dijkstra flood from it (:mod:`gridpath.world.flood`); those within the radius
+get their exact arrival, the others an estimate raised to the radius, and the next flood
+from that state doubles it, never beyond what could still beat the best goal arrival
+queued. Legs to the goal are costed likewise by backward floods from the goal (movement is
+symmetric). A flooded leg on the final path is searched again with the request's algorithm
+for its cells, so answers are that algorithm's paths; every flood's and search's
+expansions count against ``max_expanded``.
+
+Ties break by (exact first, lower bound to the goal, state index, queue order): the nodes
+are the ways' ends in the world's link order, then the start and the goal, so answers are
 deterministic. A settled state's targets are ordered once and queued one at a time (the
 next when the previous is popped), so the queue holds few entries whatever the link count.
 """
@@ -34,7 +48,8 @@ from gridpath.search.options import Algorithm, CostModel, Diagonal, SearchOption
 from gridpath.search.plan import plan_for
 from gridpath.search.scratch import SearchScratch, thread_scratch
 from gridpath.search.warming import require as require_warm
-from gridpath.world import bounds
+from gridpath.world.flood import FLOOD_AFTER, MIN_RADIUS_STEPS
+from gridpath.world.legs import Limit, Overlay
 from gridpath.world.model import Place, WorldMaps
 from gridpath.world.overlay import (
     NO_CELLS,
@@ -43,10 +58,8 @@ from gridpath.world.overlay import (
     blocked_by_map,
     check_terrain_names,
     grid_of,
-    leg_bound,
     leg_options,
     metric,
-    usable_ways,
 )
 
 Cell = tuple[int, int]
@@ -92,126 +105,44 @@ class WorldPath:
     partial: bool = False
 
 
-class _Limit(Exception):
-    """The legs' expansions reached ``max_expanded``."""
-
-
-class _Overlay:
-    """The overlay of one query: its places, usable ways, bounds and leg searches."""
-
-    def __init__(self, query: WorldQuery, walls: dict[str, frozenset[Cell]], scratch) -> None:
-        self.query, self.walls, self.scratch = query, walls, scratch
-        maps, options = query.maps, query.options
-        self.bfs = options.algorithm == Algorithm.BFS
-        self.ways = usable_ways(maps, query.links, walls, options.clearance)
-        self.index: dict[Place, int] = {}
-        for place in (query.start, query.goal):
-            self.index.setdefault(place, len(self.index))
-        for way in self.ways:
-            self.index.setdefault(way.entrance, len(self.index))
-            self.index.setdefault(way.exit, len(self.index))
-        self.places = list(self.index)
-        map_no = {name: m for m, name in enumerate(maps.world.maps)}
-        self.rows = np.array([(map_no[p.map], *p.cell) for p in self.places], dtype=np.int64)
-        self.out: dict[int, list[int]] = {}
-        for w, way in enumerate(self.ways):
-            self.out.setdefault(self.index[way.entrance], []).append(w)
-        self.weight = [1.0 if self.bfs else way.cost for way in self.ways]
-        self.bound = leg_bound(maps, options)
-        self.scale = np.array([self.bound.scale[name] for name in maps.world.maps])
-        self.h = self._heuristic(map_no)
-        goal = self.index[query.goal]
-        targets = sorted({goal, *self.out})
-        self.targets = {}
-        for m in range(len(maps.world.maps)):
-            nodes = np.array([t for t in targets if self.rows[t, 0] == m], dtype=np.int64)
-            self.targets[m] = (nodes, self.h[nodes])
-        self.legs: dict[tuple[int, int], PathResult] = {}
-        self.expanded = 0
-        self.budget = options.max_expanded
-
-    def _heuristic(self, map_no: dict[str, int]) -> np.ndarray:
-        if self.query.options.algorithm == Algorithm.DIJKSTRA:
-            return np.zeros(len(self.places))
-        b = self.bound
-        goal = self.rows[self.index[self.query.goal]]
-        measure = np.array([b.kind, b.orth, b.diag], dtype=np.float64)
-        if not self.ways:
-            box_map, box_lo, box_hi = np.empty(0, np.int64), np.empty((0, 2)), np.empty((0, 2))
-            value = np.empty(0)
-        else:
-            entrances = np.array([self.rows[self.index[w.entrance]] for w in self.ways])
-            box_map, box_lo, box_hi, box_of = bounds.boxes(
-                entrances[:, 0], entrances[:, 1:].astype(np.float64), len(map_no)
-            )
-            exits = np.array(
-                [(*self.rows[self.index[w.exit]], c) for w, c in zip(self.ways, self.weight)],
-                dtype=np.float64,
-            )
-            value = bounds.box_values(measure, self.scale, goal.astype(np.float64), exits,
-                                      box_map, box_lo, box_hi, box_of)  # fmt: skip
-        return bounds.place_bounds(measure, self.scale, goal, self.rows, box_map, box_lo,
-                                   box_hi, value)  # fmt: skip
-
-    def lower(self, u: int, nodes: np.ndarray) -> np.ndarray:
-        """``lb`` of the legs from node ``u`` to ``nodes`` (on its map)."""
-        d = self.rows[nodes, 1:] - self.rows[u, 1:]
-        b = self.bound
-        return metric(b.kind, b.orth, b.diag, d[:, 0], d[:, 1]) * self.scale[self.rows[u, 0]]
-
-    def leg(self, u: int, v: int) -> PathResult:
-        """The leg from node ``u`` to node ``v`` (same map), searched once per query."""
-        key = (u, v)
-        if key in self.legs:
-            return self.legs[key]
-        a, b = self.places[u], self.places[v]
-        grid = self.query.maps.grids[a.map]
-        options = leg_options(self.query.options, grid)
-        if self.budget is not None:
-            left = self.budget - self.expanded
-            if left <= 0:
-                raise _Limit
-            options = _capped(options, left)
-        result = find_path(grid, a.cell, b.cell, options, blocked=self.walls.get(a.map, NO_CELLS),
-                           waypoints=self.query.waypoints, scratch=self.scratch)  # fmt: skip
-        self.expanded += result.expanded
-        if result.reason == "limit_reached":
-            raise _Limit
-        self.legs[key] = result
-        return result
-
-
-def _capped(options: SearchOptions, left: int) -> SearchOptions:
-    return replace(options, max_expanded=left)
-
-
 class _Search:
     """The lazy A* (module docstring). States: ``2 * node`` arrived by a link (or the
     start), ``2 * node + 1`` arrived by a leg."""
 
-    def __init__(self, overlay: _Overlay) -> None:
+    def __init__(self, overlay: Overlay) -> None:
         self.o = overlay
         self.heap: list[tuple] = []
         self.seq = 0
         self.settled: dict[int, tuple[float, float, int, tuple]] = {}  # state: (g, cost, src, how)
-        self.pending: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+        # A settled state's targets: (keys, nodes, version); an estimate of an older version
+        # is stale (a flood re-ranked them). Per state: legs searched one by one, last radius.
+        self.pending: dict[int, tuple[np.ndarray, np.ndarray, int]] = {}
+        self.paired: dict[int, int] = {}
+        self.radius: dict[int, float] = {}
+        self.goal = -1
+        self.to_goal: dict[int, float] = {}  # node: its leg's cost to the goal (inf: none)
+        self.goal_paired, self.goal_radius = 0, 0.0
+        self.best = math.inf  # the least exact key of a goal arrival queued: an upper bound
         max_cost = overlay.query.options.max_cost
         self.max_cost = math.inf if max_cost is None else max_cost * (1 + 1e-12) + 1e-12
 
     def push(self, f: float, exact: int, state: int, src: int, payload: tuple) -> None:
         self.seq += 1
-        h = float(self.o.h[state >> 1])
+        h = float((self.o.h_leg if state & 1 else self.o.h)[state >> 1])
+        if exact == 0 and state >> 1 == self.goal:
+            self.best = min(self.best, f)
         heapq.heappush(self.heap, (f, exact, h, state, src, self.seq, payload))
 
     def run(self, goal: int) -> int | None:
         """The settled goal state, or None when the goal is out of reach."""
-        self.push(float(self.o.h[0]), 0, 0, -1, (0.0, 0.0, ("start",)))
+        start, self.goal = self.o.start, goal
+        self.push(float(self.o.h[start]), 0, 2 * start, -1, (0.0, 0.0, ("start",)))
         while self.heap:
             f, kind, _, state, src, _, payload = heapq.heappop(self.heap)
             if not self.o.bfs and f > self.max_cost:
                 return None  # every way on costs more than max_cost
             if kind == 1:
-                self._estimate(state, src, payload)
+                self._estimate(f, state, src, payload)
                 continue
             if state in self.settled:
                 continue
@@ -239,32 +170,110 @@ class _Search:
         nodes, h = o.targets[int(o.rows[u, 0])]
         keep = (nodes != u) & np.isfinite(h)
         nodes, h = nodes[keep], h[keep]
+        self._rank(state, g + o.lower(u, nodes) + h, nodes, h, 0)
+
+    def _rank(self, state: int, keys, nodes, h, version: int) -> None:
         if nodes.size == 0:
             return
-        keys = g + o.lower(u, nodes) + h
         order = np.lexsort((nodes, h, keys))
-        self.pending[state] = (keys[order], nodes[order])
+        self.pending[state] = (keys[order], nodes[order], version)
         self._next(state, 0)
 
     def _next(self, state: int, k: int) -> None:
-        keys, nodes = self.pending[state]
+        keys, nodes, version = self.pending[state]
         if k < keys.size:
-            self.push(float(keys[k]), 1, 2 * int(nodes[k]) + 1, state, (k,))
+            self.push(float(keys[k]), 1, 2 * int(nodes[k]) + 1, state, (k, version))
 
-    def _estimate(self, target: int, state: int, payload: tuple) -> None:
-        self._next(state, payload[0] + 1)
-        if target in self.settled:
+    def _estimate(self, f: float, target: int, state: int, payload: tuple) -> None:
+        if payload[0] == "goal":  # a leg to the goal whose bound a goal flood raised
+            self._to_goal(f, state, raised=True)
+            return
+        k, version = payload
+        if version != self.pending[state][2]:
             return
         o = self.o
-        result = o.leg(state >> 1, target >> 1)
-        if not result.found:
+        key = (state >> 1, target >> 1)
+        if o.floods and key not in o.legs and target >> 1 == self.goal:
+            self._next(state, k + 1)
+            self._to_goal(f, state, raised=False)
             return
-        g, cost = self.settled[state][:2]
-        step = float(result.path.shape[0] - 1) if o.bfs else float(result.cost)
-        if cost + result.cost <= self.max_cost:
-            g2 = g + step
-            self.push(g2 + o.h[target >> 1], 0, target, state,
-                      (g2, cost + result.cost, ("leg", (state >> 1, target >> 1))))  # fmt: skip
+        if o.floods and key not in o.legs and self.paired.get(state, 0) >= FLOOD_AFTER:
+            self._flood(f, state, k)
+            return
+        self._next(state, k + 1)
+        if target in self.settled:
+            return
+        self.paired[state] = self.paired.get(state, 0) + 1
+        result = o.leg(*key)
+        if result.found:
+            self._arrive(state, target, result.cost, float(result.path.shape[0] - 1))
+
+    def _to_goal(self, f: float, state: int, raised: bool) -> None:
+        """The leg from ``state`` to the goal: searched, while few are; then costed by
+        backward floods from the goal (movement is symmetric), each reaching the link
+        exits and the start on the goal's map within a radius that doubles."""
+        o, u, goal = self.o, state >> 1, self.goal
+        g = self.settled[state][0]
+        if u not in self.to_goal and self.goal_paired < FLOOD_AFTER:
+            self.goal_paired += 1
+            self.to_goal[u] = o.leg(u, goal).cost if o.leg(u, goal).found else math.inf
+        elif u not in self.to_goal and (raised or f - g >= self.goal_radius):
+            least = MIN_RADIUS_STEPS * o.bound.orth * o.scale[o.rows[goal, 0]]
+            radius = max(f - g, min(2 * max(f - g, least, self.goal_radius), self.best - g))
+            if self.goal_radius > 0:  # states of other g ask again: grow by half at least
+                radius = max(radius, 1.5 * self.goal_radius)
+            if not radius > self.goal_radius:
+                radius = math.inf
+            fresh = [v not in self.to_goal for v in o.goal_sources.tolist()]
+            nodes = np.unique(np.append(o.goal_sources[fresh], u))
+            answer = o.flood(goal, nodes, radius)
+            self.goal_radius = radius
+            for v, c in zip(nodes.tolist(), answer.costs.tolist(), strict=True):
+                if math.isfinite(c) or answer.exhausted:
+                    self.to_goal[v] = c
+        if u in self.to_goal:
+            if math.isfinite(self.to_goal[u]):
+                self._arrive(state, 2 * goal + 1, self.to_goal[u], 0.0)
+        else:  # beyond the radius: its bound is the radius
+            self.push(g + max(f - g, self.goal_radius), 1, 2 * goal + 1, state, ("goal",))
+
+    def _arrive(self, state: int, target: int, cost: float | int, steps: float) -> None:
+        """Queue the exact arrival at ``target`` by a leg of ``cost`` from ``state``."""
+        o = self.o
+        g, so_far = self.settled[state][:2]
+        if so_far + cost <= self.max_cost:
+            g2 = g + (steps if o.bfs else float(cost))
+            self.push(g2 + o.h_leg[target >> 1], 0, target, state,
+                      (g2, so_far + cost, ("leg", (state >> 1, target >> 1))))  # fmt: skip
+
+    def _flood(self, f: float, state: int, k: int) -> None:
+        """Cost the targets of ``state`` from the ``k``-th on by one flood: the exact ones
+        are queued as arrivals, the others re-ranked at ``g + max(lb, radius) + H``. The
+        radius doubles from flood to flood, and stops where no target beyond it could
+        improve on the best goal arrival queued."""
+        o, u = self.o, state >> 1
+        g = self.settled[state][0]
+        keys, nodes, version = self.pending[state]
+        todo = np.array([2 * v + 1 not in self.settled for v in nodes[k:].tolist()], dtype=bool)
+        keys, nodes = keys[k:][todo], nodes[k:][todo]
+        if nodes.size == 0:
+            return
+        h = o.h_leg[nodes]
+        low = o.lower(u, nodes)
+        first = float(keys[0] - g - h[0])  # the nearest target's bound (raised by floods)
+        least = MIN_RADIUS_STEPS * o.bound.orth * o.scale[o.rows[u, 0]]
+        radius = 2 * max(first, least, self.radius.get(state, 0.0))
+        radius = max(first, min(radius, self.best - g - float(h.min())))
+        if not radius > self.radius.get(state, -1.0):  # no progress (a zero bound): flood all
+            radius = math.inf
+        self.radius[state] = radius
+        answer = o.flood(u, nodes, radius)
+        exact = np.isfinite(answer.costs)
+        for v, c in zip(nodes[exact].tolist(), answer.costs[exact].tolist(), strict=True):
+            self._arrive(state, 2 * v + 1, c, 0.0)
+        rest = ~exact if not answer.exhausted else np.zeros(nodes.size, dtype=bool)
+        low = np.maximum(low[rest], radius)
+        self._rank(state, g + low + h[rest], nodes[rest], h[rest], version + 1)
 
 
 def find_world_path(query: WorldQuery, scratch: SearchScratch | None = None) -> WorldPath:
@@ -281,21 +290,18 @@ def find_world_path(query: WorldQuery, scratch: SearchScratch | None = None) -> 
         check_cell(grid, place.cell, role, walls.get(place.map, NO_CELLS), options.clearance)
     start_grid = maps.grids[query.start.map]
     planned = plan_for(start_grid, leg_options(options, start_grid), 0).options.algorithm
-    overlay = _Overlay(query, walls, scratch or thread_scratch())
+    overlay = Overlay(query, walls, scratch or thread_scratch())
     search = _Search(overlay)
     reason = "unreachable"
     try:
         goal_state = search.run(overlay.index[query.goal])
-    except _Limit:
-        goal_state, reason = None, "limit_reached"
-    if goal_state is not None:
-        steps = _steps(search, goal_state)
-        answer = _answer(overlay, steps, True, None, planned, began)
-    elif reason == "unreachable" and options.closest:
-        answer = _closest(overlay, search, planned, began)
-    else:
-        answer = _answer(overlay, [], False, reason, planned, began)
-    return answer
+        if goal_state is not None:
+            return _answer(overlay, _steps(search, goal_state), True, None, planned, began)
+        if options.closest:
+            return _closest(overlay, search, planned, began)
+    except Limit:
+        reason = "limit_reached"
+    return _answer(overlay, [], False, reason, planned, began)
 
 
 def _steps(search: _Search, state: int) -> list[tuple[int, tuple]]:
@@ -308,7 +314,7 @@ def _steps(search: _Search, state: int) -> list[tuple[int, tuple]]:
     return chain[::-1]
 
 
-def _leg(o: _Overlay, result: PathResult | None, node: int, link: str | None) -> Leg:
+def _leg(o: Overlay, result: PathResult | None, node: int, link: str | None) -> Leg:
     place = o.places[node]
     grid = o.query.maps.grids[place.map]
     if result is None:  # a single cell: arrived on a link's exit, leaving by another
@@ -322,16 +328,16 @@ def _leg(o: _Overlay, result: PathResult | None, node: int, link: str | None) ->
                result.waypoints_cost, link)  # fmt: skip
 
 
-def _answer(o: _Overlay, steps, found: bool, reason, planned: Algorithm, began: int,
+def _answer(o: Overlay, steps, found: bool, reason, planned: Algorithm, began: int,
             tail: PathResult | None = None) -> WorldPath:  # fmt: skip
     """The answer from the settled chain (``tail``: a partial last leg)."""
     legs: list[Leg] = []
     results: list[PathResult] = []
     walk: PathResult | None = None
-    node = 0
+    node = o.start
     for state, how in steps:
         if how[0] == "leg":
-            walk = o.legs[how[1]]
+            walk = o.leg(*how[1])  # searched again when a flood costed it
             results.append(walk)
         elif how[0] == "link":
             way = o.ways[how[1]]
@@ -356,7 +362,7 @@ def _answer(o: _Overlay, steps, found: bool, reason, planned: Algorithm, began: 
                      (time.perf_counter_ns() - began) / 1000, tail is not None)  # fmt: skip
 
 
-def _optimal(o: _Overlay, results: list[PathResult]) -> bool:
+def _optimal(o: Overlay, results: list[PathResult]) -> bool:
     options = o.query.options.resolved()
     if not is_optimal(options):
         return False
@@ -368,7 +374,7 @@ def _optimal(o: _Overlay, results: list[PathResult]) -> bool:
     return True
 
 
-def _closest(o: _Overlay, search: _Search, planned: Algorithm, began: int) -> WorldPath:
+def _closest(o: Overlay, search: _Search, planned: Algorithm, began: int) -> WorldPath:
     """The goal out of reach with ``closest``: the answer ends at the cell nearest the goal
     on the goal's map among the cells reachable there (one search per connected component
     reached), or is empty when no state on the goal's map was reached."""

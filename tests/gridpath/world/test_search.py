@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 from gridpath.errors import AlgorithmUnsupported, GoalBlocked, MapNotFound, StartBlocked
 from gridpath.search import Algorithm, Diagonal, SearchOptions
+from gridpath.world import search as world_search
 from gridpath.world.model import Place, WorldMaps, parse_world
 from gridpath.world.search import WorldQuery, find_world_path
 from tests.conftest import make_grid
@@ -209,3 +210,46 @@ def test_max_expanded_bounds_the_legs_sum():
     capped = find_world_path(replace(query, options=replace(query.options, max_expanded=3)))
     assert not capped.found and capped.reason == "limit_reached" and capped.expanded <= 3
     assert np.isfinite(full.expanded)
+
+
+@settings(max_examples=200, deadline=None)
+@given(scene=scenes(max_side=10, max_links=24), pick=st.integers(0, len(OPTIMAL) - 1),
+       after=st.sampled_from([0, 1, 8]), steps=st.sampled_from([0, 1, 16]))  # fmt: skip
+def test_flooded_legs_keep_the_world_optimum(scene, pick, after, steps):
+    """Legs costed by bounded floods (from the first leg on, radii from zero up, or the
+    default threshold on worlds with many links): still the world Dijkstra's cost, legal
+    walks, and the same answer twice."""
+    assume(scene is not None)
+    if OPTIMAL[pick] == Algorithm.JPS:
+        scene.options = replace(scene.options, connectivity=8, diagonal=Diagonal.NO_CORNER_CUT)
+    want = reference_cost(scene)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(world_search, "FLOOD_AFTER", after)
+        patch.setattr(world_search, "MIN_RADIUS_STEPS", steps)
+        answer = _run(scene, OPTIMAL[pick])
+        again = _run(scene, OPTIMAL[pick])
+    if answer is None:
+        return
+    assert answer.found == math.isfinite(want)
+    if answer.found:
+        assert answer.optimal
+        assert math.isclose(answer.cost, want, rel_tol=1e-9, abs_tol=1e-9), (want, answer)
+        check_walk(scene, answer)
+        CHECKS["flooded"] += 1
+    assert (again.cost, again.links, again.expanded) == (answer.cost, answer.links,
+                                                         answer.expanded)  # fmt: skip
+    assert all(np.array_equal(a.path, b.path) for a, b in zip(answer.legs, again.legs))
+
+
+def test_max_expanded_counts_the_floods():
+    """A flood's expansions count against max_expanded like a leg's."""
+    query = WorldQuery(keep(), Place("k1", (0, 2)), Place("k2", (0, 0)),
+                       SearchOptions(algorithm=Algorithm.ASTAR))  # fmt: skip
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(world_search, "FLOOD_AFTER", 0)
+        full = find_world_path(query)
+        assert full.found
+        cut = find_world_path(
+            replace(query, options=replace(query.options, max_expanded=full.expanded - 1))
+        )
+    assert not cut.found and cut.reason == "limit_reached" and cut.expanded < full.expanded
