@@ -61,11 +61,19 @@ def _query_options(
         raise InvalidRequest("missing field 'goal' (or give 'goals')")
     if query.goal is not None and query.goals is not None:
         raise InvalidField("goals", "give either goal or goals, not both")
-    if query.turn_penalty > 0 and grid.cell_count > settings.max_turn_cells:
+    return capped_options(query, settings, grid.cell_count, f"map {grid.name!r}", expansion_cap)
+
+
+def capped_options(
+    query, settings: Settings, cells: int, where: str, expansion_cap: int | None
+) -> SearchOptions:
+    """A query's search options with the server's caps applied (a map's query, or a world's
+    whose largest map has ``cells``; ``where`` names it in the refusal)."""
+    if query.turn_penalty > 0 and cells > settings.max_turn_cells:
         raise InvalidField(
             "turn_penalty",
-            f"turn_penalty searches 9 states per cell; map {grid.name!r} has "
-            f"{grid.cell_count} cells, over the limit of {settings.max_turn_cells}",
+            f"turn_penalty searches 9 states per cell; {where} has "
+            f"{cells} cells, over the limit of {settings.max_turn_cells}",
         )
     cap = min(
         settings.max_expanded,

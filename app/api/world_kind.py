@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from app.api.echo import path_options, terrain_echo
+from app.api.path_body import capped_options
 from app.api.rules import expansion_budget, search_options
 from app.config import Settings
 from app.models.places import LinkChoice, WorldPlace
@@ -71,29 +72,8 @@ def world_options(
     """A world query's search options, the server's caps applied (as a map query's:
     ``max_expanded`` bounds the expansions of every leg together)."""
     largest = max(int(maps.grids[name].cell_count) for name in maps.world.maps)
-    if query.turn_penalty > 0 and largest > settings.max_turn_cells:
-        raise InvalidField(
-            "turn_penalty",
-            f"turn_penalty searches 9 states per cell; a map of world {maps.name!r} has "
-            f"{largest} cells, over the limit of {settings.max_turn_cells}",
-        )
-    cap = min(
-        settings.max_expanded,
-        expansion_cap or settings.max_expanded,
-        expansion_budget(settings, query.time_budget_ms),
-    )
-    return search_options(
-        query,
-        settings,
-        algorithm=query.algorithm,
-        heuristic=query.heuristic,
-        heuristic_weight=query.heuristic_weight,
-        max_expanded=min(query.max_expanded or cap, cap),
-        max_cost=query.max_cost,
-        closest=query.closest,
-        turn_penalty=query.turn_penalty,
-        smooth=query.smooth,
-    )
+    where = f"a map of world {maps.name!r}"
+    return capped_options(query, settings, largest, where, expansion_cap)
 
 
 def legs_hash(legs: Sequence[Any]) -> str:
