@@ -31,6 +31,7 @@ from gridpath.grid import Grid
 from gridpath.maps import MapRegistry
 from gridpath.maps.snapshot import MapSnapshot
 from gridpath.search import ScratchPool, SearchScratch, prepare_jps, subgoal_graph
+from gridpath.search.runners import subgoal as subgoal_tier
 from gridpath.search.staged import StagedWarmUp
 from gridpath.world import WorldNotFound
 
@@ -90,7 +91,10 @@ class ServiceState:
         self._loop: asyncio.AbstractEventLoop | None = None
         # The kernels: what the first queries need before ready, the rest compiled by
         # WARMUP_PROCESSES worker processes after (their queries: 503 warming_up till then).
-        self.warmup = StagedWarmUp(settings.warmup_processes, log=log.info)
+        # Without the subgoal tier (SUBGOAL_MAX_CELLS=0) no query reaches its kernels: they
+        # compile after the others instead of before ready.
+        later = () if settings.subgoal_max_cells > 0 else (subgoal_tier.RUNNER.name,)
+        self.warmup = StagedWarmUp(settings.warmup_processes, log=log.info, later=later)
 
     def start(self, loop: asyncio.AbstractEventLoop | None = None) -> threading.Thread:
         """Load maps and warm the kernels in a background thread; then, on ``loop``, the

@@ -28,7 +28,8 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Collection, Sequence
+from dataclasses import replace
 
 from numba.core import event
 
@@ -59,10 +60,23 @@ _WATCH = _CompileWatch()
 event.register("numba:compile", _WATCH)
 
 
+def _ordered(steps: Sequence[Step], later: frozenset[str]) -> tuple[Step, ...]:
+    """The steps with those named in ``later`` moved to the end and no longer serving."""
+    demoted = tuple(replace(step, serving=False) for step in steps if step.name in later)
+    return (*(step for step in steps if step.name not in later), *demoted)
+
+
 class StagedWarmUp:
     def __init__(
-        self, processes: int = 0, log: Callable[[str], None] = print, tick: float = 5.0
+        self,
+        processes: int = 0,
+        log: Callable[[str], None] = print,
+        tick: float = 5.0,
+        later: Collection[str] = (),
     ) -> None:
+        """``later``: serving steps this service's settings leave no query to (the subgoal
+        tier's where no revision gets one): compiled after the others, not before ready."""
+        self.steps = _ordered(STEPS, frozenset(later))
         self.processes = max(1, processes or os.cpu_count() or 1)
         self.log = log
         self.tick = tick
@@ -80,9 +94,9 @@ class StagedWarmUp:
         return time.perf_counter() - self.began
 
     def status(self) -> dict:
-        left = [s.name for s in STEPS if s.name not in self.done]
+        left = [s.name for s in self.steps if s.name not in self.done]
         return {
-            "steps": len(STEPS),
+            "steps": len(self.steps),
             "ready": list(self.done),
             "compiling": [name for name in left if name in self._workers] or left[:1],
             "waiting": left,
@@ -91,13 +105,13 @@ class StagedWarmUp:
 
     def describe(self) -> str:
         """One line: what the process is doing or waiting for."""
-        left = [s.name for s in STEPS if s.name not in self.done]
+        left = [s.name for s in self.steps if s.name not in self.done]
         if not left:
-            return f"every kernel ready ({len(STEPS)} steps) in {self.elapsed():.1f} s"
+            return f"every kernel ready ({len(self.steps)} steps) in {self.elapsed():.1f} s"
         here = f" (now compiling {_WATCH.current})" if _WATCH.current else ""
         workers = ", ".join(self._workers) or "none"
         return (
-            f"{self.phase}{here}: kernel step {len(self.done) + 1} of {len(STEPS)} "
+            f"{self.phase}{here}: kernel step {len(self.done) + 1} of {len(self.steps)} "
             f"({left[0]}), {self.elapsed():.0f} s elapsed; in worker processes: {workers}"
         )
 
@@ -105,7 +119,7 @@ class StagedWarmUp:
 
     def begin(self) -> None:
         """Mark the steps after the serving ones pending, start workers and the ticker."""
-        for step in STEPS:
+        for step in self.steps:
             if not step.serving:
                 warming.mark_pending(step.name, step.gates)
         self._ticker = threading.Thread(target=self._tick, name="gridpath-warmup-progress")
@@ -118,7 +132,7 @@ class StagedWarmUp:
         after them that are compiled already (a warm cache: all of them, in milliseconds,
         so a restart is ready with every kernel as before); the seconds since ``begin``."""
         self.phase = "compiling the kernels the first queries need"
-        left = [step for step in STEPS if step.serving]
+        left = [step for step in self.steps if step.serving]
         while left:
             self._reap()
             self._launch(self.processes - 1)
@@ -127,7 +141,7 @@ class StagedWarmUp:
                 return self.elapsed()  # stopped
             self._run_here(step)  # compiled here, or loaded from the cache a worker filled
             left.remove(step)
-        for step in STEPS:
+        for step in self.steps:
             if step.name in self.done:
                 continue
             if not self._stamped(step) or step.name in self._workers:
@@ -139,7 +153,7 @@ class StagedWarmUp:
         """Every other step compiled (by the workers) and loaded here; the seconds since
         ``begin``. Returns early (steps left pending) when ``stop`` is called."""
         self.phase = "serving; compiling the other kernels"
-        for step in STEPS:
+        for step in self.steps:
             if step.name in self.done:
                 continue
             if not self._await(step, self.processes):
@@ -185,7 +199,7 @@ class StagedWarmUp:
         warmup.stamp(step)  # the next start loads it before serving, without a worker
 
     def _launch(self, limit: int) -> None:
-        for step in STEPS[1:]:
+        for step in self.steps[1:]:
             if len(self._workers) >= limit or self._stopped.is_set():
                 return
             name = step.name
