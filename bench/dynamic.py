@@ -1,11 +1,5 @@
-"""The dynamic benchmark (issue 15, section 3): map changes alternating with batches of
-queries on the same map, and queries per second **including the cost of the changes**, per
-tier: where the online tier wins and where a preprocessed one overtakes it. A warm-up
-pass (two changes, 10 queries after each, checked, not counted) runs first.
-
-``python -m bench.dynamic --help`` lists the options; the method and the latest results are
-in bench/README.md, "bench.dynamic".
-"""
+"""``make bench-dynamic``: map changes between query batches, queries per second including
+the changes, per tier. Options: ``--help``; method and figures: bench/README.md."""
 
 from __future__ import annotations
 

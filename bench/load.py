@@ -1,11 +1,5 @@
-"""Load for the HTTP benchmarks, each in a process of its own (its own GIL, its CPU told
-apart from the server's): ``run_wrk``, wrk's closed loop with ``bench/wrk/path.lua`` (JSON
-bodies of a file, one a line; a 200 without ``"found":true`` is a bad answer), and
-``run_open_loop``, ``python -m bench.load``: the **open loop** wrk cannot do (Debian has no
-wrk2), on a minimal HTTP/1.1 client on asyncio (uvloop when installed) so that 1,000
-requests/s cost the client little CPU. Every run is bounded in time and in requests; its
-result is a dict of one form (:func:`load_figures`) whatever the tool.
-"""
+"""The HTTP load runner shared by the HTTP benches (wrk and an open-loop client). Method and
+figures: bench/README.md, "bench-http"."""
 
 from __future__ import annotations
 

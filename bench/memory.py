@@ -1,11 +1,5 @@
-"""Memory per map and per search thread.
-
-(a) One loaded random ``--size``² map and (b) one ``SearchScratch`` with one long A*
-search, each measured in a fresh child process (VmRSS from ``/proc``, resident arrays from
-``mincore``), like the service: glibc gives large blocks their own mappings first. The
-jump distances per Moving AI map are ``bench.tiers``' (build time and bytes). Method and latest
-tables: bench/README.md, "bench.memory". Exit status 2 if a child process failed. Linux only.
-"""
+"""``make bench`` (memory): resident memory per map and per search thread. Method and figures:
+bench/README.md, "bench.memory"."""
 
 from __future__ import annotations
 

@@ -1,11 +1,5 @@
-"""Our kernels against other Python path finders (tcod, pyastar2d, python-pathfinding,
-networkx, a textbook heapq A*) on the same Moving AI scenarios; ``make bench-peers`` runs it
-(the peers come from the ``bench`` extra). Solvers are set up per map untimed; only the call
-is timed; every path is scored the same way (legal, and optimal within the data's
-precision). Method, orders (``--order query|blocks``) and the latest tables: bench/README.md,
-"bench-peers". Exit status 1 if one of our kernels returned a path that is not an optimal
-legal path, 2 if the data could not be read.
-"""
+"""``make bench-peers``: our searches against other path finders on the same Moving AI queries.
+Method and figures: bench/README.md, "bench-peers"."""
 
 from __future__ import annotations
 

@@ -1,11 +1,5 @@
-"""Any-angle and smoothed paths against A*, three commands sharing the searches:
-``waypoints`` (what walking A*'s smooth waypoints costs against the ``cost`` quoted; exit
-status 0 always, the tests check the guarantee), ``theta`` (Lazy Theta* on terrain maps) and
-``anyangle`` (Theta* against A* and string-pulled A* on the Moving AI maps).
-``python -m bench.terrain COMMAND --help`` lists the options; the method, the checks and the
-latest tables: bench/README.md, "bench.terrain" and "bench.terrain anyangle". Every random
-choice comes from one generator seeded with :data:`SEED`.
-"""
+"""``python -m bench.terrain anyangle|waypoints|theta``: Theta* and smooth waypoints against
+A*. Method and figures: bench/README.md, "bench.terrain"."""
 
 from __future__ import annotations
 

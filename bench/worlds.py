@@ -1,23 +1,20 @@
-"""``make bench-worlds``: paths through a world of two 512x512 Moving AI maps (two copies of
-one map, ``a`` and ``b``, joined by one zero-cost teleporter), in process. Queries: the map's
-longest scenarios, each from its start on ``a`` to its goal on ``b``. Printed, as medians:
-(1) expansions of ``astar`` and ``auto`` against ``dijkstra`` (every cost checked against the
-world Dijkstra's); (2) ``auto`` with 1,000 links against 10 (the teleporter plus stairs
-between the copies' same cells at random, cost 200), same queries; (3) ``auto`` through the
-world against the sum of its legs' single-map ``auto`` queries. Exit status 1 if an answer
-is not optimal. Method and figures: bench/README.md, "bench.worlds"."""
+"""``make bench-worlds``: paths through a world of two Moving AI maps joined by links, in
+process, and (``--toggle``) a link toggle over HTTP. Method and figures: bench/README.md."""
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import math
 import sys
+import tempfile
 import time
 
 import numpy as np
 
 from bench import common
 from bench.common import DEFAULT_DATA, load_scenarios
+from bench.server import JsonClient, PidFile, ServerSpec, redis_server, running_server
 from gridpath.search import Algorithm, SearchOptions, find_path
 from gridpath.world.model import Place, WorldMaps, parse_world
 from gridpath.world.search import WorldQuery, find_world_path
@@ -105,15 +102,6 @@ def run(args: argparse.Namespace) -> int:
     return 1 if wrong else 0
 
 
-def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--data", type=common.Path, default=DEFAULT_DATA)
-    parser.add_argument("--map", default="Boston_0_512")
-    parser.add_argument("--queries", type=int, default=50)
-    parser.add_argument("--check-big", action="store_true", help="dijkstra on 1,000 links too")
-    return run(parser.parse_args(argv))
-
-
 # --- the link toggle over HTTP (``--toggle``) ------------------------------------------------
 
 TOKEN = "bench-worlds"
@@ -140,8 +128,6 @@ def toggles(spec, cell: list[int], count: int, pids) -> dict:
     """On a world of ``a`` and ``b`` (a teleporter, and the ``gate`` between them): ``count``
     ``PATCH`` toggles of the gate, each timed from sending to the answer, after two untimed;
     whether the maps' revisions and tiers stayed as they were."""
-    from bench.server import JsonClient, running_server
-
     with running_server(spec, pids=pids) as server:
         client = JsonClient(server.port, TOKEN)
         deadline = time.monotonic() + 600  # the subgoal tiers may be built after the start
@@ -170,20 +156,7 @@ def toggles(spec, cell: list[int], count: int, pids) -> dict:
             "tiers": {m: t["subgoal"] for m, (_, t) in before.items()}}  # fmt: skip
 
 
-def toggle_main(argv=None) -> int:
-    import contextlib
-    import tempfile
-
-    from bench.server import PidFile, ServerSpec, redis_server
-
-    parser = argparse.ArgumentParser(description="make bench-worlds: the link toggle figure")
-    parser.add_argument("--toggle", action="store_true", help="this figure (else main())")
-    parser.add_argument("--data", type=common.Path, default=DEFAULT_DATA)
-    parser.add_argument("--map", default="32room_000", help="tiled 2x2 into a and b")
-    parser.add_argument("--toggles", type=int, default=30)
-    parser.add_argument("--pid-file", type=common.Path, help="server process groups")
-    parser.add_argument("--state-dir", type=common.Path, help="the folder store's records")
-    args = parser.parse_args(argv)
+def toggle(args: argparse.Namespace) -> int:
     pids = PidFile(args.pid_file)
     common.exit_on_signals()
     rows, kept = [], True
@@ -211,5 +184,20 @@ def toggle_main(argv=None) -> int:
     return 0 if kept else 1
 
 
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--data", type=common.Path, default=DEFAULT_DATA)
+    parser.add_argument("--map", help="default: Boston_0_512, with --toggle 32room_000")
+    parser.add_argument("--queries", type=int, default=50)
+    parser.add_argument("--check-big", action="store_true", help="dijkstra on 1,000 links too")
+    parser.add_argument("--toggle", action="store_true", help="the link toggle over HTTP")
+    parser.add_argument("--toggles", type=int, default=30)
+    parser.add_argument("--pid-file", type=common.Path, help="server process groups")
+    parser.add_argument("--state-dir", type=common.Path, help="the folder store's records")
+    args = parser.parse_args(argv)
+    args.map = args.map or ("32room_000" if args.toggle else "Boston_0_512")
+    return toggle(args) if args.toggle else run(args)
+
+
 if __name__ == "__main__":
-    sys.exit(toggle_main() if "--toggle" in sys.argv[1:] else main())
+    sys.exit(main())

@@ -1,13 +1,7 @@
--- wrk script for gridpath: POST /path (or URL_PATH, e.g. /paths) with JSON bodies read from a
--- file, one per line.
---
---   wrk -t1 -c8 -d10s -s bench/wrk/path.lua http://127.0.0.1:PORT -- BODIES_FILE MAX_REQUESTS
---       [THREADS [URL_PATH]]
---
--- Each thread walks the bodies in order from its own offset, so threads send different
--- queries. A thread stops after MAX_REQUESTS / threads responses (0: no limit; wrk's -d
--- bounds the time either way). A 200 answer whose body lacks "found":true counts as a bad
--- answer. done() prints one JSON line, prefixed with "WRK_JSON ", for bench/load.py.
+-- wrk script: POST /path (or URL_PATH) with JSON bodies read from a file, one per line:
+--   wrk -s bench/wrk/path.lua URL -- BODIES_FILE MAX_REQUESTS [THREADS [URL_PATH]]
+-- Threads start at spread offsets and stop after MAX_REQUESTS / threads answers (0: no limit);
+-- a 200 without "found":true is a bad answer; done() prints "WRK_JSON {...}" for bench/load.py.
 
 local bodies = {}
 local next_body = 1
