@@ -55,6 +55,7 @@ from gridpath.nav.snapshot import PolygonEdit
 log = logging.getLogger(__name__)
 
 _CHECK_INTERVAL = 1.0  # seconds between the follower's full revision comparisons
+_CLOSE_ATTEMPTS = 3  # cancellations sent to the follower at shutdown, one interval apart
 _EDIT_ATTEMPTS = 20  # an edit redone on the new revision when another process got first
 # Statuses of COMMIT refusing a change while the processes write back what Redis lost.
 _RESTORING = frozenset({"restarted", "lost", "restoring"})
@@ -178,7 +179,7 @@ class RedisAuthority:
         assert self._client is not None
         loop = asyncio.get_running_loop()
         backoff = 0.1
-        while True:
+        while not self._closed.is_set():
             pubsub = self._client.pubsub(ignore_subscribe_messages=True)
             try:
                 await pubsub.subscribe(self.layout.channel)
@@ -186,7 +187,7 @@ class RedisAuthority:
                 self._healthy()
                 backoff = 0.1
                 next_check = loop.time() + _CHECK_INTERVAL
-                while True:
+                while not self._closed.is_set():
                     wait = max(0.0, next_check - loop.time())
                     message = await pubsub.get_message(timeout=wait)
                     if message is not None and message.get("type") == "message":
@@ -467,15 +468,25 @@ class RedisAuthority:
         return self._status
 
     async def close(self) -> None:
+        """Stop the follower and close the client, within a bounded time: shutdown never
+        hangs on the store."""
         self._closed.set()
-        if self._follower is not None:
-            self._follower.cancel()
-            try:
-                await self._follower
-            except (asyncio.CancelledError, Exception):
-                pass
+        follower = self._follower
+        # A cancellation can be lost inside the client (a read timeout expiring as it
+        # arrives): the follower's loops also stop on ``_closed``, so a cancellation sent
+        # again ends it within one check interval.
+        for _attempt in range(_CLOSE_ATTEMPTS):
+            if follower is None or follower.done():
+                break
+            follower.cancel()
+            await asyncio.wait({follower}, timeout=_CHECK_INTERVAL)
+        else:
+            log.error("the shared store follower did not stop; closing its client anyway")
         if self._client is not None:
-            await self._client.aclose()
+            try:
+                await asyncio.wait_for(self._client.aclose(), _CHECK_INTERVAL)
+            except (asyncio.TimeoutError, RedisError, OSError) as exc:
+                log.warning("the shared store client did not close cleanly: %r", exc)
 
 
 def _conflict(what: str, name: str, current: int, if_revision: int | None) -> RevisionConflict:

@@ -464,3 +464,35 @@ def test_random_edits_through_two_services_agree(redis_server):
         last = max(revisions)
         finals = [c.get("/maps/arena", params={"revision": last}).json() for c in clients]
         assert {(f["revision"], f["sha256"]) for f in finals} == {(last, dict(acknowledged)[last])}
+
+
+def test_closing_never_hangs_on_a_follower_that_lost_its_cancellation(redis_server):
+    """A cancellation can be lost inside the Redis client (a read timeout expiring as it
+    arrives; the CI saw a shutdown wait forever on the follower): close() sends it again
+    and returns within its bound."""
+    import asyncio
+
+    from app.authority.redis import RedisAuthority
+
+    async def scenario() -> float:
+        authority = RedisAuthority(settings(redis_server), MapRegistry())
+        await authority.start()
+        authority._follower.cancel()  # the running follower stops as it should
+        await asyncio.wait({authority._follower}, timeout=5)
+
+        async def stubborn() -> None:  # loses the first cancellation, as the client did
+            try:
+                await asyncio.sleep(3600)
+            except asyncio.CancelledError:
+                pass
+            while True:
+                await asyncio.sleep(0.05)
+
+        authority._follower = asyncio.create_task(stubborn())
+        await asyncio.sleep(0)
+        began = time.perf_counter()
+        await asyncio.wait_for(authority.close(), 10)
+        assert authority._follower.done()
+        return time.perf_counter() - began
+
+    assert asyncio.run(scenario()) < 5
