@@ -42,7 +42,7 @@ the refined path's exact step counts, as for the other exact kernels. Everything
 deterministic: the build visits nodes in index order and breaks heap ties by node index.
 """
 
-from gridpath.search._subgoal.contract import by_rank, contract
+from gridpath.search._subgoal.contract import by_rank, contract_part
 from gridpath.search._subgoal.graph import (
     BEFORE,
     COST,
@@ -77,7 +77,7 @@ __all__ = [
     "TO",
     "WALK_BITS",
     "by_rank",
-    "contract",
+    "contract_part",
     "explore",
     "mark_subgoals",
     "scratch_rows",

@@ -21,7 +21,7 @@ def _grow(nxt, to, wt, mid, st, need):
     nxt2 = np.empty(cap, dtype=np.int64)
     to2 = np.empty(cap, dtype=np.int32)
     wt2 = np.empty(cap, dtype=np.float64)
-    mid2 = np.empty(cap, dtype=np.int32)
+    mid2 = np.empty(cap, dtype=np.int64)
     st2 = np.empty(cap, dtype=np.int64)
     used = nxt.size
     nxt2[:used] = nxt
@@ -63,7 +63,7 @@ def _witness(g, skip, source, bound, limit):
     ``bound`` or ``limit`` settled nodes, in the contraction's arrays ``g`` (see
     :func:`contract`); ``dist`` holds the distances where ``stamp == gen[0]``. Returns the
     edges scanned (the build's unit of work)."""
-    head, nxt, to, wt, _, _, done, dist, stamp, gens, heap, _, _, _, _ = g
+    head, nxt, to, wt, _, _, done, dist, stamp, gens, heap, _, _, _, _, _ = g
     gen = gens[0]
     stamp[source] = gen
     dist[source] = 0.0
@@ -100,7 +100,7 @@ def _witness(g, skip, source, bound, limit):
 def _shortcuts(g, v, limit, apply):
     """The shortcuts contracting ``v`` needs (added when ``apply``); returns how many and
     how many neighbours ``v`` has. ``gen[1]`` counts the work done."""
-    head, nxt, to, wt, mid, st, done, dist, stamp, gen, heap, nb, nbw, nbs, used = g
+    head, nxt, to, wt, mid, st, done, dist, stamp, gen, heap, nb, nbw, nbs, used, cell_of = g
     k = _neighbours(head, nxt, to, wt, done, v, nb, nbw, nbs)
     added = 0
     for i in range(k):
@@ -119,13 +119,14 @@ def _shortcuts(g, v, limit, apply):
                 continue  # a witness: as short without v
             added += 1
             if apply:
-                _add_shortcut(g, u, w, via, st[nbs[i]] + st[nbs[j]], v)
+                _add_shortcut(g, u, w, via, st[nbs[i]] + st[nbs[j]], cell_of[v])
     return added, k
 
 
 @njit(nogil=True, cache=True)
 def _add_shortcut(g, u, w, weight, steps, via):
-    head, nxt, to, wt, mid, st, done, dist, stamp, gen, heap, nb, nbw, nbs, used = g
+    """A shortcut ``u``-``w`` bypassing the node of cell ``via`` (or a shorter one)."""
+    head, nxt, to, wt, mid, st, done, dist, stamp, gen, heap, nb, nbw, nbs, used, _ = g
     s = head[u]
     while s >= 0:
         if to[s] == w:
@@ -149,59 +150,41 @@ def _add_shortcut(g, u, w, weight, steps, via):
 @njit(nogil=True, cache=True, inline="always")
 def _priority(added, neighbours, deleted, level):
     """Contract first what adds few shortcuts for the edges it removes, spreading the
-    contractions (deleted neighbours) and keeping the hierarchy shallow (level). Updated
-    for a node's neighbours when it is contracted, and checked again when popped (pushed
-    back if no longer the smallest)."""
+    contractions (deleted neighbours) and keeping the hierarchy shallow (level). Checked
+    again when a node is popped (pushed back if no longer the smallest)."""
     return float(added - neighbours + deleted + 2 * level)
 
 
 @njit(nogil=True, cache=True)
-def _compact(queue, size, current, done):
-    """A heap with twice the room holding only the live entries of ``queue``."""
-    bigger = np.empty((2 * queue.shape[0], 2), dtype=np.float64)
-    n = 0
-    for i in range(size):
-        v = np.int64(queue[i, 1])
-        if not done[v] and queue[i, 0] == current[v]:
-            n = _push(bigger, 0, n, queue[i, 0], queue[i, 1])
-    return bigger, n
-
-
-@njit(nogil=True, cache=True)
-def contract(count, eu, ev, ew, es, limit, estimate_limit, budget):
-    """Contract the graph, spending at most about ``budget`` edges scanned by witness
-    searches (``limit`` per search when contracting, ``estimate_limit`` when estimating a
-    priority); returns the rank per node, the upward CSR ``(start, to, steps, mid)``
-    (``steps`` packed as in :func:`subgoal_edges`, a shortcut's the sum of its two
-    edges'; ``mid`` -1: an edge of the subgoal graph, else the bypassed node), how many nodes
-    were left uncontracted when the budget ran out (then the CSR is empty) and the work
-    spent."""
-    head, nxt, to, wt, mid, st = _half_edges(count, eu, ev, ew, es)
+def contract_part(count, eu, ev, es, em, keep, cell_of, limit, estimate_limit, budget):
+    """Contract the nodes of one part of the graph that ``keep`` does not keep, in order
+    of :func:`_priority`, spending at most about ``budget`` edges scanned by witness
+    searches (``limit`` per search when contracting, ``estimate_limit`` when estimating
+    a priority). Edges ``(eu, ev)`` in local ids, ``es`` their steps packed as in
+    :func:`subgoal_edges`, ``em`` the cell a shortcut bypasses (-1: an edge of the
+    subgoal graph); ``cell_of`` each local node's cell. Witness searches stay inside
+    the part, so what it returns depends on the part alone (a search confined to a part
+    can only add shortcuts). Returns the local nodes in contraction order, the edges
+    each had to nodes left when it was contracted (its upward edges, grouped in that
+    order: ``(u, v, steps, mid)``), the edges left between kept nodes (the same
+    columns) and the work spent; past the budget the order is short."""
+    head, nxt, to, wt, mid, st = _half_edges(count, eu, ev, es, em)
     used = np.array([2 * eu.size], dtype=np.int64)
     done = np.zeros(count, dtype=np.bool_)
     dist = np.empty(count, dtype=np.float64)
     stamp = np.zeros(count, dtype=np.int64)
     gen = np.zeros(2, dtype=np.int64)  # the witness searches' stamp, the work done
     heap = np.empty((64 * limit + 1024, 2), dtype=np.float64)  # full: a witness stops short
-    degree_cap = count + 1
-    nb = np.empty(degree_cap, dtype=np.int32)
-    nbw = np.empty(degree_cap, dtype=np.float64)
-    nbs = np.empty(degree_cap, dtype=np.int64)
+    nb = np.empty(count + 1, dtype=np.int32)
+    nbw = np.empty(count + 1, dtype=np.float64)
+    nbs = np.empty(count + 1, dtype=np.int64)
+    g = (head, nxt, to, wt, mid, st, done, dist, stamp, gen, heap, nb, nbw, nbs, used, cell_of)
+    order = np.empty(count, dtype=np.int64)
+    up = np.empty((max(16, 4 * eu.size), 4), dtype=np.int64)  # (u, v, steps, mid) rows
+    contracted, ups = 0, 0
+    queue, size, current = _first_priorities(g, count, keep, estimate_limit)
     deleted = np.zeros(count, dtype=np.int64)
     level = np.zeros(count, dtype=np.int64)
-    rank = np.empty(count, dtype=np.int32)
-
-    g = (head, nxt, to, wt, mid, st, done, dist, stamp, gen, heap, nb, nbw, nbs, used)
-    queue = np.empty((4 * count + 4, 2), dtype=np.float64)  # (priority, node)
-    current = np.empty(count, dtype=np.float64)  # a heap entry is stale unless it matches
-    size = 0
-    for v in range(count):
-        if gen[1] > budget:
-            break  # over the budget already: no hierarchy (the main loop will not run)
-        added, k = _shortcuts(g, v, estimate_limit, False)
-        current[v] = _priority(added, k, 0, 0)
-        size = _push(queue, 0, size, current[v], float(v))
-    order = 0
     while size > 0 and gen[1] <= budget:
         p, v = queue[0, 0], np.int64(queue[0, 1])
         size = _pop(queue, 0, size)
@@ -213,85 +196,118 @@ def contract(count, eu, ev, ew, es, limit, estimate_limit, budget):
             current[v] = priority
             size = _push(queue, 0, size, priority, float(v))
             continue
-        # room for every shortcut this contraction may add, then add them (k neighbours
-        # need at most k * (k - 1) / 2, two slots each)
-        need = used[0] + k * (k - 1) + 2
-        if need > nxt.size:
-            nxt, to, wt, mid, st = _grow(nxt, to, wt, mid, st, need)
-            g = (head, nxt, to, wt, mid, st, done, dist, stamp, gen, heap, nb, nbw, nbs, used)
+        g = _room(g, k)
         _shortcuts(g, v, limit, True)
         done[v] = True
-        rank[v] = order
-        order += 1
-        k = _neighbours(head, nxt, to, wt, done, v, nb, nbw, nbs)
-        touched = nb[:k].copy()
-        for i in range(k):
-            u = touched[i]
-            deleted[u] += 1
-            level[u] = max(level[u], level[v] + 1)
-        for i in range(k):  # the neighbours' priorities, now
-            u = touched[i]
-            added, ku = _shortcuts(g, u, estimate_limit, False)
-            priority = _priority(added, ku, deleted[u], level[u])
-            if priority != current[u]:
-                current[u] = priority
-                if size == queue.shape[0]:
-                    queue, size = _compact(queue, size, current, done)
-                size = _push(queue, 0, size, priority, float(u))
-    left = count - order
-    if left > 0:  # over the budget: no hierarchy
-        return rank, np.zeros(1, dtype=np.int64), to[:0], st[:0], mid[:0], left, gen[1]
-    start, up_to, up_st, up_mid = _upward_csr(count, head, nxt, to, st, mid, rank)
-    return rank, start, up_to, up_st, up_mid, 0, gen[1]
+        order[contracted] = v
+        contracted += 1
+        up, ups = _record_up(g, v, up, ups)
+        _count_contraction(g, v, deleted, level)
+    return order[:contracted], up[:ups], _kept_edges(g, keep), gen[1]
 
 
 @njit(nogil=True, cache=True)
-def _half_edges(count, eu, ev, ew, es):
-    """The subgoal graph's edges as half-edge slots (slot s and s ^ 1: the two halves),
-    linked per node from ``head`` through ``nxt``, with room for shortcuts."""
+def _first_priorities(g, count, keep, estimate_limit):
+    # (priority, node): a node is pushed again only after it was popped, so it stays
+    # within one entry per node; an entry is stale unless it matches ``current``
+    queue = np.empty((count + 1, 2), dtype=np.float64)
+    current = np.full(count, np.nan, dtype=np.float64)  # NaN: a kept node, never queued
+    size = 0
+    for v in range(count):
+        if keep[v]:
+            continue
+        added, k = _shortcuts(g, v, estimate_limit, False)
+        current[v] = _priority(added, k, 0, 0)
+        size = _push(queue, 0, size, current[v], float(v))
+    return queue, size, current
+
+
+@njit(nogil=True, cache=True)
+def _room(g, k):
+    """``g`` with room for every shortcut contracting a node of ``k`` neighbours may add
+    (at most k * (k - 1) / 2, two slots each)."""
+    head, nxt, to, wt, mid, st, done, dist, stamp, gen, heap, nb, nbw, nbs, used, cell_of = g
+    need = used[0] + k * (k - 1) + 2
+    if need > nxt.size:
+        nxt, to, wt, mid, st = _grow(nxt, to, wt, mid, st, need)
+    return (head, nxt, to, wt, mid, st, done, dist, stamp, gen, heap, nb, nbw, nbs, used, cell_of)
+
+
+@njit(nogil=True, cache=True)
+def _record_up(g, v, up, ups):
+    """Append the just contracted ``v``'s edges to the nodes left (its upward edges)."""
+    head, nxt, to, wt, mid, st, done, dist, stamp, gen, heap, nb, nbw, nbs, used, _ = g
+    k = _neighbours(head, nxt, to, wt, done, v, nb, nbw, nbs)
+    if ups + k > up.shape[0]:
+        bigger = np.empty((2 * (ups + k), 4), dtype=np.int64)
+        bigger[:ups] = up[:ups]
+        up = bigger
+    for i in range(k):
+        s = nbs[i]
+        up[ups, 0], up[ups, 1], up[ups, 2], up[ups, 3] = v, nb[i], st[s], mid[s]
+        ups += 1
+    return up, ups
+
+
+@njit(nogil=True, cache=True)
+def _count_contraction(g, v, deleted, level):
+    """After contracting ``v``: its neighbours' counts of contracted neighbours and their
+    levels. Their priorities are updated lazily, when popped (re-simulating them now
+    doubles the build's work for no faster query)."""
+    head, nxt, to, wt, mid, st, done, dist, stamp, gen, heap, nb, nbw, nbs, used, _ = g
+    k = _neighbours(head, nxt, to, wt, done, v, nb, nbw, nbs)
+    for i in range(k):
+        u = nb[i]
+        deleted[u] += 1
+        level[u] = max(level[u], level[v] + 1)
+
+
+@njit(nogil=True, cache=True)
+def _kept_edges(g, keep):
+    """The edges left between kept nodes, each once (``u < v``), in node then list order:
+    ``(u, v, steps, mid)`` rows."""
+    head, nxt, to, wt, mid, st, done, dist, stamp, gen, heap, nb, nbw, nbs, used, _ = g
+    n = 0
+    for u in range(head.size):
+        if keep[u]:
+            s = head[u]
+            while s >= 0:
+                n += 1 if (keep[to[s]] and u < to[s]) else 0
+                s = nxt[s]
+    out = np.empty((n, 4), dtype=np.int64)
+    n = 0
+    for u in range(head.size):
+        if keep[u]:
+            s = head[u]
+            while s >= 0:
+                if keep[to[s]] and u < to[s]:
+                    out[n, 0], out[n, 1], out[n, 2], out[n, 3] = u, to[s], st[s], mid[s]
+                    n += 1
+                s = nxt[s]
+    return out
+
+
+@njit(nogil=True, cache=True)
+def _half_edges(count, eu, ev, es, em):
+    """The part's edges as half-edge slots (slot s and s ^ 1: the two halves), linked per
+    node from ``head`` through ``nxt``, with room for shortcuts; a weight is the cost
+    of its steps (``orth + diag * sqrt 2``, as the query's)."""
     m = eu.size
     cap = max(64, 6 * m)
     nxt = np.empty(cap, dtype=np.int64)
     to = np.empty(cap, dtype=np.int32)
     wt = np.empty(cap, dtype=np.float64)
-    mid = np.empty(cap, dtype=np.int32)
+    mid = np.empty(cap, dtype=np.int64)
     st = np.empty(cap, dtype=np.int64)
     head = np.full(count, -1, dtype=np.int64)
     for e in range(m):
         s = 2 * e
-        u, v = eu[e], ev[e]
-        to[s], wt[s], mid[s], st[s], nxt[s] = v, ew[e], -1, es[e], head[u]
+        u, v, w = eu[e], ev[e], (es[e] >> 32) + (es[e] & 0xFFFFFFFF) * SQRT2
+        to[s], wt[s], mid[s], st[s], nxt[s] = v, w, em[e], es[e], head[u]
         head[u] = s
-        to[s + 1], wt[s + 1], mid[s + 1], st[s + 1], nxt[s + 1] = u, ew[e], -1, es[e], head[v]
+        to[s + 1], wt[s + 1], mid[s + 1], st[s + 1], nxt[s + 1] = u, w, em[e], es[e], head[v]
         head[v] = s + 1
     return head, nxt, to, wt, mid, st
-
-
-@njit(nogil=True, cache=True)
-def _upward_csr(count, head, nxt, to, st, mid, rank):
-    """The upward edges (to a node of higher rank) in CSR form, each node's edges in
-    slot order: ``(start, to, steps, mid)``."""
-    start = np.zeros(count + 1, dtype=np.int64)
-    for v in range(count):
-        s = head[v]
-        while s >= 0:
-            if rank[to[s]] > rank[v]:
-                start[v + 1] += 1
-            s = nxt[s]
-    for v in range(count):
-        start[v + 1] += start[v]
-    up_to = np.empty(start[count], dtype=np.int32)
-    up_st = np.empty(start[count], dtype=np.int64)
-    up_mid = np.empty(start[count], dtype=np.int32)
-    for v in range(count):
-        e = start[v]
-        s = head[v]
-        while s >= 0:
-            if rank[to[s]] > rank[v]:
-                up_to[e], up_st[e], up_mid[e] = to[s], st[s], mid[s]
-                e += 1
-            s = nxt[s]
-    return start, up_to, up_st, up_mid
 
 
 @njit(nogil=True, cache=True)

@@ -31,14 +31,13 @@ from gridpath.search._frontier import FOUND
 from gridpath.search._subgoal import (
     HEAP_COLUMNS,
     NODE_COLUMNS,
-    by_rank,
-    contract,
     mark_subgoals,
     scratch_rows,
     subgoal_edges,
     subgoal_path,
     subgoal_search,
 )
+from gridpath.search._subgoal.parts import Hierarchy, Limits, contract_parts, ranked
 from gridpath.search.options import Algorithm, CostModel, Diagonal, Heuristic, SearchOptions
 from gridpath.search.runner import Outcome, Query, Runner, WarmUp
 from gridpath.search.runners import jps_blocks
@@ -61,6 +60,7 @@ KEY = "subgoal_graph"  # its key among a revision's derived data
 WITNESS_LIMIT = 200
 ESTIMATE_LIMIT = 10
 BUILD_BUDGET = 100_000_000
+LIMITS = Limits(WITNESS_LIMIT, ESTIMATE_LIMIT, BUILD_BUDGET)
 # Subgoals that see this many others on average (open city maps) always run over the
 # budget: such a map gives up before the contraction, not after seconds of it.
 MAX_MEAN_DEGREE = 14
@@ -83,6 +83,7 @@ class SubgoalGraph:
     links: np.ndarray = field(repr=False)  # up_edges' int32 view: the nodes each names
     edges: int  # of the subgoal graph, before contraction
     build_seconds: float
+    hierarchy: Hierarchy = field(repr=False)  # its parts, which the next revision reuses
 
     @property
     def arrays(self) -> tuple[np.ndarray, ...]:
@@ -100,44 +101,58 @@ class SubgoalGraph:
         return scratch_rows(self.cells.size, self.up_edges.shape[0])
 
 
-def build_subgoal_graph(grid: Grid) -> SubgoalGraph | None:
+def build_subgoal_graph(
+    grid: Grid, earlier: SubgoalGraph | None = None, limits: Limits = LIMITS
+) -> SubgoalGraph | None:
     """The subgoal graph and hierarchy of a uniform-cost revision (None when its subgoals
     see more than :data:`MAX_MEAN_DEGREE` others on average or the contraction runs over
-    :data:`BUILD_BUDGET`)."""
+    :data:`BUILD_BUDGET`), re-contracting only the parts whose input differs from
+    ``earlier``'s (an earlier revision of the map: the result is the same either way)."""
     began = time.perf_counter()
     bits, sorted_cells = mark_subgoals(grid.flat, grid.stride)
-    eu, ev, ew, es = subgoal_edges(bits, sorted_cells)
+    eu, ev, _, es = subgoal_edges(bits, sorted_cells)
     if 2 * eu.size > MAX_MEAN_DEGREE * sorted_cells.size:
         return None
-    rank, up_start, up_to, up_steps, up_mid, left, _ = contract(
-        sorted_cells.size, eu, ev, ew, es, WITNESS_LIMIT, ESTIMATE_LIMIT, BUILD_BUDGET
-    )
-    if left > 0:
+    reuse = earlier.hierarchy.parts if earlier is not None else None
+    hierarchy = contract_parts(grid.stride, sorted_cells, eu, ev, es, limits, reuse)
+    if hierarchy is None:
         return None
-    cells, sorted_ids, first, up_edges = by_rank(
-        rank, sorted_cells, up_start, up_to, up_steps, up_mid
-    )
+    cells, sorted_ids, first, up_edges = ranked(hierarchy, sorted_cells)
     graph = SubgoalGraph(
         bits, sorted_ids, cells, first, up_edges, up_edges.view(np.int32), int(eu.size),
-        time.perf_counter() - began,
+        time.perf_counter() - began, hierarchy,
     )  # fmt: skip
     for a in (*graph.arrays, graph.links):
         a.flags.writeable = False
     return graph
 
 
+class _Build:
+    """Builds a revision's hierarchy (:func:`build_subgoal_graph`) up to ``max_cells``;
+    for an edit's revision (``Grid.derive_like``) it re-contracts only the parts the
+    edit changed."""
+
+    def __init__(self, max_cells: int) -> None:
+        self.max_cells = max_cells
+
+    def __call__(self, grid: Grid) -> SubgoalGraph | None:
+        return self.update(grid, None, None)
+
+    def update(
+        self, grid: Grid, earlier: Grid | None, value: SubgoalGraph | None
+    ) -> SubgoalGraph | None:
+        if not grid.uniform or grid.cell_count > self.max_cells:
+            return None
+        same_shape = earlier is not None and earlier.flat.shape == grid.flat.shape
+        return build_subgoal_graph(grid, value if same_shape else None)
+
+
 def subgoal_graph(grid: Grid, max_cells: int = DEFAULT_SUBGOAL_MAX_CELLS) -> SubgoalGraph | None:
     """This revision's hierarchy, built now if it has none yet (kept with the revision;
-    :meth:`Grid.derive_like` builds it again for the next), or None: terrain with costs,
-    a map over ``max_cells`` (0: never) or too costly to contract."""
+    :meth:`Grid.derive_like` repairs it for the next), or None: terrain with costs, a
+    map over ``max_cells`` (0: never) or too costly to contract."""
     max_cells = max(0, int(max_cells))
-
-    def build(grid: Grid) -> SubgoalGraph | None:
-        if not grid.uniform or grid.cell_count > max_cells:
-            return None
-        return build_subgoal_graph(grid)
-
-    return grid.derived((KEY, max_cells), build)
+    return grid.derived((KEY, max_cells), _Build(max_cells))
 
 
 def tiers(grid: Grid) -> dict[str, int]:

@@ -147,6 +147,81 @@ def test_an_edited_revision_gets_its_own_hierarchy():
     assert result.path.shape[0] > 10  # round the new wall
 
 
+def same_bytes(a, b) -> bool:
+    return all(x.tobytes() == y.tobytes() for x, y in zip(a.arrays, b.arrays))
+
+
+def random_edit(rng, width: int, height: int) -> GridEdit:
+    """A few cells or a rectangle blocked or freed."""
+    value = "blocked" if rng.random() < 0.6 else "walkable"
+    if rng.random() < 0.5:
+        cells = [(int(rng.integers(width)), int(rng.integers(height))) for _ in range(3)]
+        return GridEdit([Edit(value=value, cells=cells)])
+    x, y = int(rng.integers(width)), int(rng.integers(height))
+    w, h = int(rng.integers(1, 9)), int(rng.integers(1, 9))
+    return GridEdit([Edit(value=value, rect=(x, y, min(x + w, width - 1), min(y + h, height - 1)))])
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    width=st.integers(60, 140),
+    height=st.integers(60, 140),
+    density=st.sampled_from([0.1, 0.2, 0.3]),
+)
+def test_edits_repair_the_hierarchy_as_a_fresh_build_would(seed, width, height, density):
+    """Random edits on random maps (several parts, two or three levels): each revision's
+    hierarchy, repaired from the one before through ``Grid.edit``, is byte for byte the
+    one built from scratch on the edited map, and its answers are Dijkstra's."""
+    rng = np.random.default_rng(seed)
+    grid = Grid.from_walkable("random", random_walkable(seed, width, height, density))
+    subgoal_graph(grid)
+    for revision in range(2, 5):
+        grid = grid.edit(random_edit(rng, width, height), revision)
+        repaired = grid.built(subgoal.KEY)
+        fresh = subgoal.build_subgoal_graph(grid)
+        assert (repaired is None) == (fresh is None)
+        if repaired is None:
+            continue
+        assert same_bytes(repaired, fresh)
+        assert repaired.hierarchy.contracted_parts <= fresh.hierarchy.contracted_parts
+    walkable = grid.walkable.astype(bool)
+    open_cells = [(int(x), int(y)) for y, x in np.argwhere(walkable)]
+    if grid.built(subgoal.KEY) is None or not open_cells:
+        return
+    for _ in range(2):
+        start = open_cells[rng.integers(len(open_cells))]
+        want = reference_costs(walkable, start)
+        for i in rng.choice(len(open_cells), 10):
+            goal = open_cells[i]
+            check_path(
+                walkable, start, goal, find_path(grid, start, goal, SUBGOAL), want[goal[1], goal[0]]
+            )
+
+
+def test_small_parts_many_levels_optimal_and_repaired_alike():
+    """Leaf parts of 4 x 4 cells (six levels on a 100 x 80 map): the hierarchy answers as
+    Dijkstra does, and an edit's repair re-contracts a few parts into the fresh build."""
+    small = subgoal.Limits(subgoal.WITNESS_LIMIT, subgoal.ESTIMATE_LIMIT, subgoal.BUILD_BUDGET, 2)
+    walkable = random_walkable(11, 100, 80, 0.25)
+    grid = Grid.from_walkable("small", walkable)
+    graph = subgoal.build_subgoal_graph(grid, limits=small)
+    assert max(level for level, _ in graph.hierarchy.parts) >= 6
+    edited = grid.edit(GridEdit([Edit(value="blocked", rect=(40, 30, 42, 32))]), 2)
+    repaired = subgoal.build_subgoal_graph(edited, graph, small)
+    fresh = subgoal.build_subgoal_graph(edited, limits=small)
+    assert same_bytes(repaired, fresh)
+    assert repaired.hierarchy.contracted_parts < len(fresh.hierarchy.parts) // 4
+    edited.derived((subgoal.KEY, 1), lambda _: repaired)  # this revision's tier: the repair
+    walkable = edited.walkable.astype(bool)
+    cells = [(int(x), int(y)) for y, x in np.argwhere(walkable)]
+    for start in cells[::401]:
+        want = reference_costs(walkable, start)
+        for goal in cells[::97]:
+            result = find_path(edited, start, goal, SUBGOAL)
+            check_path(walkable, start, goal, result, want[goal[1], goal[0]])
+
+
 def test_the_expansion_limit_stops_it():
     walkable = random_walkable(3, 30, 30, 0.3)
     walkable[0, :] = walkable[:, 0] = walkable[-1, :] = walkable[:, -1] = True

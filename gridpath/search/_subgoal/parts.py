@@ -1,0 +1,212 @@
+"""The hierarchy contracted part by part, so that an edit re-contracts only the parts it
+changed (:mod:`gridpath.search._subgoal`).
+
+Parts
+    A fixed quadtree over the map's cells, independent of its content: leaf parts of
+    ``2 ** LEAF_BITS`` cells a side, each level up a part of four. An edge of the subgoal
+    graph belongs to the lowest part holding both its ends; a subgoal is contracted in
+    the part of its highest edge (level 1 at least), so when a part's turn comes every
+    edge of the nodes it contracts lies inside it, and what is left of it (its kept
+    nodes and the edges between them, shortcuts included) is its parent's input.
+
+Contraction
+    Levels from the leaves up, parts in cell order; a part's input is its nodes, which of
+    them it keeps, the original edges of its level inside it and what its children left.
+    :func:`~gridpath.search._subgoal.contract.contract_part` confines its witness searches
+    to the part, so a part's output is a function of its input alone.
+
+Repair
+    A revision keeps each part's input digest and output. The next revision computes its
+    subgoal graph afresh (a function of the cells), then walks the parts again and
+    re-contracts only a part whose input digest changed: an edit re-contracts the leaves
+    around it and the parts above them whose input changed, and everything else is
+    reused. The result is the one a fresh build of the edited map gives, byte for byte
+    (every part's output depends on its input alone), so every process serves the same
+    answer whatever revision it started from.
+
+Order
+    Parts contract in (level, cell) order and their nodes in their own order; the node
+    contracted last is the top. A node's upward edges are its edges to the nodes left
+    when it was contracted.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from gridpath.search._subgoal.contract import by_rank, contract_part
+
+LEAF_BITS = 6  # leaf parts are 64 x 64 cells
+
+
+@dataclass(frozen=True, eq=False)
+class Part:
+    """One part's contraction: its input's digest, the cells it contracted in order, their
+    upward edges and the edges it left between kept nodes (rows ``(u, v, steps, mid)``
+    in cells; ``mid`` -1 or the bypassed node's cell), and the work it spent."""
+
+    digest: bytes
+    order: np.ndarray = field(repr=False)
+    up: np.ndarray = field(repr=False)
+    kept: np.ndarray = field(repr=False)
+    work: int
+
+
+@dataclass(frozen=True, eq=False)
+class Hierarchy:
+    """The contracted hierarchy in the subgoals' ids (``rank``, upward CSR ``(start, to,
+    steps, mid)``), the parts it was made of, and what building it cost: the work of
+    every part and how many parts were contracted now (the others were reused)."""
+
+    rank: np.ndarray = field(repr=False)
+    up_start: np.ndarray = field(repr=False)
+    up_to: np.ndarray = field(repr=False)
+    up_steps: np.ndarray = field(repr=False)
+    up_mid: np.ndarray = field(repr=False)
+    parts: dict = field(repr=False)  # (level, key) -> Part
+    work: int
+    contracted_parts: int
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Witness searches' settle limits (contracting, estimating), the build's budget in
+    edges scanned (a part over it, or all of them together: no hierarchy) and the side
+    of a leaf part (``2 ** leaf_bits`` cells)."""
+
+    witness: int
+    estimate: int
+    budget: int
+    leaf_bits: int = LEAF_BITS
+
+
+def contract_parts(
+    stride: int,
+    cells: np.ndarray,
+    eu: np.ndarray,
+    ev: np.ndarray,
+    es: np.ndarray,
+    limits: Limits,
+    earlier: dict | None = None,
+) -> Hierarchy | None:
+    """The hierarchy of the subgoal graph ``(cells, eu, ev, es)`` (subgoals' padded cells
+    in cell order; edges as :func:`subgoal_edges` gives them), reusing the parts of
+    ``earlier`` (a previous revision's :attr:`Hierarchy.parts`) whose input is unchanged;
+    None when over the budget."""
+    cells = cells.astype(np.int64)  # keys shift a row by 32 bits
+    x, y = cells % stride, cells // stride
+    leaf = limits.leaf_bits
+    edge_level = _level(x[eu] ^ x[ev] | y[eu] ^ y[ev], leaf)
+    node_level = np.ones(cells.size, dtype=np.int64)
+    np.maximum.at(node_level, eu, edge_level)
+    np.maximum.at(node_level, ev, edge_level)
+    top = int(_level(np.array([max(stride, int(y.max(initial=0)) + 1)]), leaf)[0])
+    original = np.stack([cells[eu], cells[ev], es, np.full(eu.size, -1)], axis=1)
+    parts: dict = {}
+    left = np.empty((0, 4), dtype=np.int64)
+    work, contracted = 0, 0
+    for level in range(1, top + 1):
+        shift = leaf + level - 1
+        edges = np.concatenate([left, original[edge_level == level]])
+        alive = np.flatnonzero(node_level >= level)
+        leftovers = []
+        for key, nodes, keep, rows in _inputs(
+            stride, shift, cells, alive, node_level > level, edges
+        ):
+            digest = _digest(nodes, keep, rows)
+            part = (earlier or {}).get((level, key))
+            if part is None or part.digest != digest:
+                part = _contract(digest, nodes, keep, rows, limits)
+                contracted += 1
+                if part is None:
+                    return None
+            parts[(level, key)] = part
+            work += part.work
+            leftovers.append(part.kept)
+        left = _joined(leftovers, (0, 4))
+    if work > limits.budget:
+        return None
+    return _assemble(cells, parts, work, contracted)
+
+
+def _level(diff: np.ndarray, leaf_bits: int) -> np.ndarray:
+    """The lowest level whose parts hold two cells whose coordinates differ in the bits
+    ``diff`` (1: the same leaf)."""
+    bits = np.ceil(np.log2(diff.astype(np.float64) + 1.0)).astype(np.int64)  # bit length
+    return np.maximum(1, bits - leaf_bits + 1)
+
+
+def _inputs(stride, shift, cells, alive, kept, edges):
+    """Each part's input at the level of ``shift`` in cell order of the part: its key, its
+    nodes' cells (sorted), which it keeps, and its edges sorted by their ends' cells."""
+    node_cells = cells[alive]
+    node_keys = _keys(node_cells, stride, shift)
+    by_node = np.argsort(node_keys, kind="stable")  # cells are sorted within a part
+    node_cells, node_keys, keep = node_cells[by_node], node_keys[by_node], kept[alive][by_node]
+    edge_keys = _keys(edges[:, 0], stride, shift)
+    by_edge = np.lexsort((edges[:, 1], edges[:, 0], edge_keys))
+    edges, edge_keys = edges[by_edge], edge_keys[by_edge]
+    keys, node_first = np.unique(node_keys, return_index=True)
+    node_bounds = np.append(node_first, node_keys.size)
+    edge_bounds = np.searchsorted(edge_keys, np.append(keys, np.iinfo(np.int64).max))
+    for i, key in enumerate(keys.tolist()):
+        a, b = node_bounds[i], node_bounds[i + 1]
+        yield key, node_cells[a:b], keep[a:b], edges[edge_bounds[i] : edge_bounds[i + 1]]
+
+
+def _keys(cell: np.ndarray, stride: int, shift: int) -> np.ndarray:
+    """The key of the part holding each cell at the level of ``shift`` (row-major)."""
+    return ((cell // stride) >> shift) << 32 | ((cell % stride) >> shift)
+
+
+def _digest(nodes: np.ndarray, keep: np.ndarray, rows: np.ndarray) -> bytes:
+    h = hashlib.blake2b(digest_size=16)
+    for a in (nodes, keep, rows):
+        h.update(np.ascontiguousarray(a).tobytes())
+        h.update(a.size.to_bytes(8, "little"))
+    return h.digest()
+
+
+def _contract(digest, nodes, keep, rows, limits: Limits) -> Part | None:
+    eu = np.searchsorted(nodes, rows[:, 0])
+    ev = np.searchsorted(nodes, rows[:, 1])
+    order, up, kept, work = contract_part(
+        nodes.size, eu, ev, rows[:, 2].copy(), rows[:, 3].copy(), keep, nodes,
+        limits.witness, limits.estimate, limits.budget,
+    )  # fmt: skip
+    if order.size < nodes.size - int(keep.sum()):
+        return None  # over the budget
+    up[:, 0], up[:, 1] = nodes[up[:, 0]], nodes[up[:, 1]]
+    kept[:, 0], kept[:, 1] = nodes[kept[:, 0]], nodes[kept[:, 1]]
+    return Part(digest, nodes[order], up, kept, int(work))
+
+
+def _assemble(cells: np.ndarray, parts: dict, work: int, contracted: int) -> Hierarchy:
+    """The parts' outputs in the subgoals' ids: ranks in (level, part, own) order, the
+    upward edges in CSR form (a node's in the order its part recorded them)."""
+    ordered = [parts[k] for k in sorted(parts)]
+    order = _joined([p.order for p in ordered], (0,))
+    rank = np.empty(cells.size, dtype=np.int64)
+    rank[np.searchsorted(cells, order)] = np.arange(order.size)
+    up = _joined([p.up for p in ordered], (0, 4))
+    source = np.searchsorted(cells, up[:, 0])
+    by_source = np.argsort(source, kind="stable")
+    up, source = up[by_source], source[by_source]
+    start = np.zeros(cells.size + 1, dtype=np.int64)
+    np.cumsum(np.bincount(source, minlength=cells.size), out=start[1:])
+    to = np.searchsorted(cells, up[:, 1]).astype(np.int32)
+    mid = np.where(up[:, 3] >= 0, np.searchsorted(cells, up[:, 3]), -1).astype(np.int32)
+    return Hierarchy(rank, start, to, up[:, 2].copy(), mid, parts, work, contracted)
+
+
+def _joined(arrays: list, empty: tuple) -> np.ndarray:
+    return np.concatenate(arrays) if arrays else np.empty(empty, dtype=np.int64)
+
+
+def ranked(hierarchy: Hierarchy, cells: np.ndarray):
+    """:func:`by_rank` of ``hierarchy``: the arrays a query reads."""
+    h = hierarchy
+    return by_rank(h.rank, cells, h.up_start, h.up_to, h.up_steps, h.up_mid)
