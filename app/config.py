@@ -40,9 +40,9 @@ class Settings(BaseSettings):
     max_flowfield_cells: int = Field(4_194_304, ge=1)
     # JUMP_TABLE_MAX_CELLS is no longer read (no JPS+ jump distances are built: block JPS serves
     # those maps); extra="ignore" keeps configurations that still set it loading.
-    # The subgoal tier (issue 15), opt-in: its build delays each change's publication by
-    # up to seconds on large maps, a cost only deployments that ask for `subgoal` should pay.
-    subgoal_max_cells: int = Field(0, ge=0)
+    # The subgoal tier: largest map that gets it (unset: every map up to MAX_MAP_CELLS; 0:
+    # none). An edit repairs it (gridpath/search/_subgoal/parts.py), so it is on by default.
+    subgoal_max_cells: int | None = Field(None, ge=0)
     # Worker processes compiling the kernels after start-up (0: one per CPU); see
     # gridpath/search/staged.py.
     warmup_processes: int = Field(0, ge=0)
@@ -102,6 +102,12 @@ class Settings(BaseSettings):
     group_budget_ms: int = Field(1000, ge=1)
     max_group_table_cells: int = Field(256_000_000, ge=1)
     group_work_per_ms: int = Field(0, ge=0, le=100_000)
+
+    @property
+    def subgoal_cells(self) -> int:
+        """The largest map that gets the subgoal tier (SUBGOAL_MAX_CELLS, else every map
+        the service loads)."""
+        return self.max_map_cells if self.subgoal_max_cells is None else self.subgoal_max_cells
 
 
 @lru_cache

@@ -93,7 +93,7 @@ class ServiceState:
         # WARMUP_PROCESSES worker processes after (their queries: 503 warming_up till then).
         # Without the subgoal tier (SUBGOAL_MAX_CELLS=0) no query reaches its kernels: they
         # compile after the others instead of before ready.
-        later = () if settings.subgoal_max_cells > 0 else (subgoal_tier.RUNNER.name,)
+        later = () if settings.subgoal_cells > 0 else (subgoal_tier.RUNNER.name,)
         self.warmup = StagedWarmUp(settings.warmup_processes, log=log.info, later=later)
 
     def start(self, loop: asyncio.AbstractEventLoop | None = None) -> threading.Thread:
@@ -149,7 +149,7 @@ class ServiceState:
     def grid_search_data(self, grid: Grid) -> None:
         """A grid revision's block JPS bitsets (``prepare_jps``) and subgoal tier."""
         prepare_jps(grid)
-        subgoal_graph(grid, self.settings.subgoal_max_cells)
+        subgoal_graph(grid, self.settings.subgoal_cells)
 
     async def search(self, snapshot: Any, request: SearchRequest[T]) -> T:
         """``request`` run on ``snapshot``: admitted by the scheduler at its cost, with a

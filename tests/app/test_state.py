@@ -89,16 +89,17 @@ def test_freed_map_sized_temporaries_go_back_to_the_os(mode):
 
 
 def test_the_tier_kernels_wait_for_ready_only_where_the_tier_is_on(tmp_path):
-    """``auto`` reaches the subgoal tier only on revisions that have one: without the tier
-    (``SUBGOAL_MAX_CELLS=0``, the default) its kernels are compiled after the others instead
-    of before ``/health`` turns 200; with it they are serving, like every runner of auto."""
+    """``auto`` reaches the subgoal tier only on revisions that have one: with the tier (the
+    default: every map up to MAX_MAP_CELLS) its kernels are serving, like every runner of
+    auto; without it (``SUBGOAL_MAX_CELLS=0``) they are compiled after the others instead
+    of before ``/health`` turns 200."""
 
     def serving(settings: Settings) -> list[str]:
         return [s.name for s in ServiceState(settings).warmup.steps if s.serving]
 
-    off = serving(Settings(maps_dir=tmp_path))
-    on = serving(Settings(maps_dir=tmp_path, subgoal_max_cells=1 << 20))
+    on = serving(Settings(maps_dir=tmp_path))
+    off = serving(Settings(maps_dir=tmp_path, subgoal_max_cells=0))
     assert "subgoal" not in off and "jps_blocks" in off
     assert on == ["subgoal", *off]
-    steps = ServiceState(Settings(maps_dir=tmp_path)).warmup.steps
+    steps = ServiceState(Settings(maps_dir=tmp_path, subgoal_max_cells=0)).warmup.steps
     assert steps[-1].name == "subgoal" and len(steps) == len({s.name for s in steps})

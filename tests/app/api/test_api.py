@@ -53,7 +53,9 @@ def test_maps_listing(client):
     # block JPS needs no JPS+ table; the maze's 1-wide corridors scan the bytes
     assert not maps["arena"]["jump_table"] and not maps["maze"]["jump_table"]
     assert maps["arena"]["memory_bytes"] > 2 * (51 * 51)  # the arena's bitsets
-    assert all("subgoal" not in m["tiers"] for m in maps.values())  # opt-in: SUBGOAL_MAX_CELLS
+    # the subgoal tier, by default, on every grid map of one terrain cost
+    assert all("subgoal" in m["tiers"] for m in maps.values() if len(m["terrain"]) == 1)
+    assert "subgoal" in maps["maze"]["tiers"]
 
 
 @pytest.mark.parametrize("name", ["arena", "maze", "field"])
@@ -95,7 +97,9 @@ def test_path_on_each_demo_map(client, name):
     assert waypoints[0] == tuple(start) and waypoints[-1] == tuple(goal)
     assert set(waypoints) <= set(path)
     assert all(reference_line_of_sight(walkable, a, b) for a, b in zip(waypoints, waypoints[1:]))
-    assert body["expanded"] >= 1 and body["algorithm"] == "jps"  # auto picks JPS here
+    # auto: the subgoal tier on maps of 16,384 cells or more that have it, else JPS
+    tier = "subgoal" in info["tiers"] and info["width"] * info["height"] >= 16_384
+    assert body["expanded"] >= 1 and body["algorithm"] == ("subgoal" if tier else "jps")
 
 
 def test_same_request_same_bytes(client):
@@ -271,7 +275,7 @@ def test_the_subgoal_tier_by_name():
     """The preprocessed tier answers where the revision has it, with the optimal cost;
     auto takes it on maps of 16,384 cells or more (maze), stays on JPS on smaller ones
     (arena); GET /maps lists the tier with its bytes."""
-    app = create_app(Settings(maps_dir=MAPS_DIR, subgoal_max_cells=1 << 20))
+    app = create_app(Settings(maps_dir=MAPS_DIR))  # the default: every map gets the tier
     with TestClient(app) as client:
         wait_ready(client)
         _subgoal_tier_by_name(client)
