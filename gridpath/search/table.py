@@ -13,8 +13,8 @@ From each origin, one of two ways, decided once per table by :func:`plan_table`:
   once the last of them is settled. A cost is read from the settled cell's parent chain
   and summed from the source, as ``find_path`` does, so it is the cost ``/path`` reports
   for the same pair (bit for bit on uniform terrain, where an optimal cost has one value);
-* pairwise: where the runner chosen for a pair serves it with jump point search and an origin
-  has at most :data:`PAIRWISE_MAX_ENDS` ends, ``find_path`` per pair (``/path``'s very
+* pairwise: where the runner chosen for a pair is jump point search or the subgoal tier
+  and an origin has at most :data:`PAIRWISE_MAX_ENDS` ends, ``find_path`` per pair (``/path``'s very
   search), since a query on JPS+ jump distances costs a small fraction of a flood.
 
 The work is split in three steps so the service can run the searches on its search
@@ -62,8 +62,8 @@ COMPUTED = 0  # an optimal cost
 UNREACHABLE = 1  # no path (or a blocked source or target)
 NOT_COMPUTED = 2  # its search reached its expansion share first
 
-# Up to this many ends per origin, where jump point search serves the pairs, one JPS query
-# per pair costs less than one flood (bench/README.md, 'bench.table', has the figures).
+# Up to this many ends per origin, where jump point search (or the subgoal tier) serves the
+# pairs, one query per pair costs less than one flood (bench/README.md, 'bench.table').
 PAIRWISE_MAX_ENDS = 128
 _DIJKSTRA = (_general.DIJKSTRA, _general.ZERO, 0.0, _general.OCTILE)
 _NO_GOAL_XY = np.empty((0, 2), dtype=np.int64)  # Dijkstra needs no heuristic
@@ -179,7 +179,7 @@ def plan_table(
     pairwise = False
     if origins and ends and len(ends) <= PAIRWISE_MAX_ENDS:
         pair = checked_query(grid, origins[0], ends[0], None, options, tuple(blocked_set), 0)
-        pairwise = choose_runner(pair).algorithm == Algorithm.JPS
+        pairwise = choose_runner(pair).algorithm in (Algorithm.JPS, Algorithm.SUBGOAL)
     return TablePlan(
         grid, sources_t, targets_t, options, blocked_set, class_cost, uniform, reverse,
         tuple(origins), tuple(ends), per_search, pairwise,

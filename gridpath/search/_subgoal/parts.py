@@ -71,15 +71,31 @@ class Hierarchy:
     contracted_parts: int
 
 
+@dataclass(frozen=True, eq=False)
+class Failure:
+    """A build that ran over the budget: the parts contracted before, and the part that
+    ran over it (its input digest and the budget it had left). The next revision's build
+    gives up at once when it comes to the same part with no more budget left, and reuses
+    the parts before: a map too costly to contract costs an edit no second attempt.
+    ``contracted``: how many parts this build contracted (the others were reused)."""
+
+    parts: dict = field(repr=False)
+    digest: bytes
+    budget: int
+    contracted: int
+
+
 @dataclass(frozen=True)
 class Limits:
     """Witness searches' settle limits (contracting, estimating), the build's budget in
     edges scanned (a part over it, or all of them together: no hierarchy) and the side
-    of a leaf part (``2 ** leaf_bits`` cells)."""
+    of a leaf part (``2 ** leaf_bits`` cells); a part of more than ``part_nodes`` nodes
+    (long edges across the quadtree's lines: open maps) gives up before contracting."""
 
     witness: int
     estimate: int
     budget: int
+    part_nodes: int = 1000
     leaf_bits: int = LEAF_BITS
 
 
@@ -90,12 +106,12 @@ def contract_parts(
     ev: np.ndarray,
     es: np.ndarray,
     limits: Limits,
-    earlier: dict | None = None,
-) -> Hierarchy | None:
+    earlier: Hierarchy | Failure | None = None,
+) -> Hierarchy | Failure | None:
     """The hierarchy of the subgoal graph ``(cells, eu, ev, es)`` (subgoals' padded cells
     in cell order; edges as :func:`subgoal_edges` gives them), reusing the parts of
-    ``earlier`` (a previous revision's :attr:`Hierarchy.parts`) whose input is unchanged;
-    None when over the budget."""
+    ``earlier`` (a previous revision's) whose input is unchanged; a :class:`Failure` when
+    over the budget, None when a part is too large to try."""
     cells = cells.astype(np.int64)  # keys shift a row by 32 bits
     x, y = cells % stride, cells // stride
     leaf = limits.leaf_bits
@@ -104,32 +120,54 @@ def contract_parts(
     np.maximum.at(node_level, eu, edge_level)
     np.maximum.at(node_level, ev, edge_level)
     top = int(_level(np.array([max(stride, int(y.max(initial=0)) + 1)]), leaf)[0])
+    if _largest_part(stride, cells, node_level, top, leaf) > limits.part_nodes:
+        return None  # its contraction would take seconds, and so would every edit's
     original = np.stack([cells[eu], cells[ev], es, np.full(eu.size, -1)], axis=1)
-    parts: dict = {}
+    build = _Walk(limits, earlier)
     left = np.empty((0, 4), dtype=np.int64)
-    work, contracted = 0, 0
     for level in range(1, top + 1):
-        shift = leaf + level - 1
         edges = np.concatenate([left, original[edge_level == level]])
         alive = np.flatnonzero(node_level >= level)
+        kept = node_level > level
         leftovers = []
-        for key, nodes, keep, rows in _inputs(
-            stride, shift, cells, alive, node_level > level, edges
-        ):
-            digest = _digest(nodes, keep, rows)
-            part = (earlier or {}).get((level, key))
-            if part is None or part.digest != digest:
-                part = _contract(digest, nodes, keep, rows, limits)
-                contracted += 1
-                if part is None:
-                    return None
-            parts[(level, key)] = part
-            work += part.work
+        for key, *part_input in _inputs(stride, leaf + level - 1, cells, alive, kept, edges):
+            part = build.part(level, key, *part_input)
+            if part is None:
+                budget = limits.budget - build.work
+                return Failure(build.parts, build.failed, budget, build.contracted)
             leftovers.append(part.kept)
         left = _joined(leftovers, (0, 4))
-    if work > limits.budget:
-        return None
-    return _assemble(cells, parts, work, contracted)
+    return _assemble(cells, build.parts, build.work, build.contracted)
+
+
+class _Walk:
+    """The parts of one build as they come, each reused from ``earlier`` when its input
+    digest is unchanged, else contracted on the budget left (a part that runs over it
+    ends the build: what it would give is the same with any budget it fits in)."""
+
+    def __init__(self, limits: Limits, earlier: Hierarchy | Failure | None) -> None:
+        self.limits, self.earlier = limits, earlier
+        self.reuse = earlier.parts if earlier is not None else {}
+        self.parts: dict = {}
+        self.work = self.contracted = 0
+        self.failed = b""
+
+    def part(self, level: int, key: int, nodes, keep, rows) -> Part | None:
+        digest, budget = _digest(nodes, keep, rows), self.limits.budget - self.work
+        part = self.reuse.get((level, key))
+        if part is None or part.digest != digest:
+            failed = self.earlier if isinstance(self.earlier, Failure) else None
+            if failed is not None and failed.digest == digest and budget <= failed.budget:
+                part = None  # it ran over a budget at least as large before
+            else:
+                part = _contract(digest, nodes, keep, rows, self.limits, budget)
+                self.contracted += 1
+            if part is None:
+                self.failed = digest
+                return None
+        self.parts[(level, key)] = part
+        self.work += part.work
+        return part
 
 
 def _level(diff: np.ndarray, leaf_bits: int) -> np.ndarray:
@@ -137,6 +175,16 @@ def _level(diff: np.ndarray, leaf_bits: int) -> np.ndarray:
     ``diff`` (1: the same leaf)."""
     bits = np.ceil(np.log2(diff.astype(np.float64) + 1.0)).astype(np.int64)  # bit length
     return np.maximum(1, bits - leaf_bits + 1)
+
+
+def _largest_part(stride, cells, node_level, top, leaf) -> int:
+    """The most nodes any part holds when its turn comes."""
+    largest = 0
+    for level in range(1, top + 1):
+        keys = _keys(cells[node_level >= level], stride, leaf + level - 1)
+        if keys.size:
+            largest = max(largest, int(np.unique(keys, return_counts=True)[1].max()))
+    return largest
 
 
 def _inputs(stride, shift, cells, alive, kept, edges):
@@ -170,12 +218,12 @@ def _digest(nodes: np.ndarray, keep: np.ndarray, rows: np.ndarray) -> bytes:
     return h.digest()
 
 
-def _contract(digest, nodes, keep, rows, limits: Limits) -> Part | None:
+def _contract(digest, nodes, keep, rows, limits: Limits, budget: int) -> Part | None:
     eu = np.searchsorted(nodes, rows[:, 0])
     ev = np.searchsorted(nodes, rows[:, 1])
     order, up, kept, work = contract_part(
         nodes.size, eu, ev, rows[:, 2].copy(), rows[:, 3].copy(), keep, nodes,
-        limits.witness, limits.estimate, limits.budget,
+        limits.witness, limits.estimate, budget,
     )  # fmt: skip
     if order.size < nodes.size - int(keep.sum()):
         return None  # over the budget

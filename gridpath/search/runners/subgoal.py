@@ -2,13 +2,15 @@
 (:mod:`gridpath.search._subgoal`), for the default movement rules (uniform cost,
 8-connected without corner cutting, octile, float costs, units of size 1).
 
-The hierarchy is built per map revision, off the request path, like the JPS+ jump distances: by
-:func:`subgoal_graph`, which the service runs for every map it loads and, through the
-store's ``prepare`` hook and :meth:`Grid.derive_like`, for every new revision before it
-is published, up to ``SUBGOAL_MAX_CELLS`` cells. A query only reads what the revision
-already has (:meth:`Grid.built`): a revision without a hierarchy is refused here and
-the plan falls through to the next runner. Whether a revision has one is fixed when it
-is published, so the same request on the same revision always gets the same answer.
+The hierarchy is built per map revision, off the request path: by :func:`subgoal_graph`,
+which the service runs for every map it loads (up to ``SUBGOAL_MAX_CELLS`` cells, by
+default every map) and, through the store's ``prepare`` hook and :meth:`Grid.derive_like`,
+for every new revision before it is published; an edit's revision repairs the earlier
+one's, re-contracting only the parts the edit changed (:mod:`gridpath.search._subgoal.parts`).
+A query only reads what the revision already has (:meth:`Grid.built`): a revision without
+a hierarchy is refused here and the plan falls through to the next runner. Whether a
+revision has one is fixed when it is published, so the same request on the same revision
+always gets the same answer.
 
 Among paths of equal cost this tier picks its own (the subgoals the hierarchy meets at,
 each piece refined diagonally first where that is legal), which is not the one JPS picks.
@@ -37,7 +39,7 @@ from gridpath.search._subgoal import (
     subgoal_path,
     subgoal_search,
 )
-from gridpath.search._subgoal.parts import Hierarchy, Limits, contract_parts, ranked
+from gridpath.search._subgoal.parts import Failure, Hierarchy, Limits, contract_parts, ranked
 from gridpath.search.options import Algorithm, CostModel, Diagonal, Heuristic, SearchOptions
 from gridpath.search.runner import Outcome, Query, Runner, WarmUp
 from gridpath.search.runners import jps_blocks
@@ -62,7 +64,9 @@ ESTIMATE_LIMIT = 10
 BUILD_BUDGET = 100_000_000
 LIMITS = Limits(WITNESS_LIMIT, ESTIMATE_LIMIT, BUILD_BUDGET)
 # Subgoals that see this many others on average (open city maps) always run over the
-# budget: such a map gives up before the contraction, not after seconds of it.
+# budget: such a map gives up before the contraction, not after seconds of it; so does one
+# with a part of more than ``Limits.part_nodes`` subgoals (random obstacles, long edges
+# across the parts' lines: bench/README.md, bench.tiers).
 MAX_MEAN_DEGREE = 14
 
 
@@ -102,21 +106,22 @@ class SubgoalGraph:
 
 
 def build_subgoal_graph(
-    grid: Grid, earlier: SubgoalGraph | None = None, limits: Limits = LIMITS
-) -> SubgoalGraph | None:
-    """The subgoal graph and hierarchy of a uniform-cost revision (None when its subgoals
-    see more than :data:`MAX_MEAN_DEGREE` others on average or the contraction runs over
-    :data:`BUILD_BUDGET`), re-contracting only the parts whose input differs from
-    ``earlier``'s (an earlier revision of the map: the result is the same either way)."""
+    grid: Grid, earlier: SubgoalGraph | Failure | None = None, limits: Limits = LIMITS
+) -> SubgoalGraph | Failure | None:
+    """The subgoal graph and hierarchy of a uniform-cost revision, re-contracting only the
+    parts whose input differs from ``earlier``'s (an earlier revision of the map, or its
+    failed build: the result is the same either way). None when its subgoals see more
+    than :data:`MAX_MEAN_DEGREE` others on average or a part is too large to contract;
+    a :class:`Failure` when the contraction runs over :data:`BUILD_BUDGET`."""
     began = time.perf_counter()
     bits, sorted_cells = mark_subgoals(grid.flat, grid.stride)
     eu, ev, _, es = subgoal_edges(bits, sorted_cells)
     if 2 * eu.size > MAX_MEAN_DEGREE * sorted_cells.size:
         return None
-    reuse = earlier.hierarchy.parts if earlier is not None else None
+    reuse = earlier.hierarchy if isinstance(earlier, SubgoalGraph) else earlier
     hierarchy = contract_parts(grid.stride, sorted_cells, eu, ev, es, limits, reuse)
-    if hierarchy is None:
-        return None
+    if not isinstance(hierarchy, Hierarchy):
+        return hierarchy
     cells, sorted_ids, first, up_edges = ranked(hierarchy, sorted_cells)
     graph = SubgoalGraph(
         bits, sorted_ids, cells, first, up_edges, up_edges.view(np.int32), int(eu.size),
@@ -130,10 +135,12 @@ def build_subgoal_graph(
 class _Build:
     """Builds a revision's hierarchy (:func:`build_subgoal_graph`) up to ``max_cells``;
     for an edit's revision (``Grid.derive_like``) it re-contracts only the parts the
-    edit changed."""
+    edit changed. It is handed from revision to revision of a map and keeps the last
+    build that ran over the budget, so the next gives up without trying again."""
 
     def __init__(self, max_cells: int) -> None:
         self.max_cells = max_cells
+        self.failure: Failure | None = None  # a map's edits come one at a time
 
     def __call__(self, grid: Grid) -> SubgoalGraph | None:
         return self.update(grid, None, None)
@@ -144,7 +151,11 @@ class _Build:
         if not grid.uniform or grid.cell_count > self.max_cells:
             return None
         same_shape = earlier is not None and earlier.flat.shape == grid.flat.shape
-        return build_subgoal_graph(grid, value if same_shape else None)
+        made = build_subgoal_graph(grid, (value or self.failure) if same_shape else None)
+        if isinstance(made, Failure):
+            self.failure = made
+            return None
+        return made
 
 
 def subgoal_graph(grid: Grid, max_cells: int = DEFAULT_SUBGOAL_MAX_CELLS) -> SubgoalGraph | None:

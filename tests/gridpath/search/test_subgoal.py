@@ -5,6 +5,8 @@ does not apply (the plan falls through). All 39,260 Moving AI scenarios are chec
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -13,6 +15,7 @@ from hypothesis import strategies as st
 from gridpath.grid import Grid
 from gridpath.grid.edits import Edit, GridEdit
 from gridpath.search import Algorithm, SearchOptions, find_path, subgoal_graph, tiers
+from gridpath.search._subgoal.parts import Failure
 from gridpath.search.runners import subgoal
 from tests.reference import path_cost, reference_costs, step_is_legal
 
@@ -202,7 +205,7 @@ def test_edits_repair_the_hierarchy_as_a_fresh_build_would(seed, width, height, 
 def test_small_parts_many_levels_optimal_and_repaired_alike():
     """Leaf parts of 4 x 4 cells (six levels on a 100 x 80 map): the hierarchy answers as
     Dijkstra does, and an edit's repair re-contracts a few parts into the fresh build."""
-    small = subgoal.Limits(subgoal.WITNESS_LIMIT, subgoal.ESTIMATE_LIMIT, subgoal.BUILD_BUDGET, 2)
+    small = replace(subgoal.LIMITS, leaf_bits=2)
     walkable = random_walkable(11, 100, 80, 0.25)
     grid = Grid.from_walkable("small", walkable)
     graph = subgoal.build_subgoal_graph(grid, limits=small)
@@ -220,6 +223,21 @@ def test_small_parts_many_levels_optimal_and_repaired_alike():
         for goal in cells[::97]:
             result = find_path(edited, start, goal, SUBGOAL)
             check_path(walkable, start, goal, result, want[goal[1], goal[0]])
+
+
+def test_a_build_over_the_budget_is_not_tried_again_by_the_next_revision():
+    """A contraction that runs over the budget gives no tier; the next revision's build
+    reuses the parts before and gives up at the same part without contracting it again
+    (an edit of a map too costly to contract does not pay for the attempt twice)."""
+    tight = replace(subgoal.LIMITS, budget=2_000, leaf_bits=3)
+    grid = Grid.from_walkable("tight", random_walkable(5, 60, 60, 0.2))
+    failed = subgoal.build_subgoal_graph(grid, limits=tight)
+    assert isinstance(failed, Failure) and failed.contracted > 0
+    again = subgoal.build_subgoal_graph(grid, failed, tight)
+    assert isinstance(again, Failure) and again.contracted == 0
+    assert again.digest == failed.digest and set(again.parts) == set(failed.parts)
+    roomy = replace(tight, budget=subgoal.BUILD_BUDGET)  # more budget: it tries again
+    assert isinstance(subgoal.build_subgoal_graph(grid, failed, roomy), subgoal.SubgoalGraph)
 
 
 def test_the_expansion_limit_stops_it():
