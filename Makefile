@@ -26,12 +26,12 @@ test: $(VENV)/.installed-dev
 test-quick: $(VENV)/.installed-dev
 	$(BIN)/python -m pytest -m "not system"
 
-## bench: Moving AI scenarios, Theta*, memory, JPS+ and the subgoal tier (needs ../shared/benchmarks/movingai)
+## bench: Moving AI scenarios, Theta*, memory and the subgoal tier (needs ../shared/benchmarks/movingai)
 bench: $(VENV)/.installed
 	$(BIN)/python -m bench.movingai
 	$(BIN)/python -m bench.terrain anyangle
 	$(BIN)/python -m bench.memory
-	$(BIN)/python -m bench.tiers --check
+	$(BIN)/python -m bench.tiers --check --city 4096 8192
 
 ## bench-peers: our kernels against tcod, pyastar2d, python-pathfinding, networkx, heapq A*
 .PHONY: bench-peers

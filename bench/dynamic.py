@@ -192,9 +192,8 @@ class MapRun:
 
 
 def _online(grid: Grid) -> bool:
-    """What ``ServiceState.prepare`` builds with the default settings."""
+    """What ``ServiceState.prepare`` builds with ``SUBGOAL_MAX_CELLS=0``."""
     prepare_jps(grid)
-    subgoal_graph(grid, 0)
     return True
 
 
@@ -536,7 +535,7 @@ HTTP_TIERS = (("A*", False, "astar", "online"), ("JPS", False, "jps", "online"),
 def http_servers(
     maps: Sequence[Path], state_dir: Path | None, pid_file: Path | None, timeout: float
 ) -> Iterator[dict[str, Server]]:
-    """The two servers (``online``: the defaults; ``subgoal``: ``SUBGOAL_MAX_CELLS``), each
+    """The two servers (``online``: ``SUBGOAL_MAX_CELLS=0``; ``subgoal``: the defaults), each
     on a folder of links to the maps, one per tier it serves, their revision records
     (``MAP_STATE_DIR``) in a new folder in ``state_dir`` (None: the system's temporary
     folder, where the service keeps them when ``XDG_RUNTIME_DIR`` is not set)."""
@@ -557,7 +556,7 @@ def http_servers(
                 "MAPS_DIR": str(folder), "MAP_STATE_DIR": str(Path(state) / server),
                 "ADMIN_TOKEN": ADMIN_TOKEN, "MAPS_RELOAD": "off",
                 "MAX_BATCH_EXPANDED": str(16_000_000 * MAX_BATCH),
-                "SUBGOAL_MAX_CELLS": str(16_777_216 if server == "subgoal" else 0),
+                "SUBGOAL_MAX_CELLS": "0" if server == "online" else "",  # "": the default
             })  # fmt: skip
         common.log("starting the servers")
         with running(list(specs.values()), timeout, PidFile(pid_file)) as servers:

@@ -138,11 +138,7 @@ class TutorialGrid:
             if self.passable(x + dx, y + dy):
                 result.append(((x + dx, y + dy), 1.0))
         for dx, dy in DIAGONAL_STEPS:  # no corner cutting: both side cells must be open
-            if (
-                self.passable(x + dx, y + dy)
-                and self.passable(x + dx, y)
-                and self.passable(x, y + dy)
-            ):
+            if all(self.passable(*c) for c in ((x + dx, y + dy), (x + dx, y), (x, y + dy))):
                 result.append(((x + dx, y + dy), common.SQRT2))
         return result
 

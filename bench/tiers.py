@@ -1,5 +1,6 @@
-"""The preprocessed tiers per Moving AI map: build time, memory, change-to-publish time,
-and (``--check``) every scenario through the subgoal tier.
+"""The subgoal tier per Moving AI map (and seeded city maps): build time, memory, an edit's
+repair, and (``--check``) every scenario through the tier, with ``auto`` and A* side by
+side on the longest 40 % of them.
 
 ``python -m bench.tiers --help`` lists the options; the method and the latest results are
 in bench/README.md, "bench.tiers".
@@ -16,39 +17,55 @@ from pathlib import Path
 import numpy as np
 
 from bench import common
+from gridpath.grid import Grid
 from gridpath.grid.edits import Edit, GridEdit
 from gridpath.search import Algorithm, SearchOptions, SearchScratch, find_path
-from gridpath.search.runners.jps import DEFAULT_JUMP_DISTANCES_MAX_CELLS, jump_distances
-from gridpath.search.runners.subgoal import DEFAULT_SUBGOAL_MAX_CELLS, subgoal_graph
+from gridpath.search.runners.subgoal import KEY, subgoal_graph
 
-COLUMNS = ["map", "cells", "JPS+ build s", "JPS+ MB", "subgoals", "edges", "upward edges",
-           "subgoal build s", "subgoal MB", "subgoal B/cell", "change-to-publish s"]  # fmt: skip
-CHECK_COLUMNS = ["queries", "wrong", "kernel µs (median)", "settled (median)"]
-SUBGOAL = SearchOptions(algorithm=Algorithm.SUBGOAL)
+COLUMNS = ["map", "cells", "subgoals", "edges", "upward edges", "build s", "MB", "B/cell",
+           "edit ms (median)", "edit ms (max)", "parts re-contracted"]  # fmt: skip
+CHECK_COLUMNS = ["queries", "wrong", "kernel µs (median)", "long queries", "auto runs",
+                 "auto µs", "A* µs", "A* / auto"]  # fmt: skip
+SUBGOAL = SearchOptions(algorithm="subgoal")
+PAIR = (SearchOptions(), SearchOptions(algorithm="astar"))  # auto, A*
+EDITS = 9  # one-cell edits per map, each at a random walkable cell
 
 
-def timed(build, *args) -> tuple[float, object]:
+def city(size: int, seed: int = 28) -> Grid:
+    """Streets every 32 cells; per block three random buildings of 4-13 cells a side."""
+    rng, walkable = np.random.default_rng(seed), np.ones((size, size), dtype=bool)
+    for by in range(0, size, 32):
+        for bx in range(0, size, 32):
+            for w, h in rng.integers(4, 14, size=(3, 2)):
+                x, y = bx + 1 + rng.integers(0, 31 - w), by + 1 + rng.integers(0, 31 - h)
+                walkable[y : y + h, x : x + w] = False
+    return Grid.from_walkable(f"city{size}", walkable)
+
+
+def build_columns(grid: Grid) -> list[object]:
+    """The tier's build, then EDITS one-cell edits (``Grid.edit`` repairs the tier)."""
     began = time.perf_counter()
-    value = build(*args)
-    return time.perf_counter() - began, value
-
-
-def change_to_publish(grid) -> float:
-    """Median of 3: one cell flipped, the new revision built with its tables."""
-    y, x = (int(v) for v in np.argwhere(grid.walkable)[0])
-    seconds = []
-    for revision in (2, 3, 4):
-        edit = Edit(value="blocked" if revision % 2 == 0 else "walkable", cells=[(x, y)])
+    graph = subgoal_graph(grid, grid.cell_count)
+    cols: list[object] = [grid.name, f"{grid.cell_count:,}"]
+    if graph is None:
+        return cols + ["-"] * 3 + [f"{time.perf_counter() - began:.2f}"] + ["-"] * 5
+    cols += [f"{graph.cells.size:,}", f"{graph.edges:,}", f"{graph.up_edges.shape[0]:,}"]
+    cols += [f"{time.perf_counter() - began:.2f}", f"{graph.nbytes / 1e6:.2f}"]
+    rng, cells, seconds, parts = np.random.default_rng(7), np.argwhere(grid.walkable), [], []
+    for y, x in cells[rng.integers(len(cells), size=EDITS)].tolist():
         began = time.perf_counter()
-        grid.edit(GridEdit([edit]), revision)
-        seconds.append(time.perf_counter() - began)
-    return statistics.median(seconds)
+        grid = grid.edit(GridEdit([Edit(value="blocked", cells=[(x, y)])]), grid.revision + 1)
+        seconds.append(1e3 * (time.perf_counter() - began))
+        parts.append(grid.built(KEY).hierarchy.contracted_parts if grid.built(KEY) else 0)
+    return cols + [f"{graph.nbytes / grid.cell_count:.1f}", f"{statistics.median(seconds):.1f}",
+                   f"{max(seconds):.1f}", f"{statistics.median(parts):.0f}"]  # fmt: skip
 
 
-def check(grid, scenarios, name: str) -> tuple[list[float], list[int], list[common.Failure]]:
-    scratch = SearchScratch(grid.flat.size)
-    kernel_us, settled, failures = [], [], []
-    for s in scenarios:
+def check(grid, scenarios, name: str) -> tuple[list[object], list[common.Failure]]:
+    """Every scenario through the tier (where the map has it); then, on the longest 40 %,
+    auto (default options) and A* alternately."""
+    scratch, kernel_us, failures = SearchScratch(grid.flat.size), [], []
+    for s in scenarios if grid.built(KEY) is not None else []:
         result = find_path(grid, s.start, s.goal, SUBGOAL, scratch=scratch)
         cost = result.cost if result.found else None
         problem = common.scenario_problem(grid, s, result.path, cost)
@@ -57,36 +74,25 @@ def check(grid, scenarios, name: str) -> tuple[list[float], list[int], list[comm
         if problem is not None:
             failures.append(common.Failure.at(name, s, cost, problem))
         kernel_us.append(result.search_us)
-        settled.append(result.expanded)
-    return kernel_us, settled, failures
+    long = sorted(scenarios, key=lambda s: s.optimal)[int(0.6 * len(scenarios)) :]
+    us = [[find_path(grid, s.start, s.goal, o, scratch=scratch) for o in PAIR] for s in long]
+    ratio = statistics.median(astar.search_us / max(auto.search_us, 1e-3) for auto, astar in us)
+    runners = "+".join(sorted({auto.options.algorithm.value for auto, _ in us}))
+    medians = [f"{statistics.median(r.search_us for r in column):.1f}" for column in zip(*us)]
+    tier = [f"{len(kernel_us):,}", len(failures), f"{statistics.median(kernel_us or [0]):.1f}"]
+    return tier + [f"{len(long):,}", runners, *medians, common.times(ratio)], failures
 
 
-def run(maps: Sequence[Path], limit: int | None, do_check: bool) -> tuple[list[str], list]:
+def run(maps: Sequence[Path], limit: int | None, cities: Sequence[int], do_check: bool):
     rows, failures = [], []
     for map_path in maps:
         common.log(f"{map_path.stem}: building")
         grid, scenarios = common.load_scenarios(map_path, limit)
-        jps_s, table = timed(jump_distances, grid, DEFAULT_JUMP_DISTANCES_MAX_CELLS)
-        sub_s, graph = timed(subgoal_graph, grid, DEFAULT_SUBGOAL_MAX_CELLS)
-        cells = grid.cell_count
-        cols: list[object] = [map_path.stem, f"{cells:,}", f"{jps_s:.2f}"]
-        cols.append("-" if table is None else f"{table.nbytes / 1e6:.1f}")
-        if graph is None:
-            cols += ["-", "-", "-", f"{sub_s:.2f}", "-", "-"]
-        else:
-            cols += [f"{graph.cells.size:,}", f"{graph.edges:,}", f"{graph.up_edges.shape[0]:,}"]
-            cols += [f"{sub_s:.2f}", f"{graph.nbytes / 1e6:.2f}", f"{graph.nbytes / cells:.1f}"]
-        cols.append(f"{change_to_publish(grid):.2f}")
-        if do_check:
-            if graph is None:
-                cols += [0, "-", "-", "-"]
-            else:
-                common.log(f"{map_path.stem}: {len(scenarios)} scenarios")
-                kernel_us, settled, wrong = check(grid, scenarios, map_path.stem)
-                failures += wrong
-                cols += [f"{len(scenarios):,}", len(wrong)]
-                cols += [f"{np.median(kernel_us):.1f}", f"{np.median(settled):.0f}"]
-        rows.append(common.row(cols))
+        cols = build_columns(grid)  # first: the tier's build is timed
+        more, wrong = check(grid, scenarios, map_path.stem) if do_check else ([], [])
+        rows.append(common.row(cols + more))
+        failures += wrong
+    rows += [common.row(build_columns(city(size))) for size in cities]
     return rows, failures
 
 
@@ -94,14 +100,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = common.scenario_parser("bench.tiers", __doc__.split("\n\n")[0])
     common.add_limit(parser, None, "with --check: scenarios per map (default: all)")
     parser.add_argument("--check", action="store_true", help="run the scenarios too")
+    parser.add_argument("--city", type=int, nargs="*", default=[], help="city map sides")
     args = parser.parse_args(argv)
     maps, info = common.begin(args)  # exit status 2: no maps
-    rows, failures = run(maps, args.limit, args.check)
-    print(common.header(COLUMNS + (CHECK_COLUMNS if args.check else [])))
-    print("\n".join(rows))
-    if args.check:
-        print(f"\nsubgoal tier: {len(failures)} scenario(s) failed")
-    print(f"\n{common.machine_line(info)}")
+    rows, failures = run(maps, args.limit, args.city, args.check)
+    print(common.header(COLUMNS + (CHECK_COLUMNS if args.check else [])), *rows, sep="\n")
+    print(f"\nsubgoal tier: {len(failures)} scenario(s) failed" if args.check else "")
+    print(common.machine_line(info))
     common.report_failures(failures)
     return 1 if failures else 0
 
