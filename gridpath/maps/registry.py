@@ -25,7 +25,7 @@ from pathlib import Path
 
 from gridpath.errors import MapLoadError, MapNotFound, RevisionConflict, ServiceError
 from gridpath.grid.loader import is_map_file, load_map
-from gridpath.grid.model import is_valid_map_name
+from gridpath.grid.model import Grid, is_valid_map_name
 from gridpath.maps.snapshot import MapSnapshot
 from gridpath.nav.model import is_nav_file, nav_map_name
 from gridpath.nav.snapshot import load_polygon_file
@@ -141,15 +141,20 @@ class MapRegistry:
         The one entry point for changes made elsewhere (another process, the folder).
 
         The revision's search data is built (``prepare``) before it is published and outside
-        the lock: a slow build (the subgoal tier: seconds on a large map) holds up only
-        this revision; readers keep the previous one, and requests for ``revision: N``
-        wait for it (:meth:`wait_for`). Call it off the event loop."""
+        the lock, from the revision held where it can be (a grid of the same size: the
+        block bitsets around the changed cells, the subgoal tier's changed parts; the same
+        data as built afresh): a slow build holds up only this revision; readers keep the
+        previous one, and requests for ``revision: N`` wait for it (:meth:`wait_for`). Call
+        it off the event loop."""
         deleted = grid is None
         if (revision, deleted) <= self.version(name):
             return False
         if grid is not None and grid.revision != revision:
             grid = with_revision(grid, revision)
         if grid is not None and self.prepare is not None:
+            held = self.find(name)
+            if isinstance(grid, Grid) and isinstance(held, Grid):
+                grid.derive_like(held)  # e.g. the subgoal tier repaired, not built afresh
             self.prepare(grid)
         with self._lock:
             if (revision, deleted) <= self.version(name):
