@@ -20,13 +20,16 @@ Edges
     :func:`_append_segment`).
 
 Hierarchy
-    Subgoals are contracted one at a time in order of a lazily updated priority (edge
-    difference plus contracted neighbours plus level), adding a shortcut between two
-    neighbours when a bounded witness search finds no path as short without the node. A
-    settle limit on a witness search can only add shortcuts, never lose a distance. The
-    result is kept as upward edges (to a later-contracted node) in CSR form, the nodes
-    renumbered from the top of the hierarchy down (the nodes every search reaches share
-    cache lines); a shortcut remembers the node it bypasses, so a path unpacks recursively.
+    Subgoals are contracted part by part over a fixed quadtree of the cells, each in the
+    smallest part that holds all its edges (:mod:`gridpath.search._subgoal.parts`: what an
+    edit re-contracts), and inside a part one at a time in order of a lazily updated
+    priority (edge difference plus contracted neighbours plus level), adding a shortcut
+    between two neighbours when a bounded witness search (confined to the part) finds no
+    path as short without the node. A settle limit on a witness search can only add
+    shortcuts, never lose a distance. The result is kept as upward edges (to a
+    later-contracted node) in CSR form, the nodes renumbered from the top of the
+    hierarchy down (the nodes every search reaches share cache lines); a shortcut
+    remembers the node it bypasses, so a path unpacks recursively.
 
 Query
     A start (goal) that is not a subgoal is joined to the subgoals the same exploration
