@@ -54,6 +54,7 @@ class Answer:
     retry_after: str | None
     revision: int | None
     sha256: str | None
+    message: str | None = None  # the error's, to tell a refusal's cause
 
 
 def ask(kind: str, send, t0: float) -> Answer:
@@ -70,6 +71,7 @@ def ask(kind: str, send, t0: float) -> Answer:
         response.headers.get("retry-after"),
         body.get("revision"),
         body.get("sha256"),
+        body["error"]["message"] if response.status_code >= 400 else None,
     )
 
 
@@ -165,6 +167,8 @@ def check_answers(answers: list[Answer], killed_at: float, back_at: float, serve
         f"{refused} of {len(patches)} refused (503 store_unavailable), {len(acked)} acknowledged"
     )
     refused_late = [a for a in patches if a.status != 200 and a.sent > back_at + BACK_WITHIN]
+    if refused_late:  # the whole log, which an assertion's message would cut short
+        print(refused_late[:3], summary)
     assert not refused_late, (refused_late[:3], summary)
     revisions = [a.revision for a in acked]
     assert len(set(revisions)) == len(revisions), ("a revision acknowledged twice", summary)
