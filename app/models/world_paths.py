@@ -18,7 +18,7 @@ from app.models.common import (
     any_object,
 )
 from app.models.flowfield import FlowFieldRequest
-from app.models.paths import BatchRequest, MapPathRequest, PathOptions
+from app.models.paths import BatchRequest, EffectiveOptions, MapPathRequest, PathOptions
 from app.models.places import (
     LinkChoice,
     PlaceOut,
@@ -28,7 +28,7 @@ from app.models.places import (
 )
 from app.models.table import TableRequest
 from app.models.validate import MapValidateRequest
-from gridpath.search.options import Algorithm, CostModel, Diagonal, Heuristic
+from gridpath.search.options import Algorithm, Heuristic
 
 
 class WorldRules(MovementRules):
@@ -81,22 +81,14 @@ class WorldLeg(BaseModel):
     )
 
 
-class WorldOptions(BaseModel):
-    algorithm: Algorithm
+class WorldOptions(EffectiveOptions):
+    """A map search's options, with the heuristic the world's legs used (null when they
+    used none), terrain costs per map and the link choice."""
+
     heuristic: Heuristic | None
-    heuristic_weight: float
-    connectivity: int
-    diagonal: Diagonal
-    cost_model: CostModel
-    max_expanded: int
-    max_cost: float | None
-    closest: bool
-    clearance: int
-    turn_penalty: float
     terrain_costs: dict[str, dict[str, float]] = Field(
         description="Per map of the world: every terrain class's cost for this search."
     )
-    smooth: bool
     links: LinkChoice
 
 

@@ -57,18 +57,18 @@ class Part:
 
 @dataclass(frozen=True, eq=False)
 class Hierarchy:
-    """The contracted hierarchy in the subgoals' ids (``rank``, upward CSR ``(start, to,
-    steps, mid)``), the parts it was made of, and what building it cost: the work of
-    every part and how many parts were contracted now (the others were reused)."""
+    """The parts a hierarchy was made of (what the next revision's repair reuses; the
+    query's arrays are derived from them: :func:`ranked`), and what building it cost: the
+    work of every part and how many parts were contracted now (the others were reused)."""
 
-    rank: np.ndarray = field(repr=False)
-    up_start: np.ndarray = field(repr=False)
-    up_to: np.ndarray = field(repr=False)
-    up_steps: np.ndarray = field(repr=False)
-    up_mid: np.ndarray = field(repr=False)
     parts: dict = field(repr=False)  # (level, key) -> Part
     work: int
     contracted_parts: int
+
+    @property
+    def nbytes(self) -> int:
+        """The bytes its parts hold (kept for the next revision's repair)."""
+        return sum(p.order.nbytes + p.up.nbytes + p.kept.nbytes for p in self.parts.values())
 
 
 @dataclass(frozen=True, eq=False)
@@ -137,7 +137,7 @@ def contract_parts(
                 return Failure(build.parts, build.failed, budget, build.contracted)
             leftovers.append(part.kept)
         left = _joined(leftovers, (0, 4))
-    return _assemble(cells, build.parts, build.work, build.contracted)
+    return Hierarchy(build.parts, build.work, build.contracted)
 
 
 class _Walk:
@@ -232,10 +232,15 @@ def _contract(digest, nodes, keep, rows, limits: Limits, budget: int) -> Part | 
     return Part(digest, nodes[order], up, kept, int(work))
 
 
-def _assemble(cells: np.ndarray, parts: dict, work: int, contracted: int) -> Hierarchy:
-    """The parts' outputs in the subgoals' ids: ranks in (level, part, own) order, the
-    upward edges in CSR form (a node's in the order its part recorded them)."""
-    ordered = [parts[k] for k in sorted(parts)]
+def _joined(arrays: list, empty: tuple) -> np.ndarray:
+    return np.concatenate(arrays) if arrays else np.empty(empty, dtype=np.int64)
+
+
+def ranked(hierarchy: Hierarchy, cells: np.ndarray):
+    """The arrays a query reads (:func:`by_rank`), from the parts' outputs in the
+    subgoals' ids: ranks in (level, part, own) order, the upward edges in CSR form (a
+    node's in the order its part recorded them)."""
+    ordered = [hierarchy.parts[k] for k in sorted(hierarchy.parts)]
     order = _joined([p.order for p in ordered], (0,))
     rank = np.empty(cells.size, dtype=np.int64)
     rank[np.searchsorted(cells, order)] = np.arange(order.size)
@@ -247,14 +252,4 @@ def _assemble(cells: np.ndarray, parts: dict, work: int, contracted: int) -> Hie
     np.cumsum(np.bincount(source, minlength=cells.size), out=start[1:])
     to = np.searchsorted(cells, up[:, 1]).astype(np.int32)
     mid = np.where(up[:, 3] >= 0, np.searchsorted(cells, up[:, 3]), -1).astype(np.int32)
-    return Hierarchy(rank, start, to, up[:, 2].copy(), mid, parts, work, contracted)
-
-
-def _joined(arrays: list, empty: tuple) -> np.ndarray:
-    return np.concatenate(arrays) if arrays else np.empty(empty, dtype=np.int64)
-
-
-def ranked(hierarchy: Hierarchy, cells: np.ndarray):
-    """:func:`by_rank` of ``hierarchy``: the arrays a query reads."""
-    h = hierarchy
-    return by_rank(h.rank, cells, h.up_start, h.up_to, h.up_steps, h.up_mid)
+    return by_rank(rank, cells, start, to, up[:, 2].copy(), mid)

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from gridpath.grid.loader import DEFAULT_MAX_MAP_CELLS
 from gridpath.grid.model import Grid
 from gridpath.search._frontier import FOUND
 from gridpath.search._subgoal import (
@@ -47,7 +48,6 @@ from gridpath.search.runners.jps import JUMP_DISTANCES
 from gridpath.search.scratch import SearchScratch
 from gridpath.search.warmup_grids import walled_square
 
-DEFAULT_SUBGOAL_MAX_CELLS = 1_048_576  # the SUBGOAL_MAX_CELLS default
 # ``auto`` uses the tier from this many cells (128 x 128): below it block JPS is as fast.
 AUTO_MIN_CELLS = 16_384
 NO_TIER = "this map revision has no subgoal graph (SUBGOAL_MAX_CELLS)"  # the only refusal
@@ -98,7 +98,8 @@ class SubgoalGraph:
 
     @property
     def nbytes(self) -> int:
-        return sum(a.nbytes for a in self.arrays)
+        """What it holds: the query's arrays and the parts a repair reuses."""
+        return sum(a.nbytes for a in self.arrays) + self.hierarchy.nbytes
 
     @property
     def scratch_rows(self) -> int:
@@ -158,10 +159,11 @@ class _Build:
         return made
 
 
-def subgoal_graph(grid: Grid, max_cells: int = DEFAULT_SUBGOAL_MAX_CELLS) -> SubgoalGraph | None:
+def subgoal_graph(grid: Grid, max_cells: int = DEFAULT_MAX_MAP_CELLS) -> SubgoalGraph | None:
     """This revision's hierarchy, built now if it has none yet (kept with the revision;
     :meth:`Grid.derive_like` repairs it for the next), or None: terrain with costs, a
-    map over ``max_cells`` (0: never) or too costly to contract."""
+    map over ``max_cells`` (0: never; by default every map the service loads, as
+    ``SUBGOAL_MAX_CELLS`` unset) or too costly to contract."""
     max_cells = max(0, int(max_cells))
     return grid.derived((KEY, max_cells), _Build(max_cells))
 
