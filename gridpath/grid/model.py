@@ -323,13 +323,14 @@ class Grid:
 FAR = 2**31 - 1  # a coordinate beyond is as far off every map as this one
 
 
-def as_cells(path) -> np.ndarray:
-    """A client's claimed cells ``[(x, y), ...]`` as ``(n, 2)`` int64, coordinates clamped
-    to ``FAR``: any integer a client sends stays off the map and is checked, and steps
-    between such cells cannot overflow."""
+def as_cells(path, columns: int = 2) -> np.ndarray:
+    """A client's claimed cells ``[(x, y), ...]`` (or places ``[(x, y, m), ...]`` with
+    ``columns`` 3) as ``(n, columns)`` int64, every value clamped to ``FAR``: any integer a
+    client sends stays off the map (or the world) and is checked, and steps between such
+    cells cannot overflow."""
     try:
-        cells = np.asarray(path, dtype=np.int64).reshape(-1, 2)
+        cells = np.asarray(path, dtype=np.int64).reshape(-1, columns)
     except OverflowError:  # beyond int64
-        clamped = [(max(-FAR, min(FAR, x)), max(-FAR, min(FAR, y))) for x, y in path]
-        cells = np.asarray(clamped, dtype=np.int64).reshape(-1, 2)
+        clamped = [[max(-FAR, min(FAR, v)) for v in cell] for cell in path]
+        cells = np.asarray(clamped, dtype=np.int64).reshape(-1, columns)
     return np.clip(cells, -FAR, FAR)

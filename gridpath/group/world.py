@@ -36,6 +36,7 @@ from gridpath.errors import (
     OutOfBounds,
     StartBlocked,
 )
+from gridpath.grid.model import as_cells
 from gridpath.group.graph import NO_CORNER_CUT, MoveGraph, build_graph, free_cells, with_links
 from gridpath.group.solve import GroupOrder
 from gridpath.group.validate import Violation, conflicts
@@ -200,7 +201,7 @@ def _padded(plans: Sequence[Sequence[Sequence[int]]]) -> np.ndarray:
     ticks = max(len(p) for p in plans)
     out = np.empty((ticks, len(plans), 3), dtype=np.int64)
     for i, plan in enumerate(plans):
-        places = np.asarray(plan, dtype=np.int64).reshape(-1, 3)
+        places = as_cells(plan, columns=3)  # clamped: any integer stays off the world
         out[: len(places), i] = places
         out[len(places) :, i] = places[-1]
     return out

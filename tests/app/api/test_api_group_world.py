@@ -166,3 +166,14 @@ def test_openapi_declares_the_world_group_bodies(client):
     assert {"WorldGroupRequest", "WorldGroupResponse", "WorldGroupValidateRequest"} <= set(schemas)
     codes = schemas["GroupViolationOut"]["properties"]["code"]["enum"]
     assert {"link_missing", "link_disabled", "link_one_way"} <= set(codes)
+
+
+def test_validate_world_places_of_any_size_are_off_the_world_not_a_500(client):
+    """Integers past int64 in a place (schemathesis found the 500): clamped, so every such
+    place is off the world and reported, as on a map."""
+    huge = [[[0, 0, 0], [2**70, -(2**65), 0]], [[1, 0, 0], [0, 1, -(2**80)]]]
+    r = client.post("/validate", json={"world": "keep", "plans": huge})
+    assert r.status_code == 200, r.text
+    assert r.json()["valid"] is False and "illegal_step" in {
+        v["code"] for v in r.json()["violations"]
+    }
